@@ -1,0 +1,31 @@
+// Accounts for every input: what was read, what could not be, and why.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtriage::base {
+
+struct InputProblem {
+  std::string path;    // origin path as shown in reports (archive members as a.tar.gz!x/y)
+  std::string reason;  // one line, human readable
+};
+
+struct Inventory {
+  std::uint64_t files = 0;      // sources whose text was read (fully or up to an error)
+  std::uint64_t bytes = 0;      // uncompressed bytes of text read
+  std::uint64_t lines = 0;      // lines read
+  std::uint64_t lines_cut = 0;  // lines longer than the limit, cut to it
+  std::vector<InputProblem> unreadable;  // could not be read (fully); exit code 1
+  std::vector<InputProblem> skipped;     // deliberately not read (symlink loop, duplicate)
+
+  void add_unreadable(std::string path, std::string reason) {
+    unreadable.push_back({std::move(path), std::move(reason)});
+  }
+  void add_skipped(std::string path, std::string reason) {
+    skipped.push_back({std::move(path), std::move(reason)});
+  }
+};
+
+}  // namespace dtriage::base

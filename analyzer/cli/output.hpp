@@ -1,0 +1,33 @@
+// Buffered output to standard output or to the file given with -o.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace dtriage::cli {
+
+class Output {
+ public:
+  Output() = default;
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  // Opens `path` for writing ("" or "-" = standard output). Returns an error message or "".
+  std::string open(const std::string& path);
+  std::string& buffer() { return buf_; }
+  void maybe_flush() {
+    if (buf_.size() >= (1u << 20)) flush();
+  }
+  void flush();
+  bool is_terminal() const;
+  bool failed() const { return failed_; }
+
+ private:
+  std::FILE* file_ = stdout;
+  bool owned_ = false;
+  bool failed_ = false;
+  std::string buf_;
+};
+
+}  // namespace dtriage::cli

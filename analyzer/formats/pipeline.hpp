@@ -1,0 +1,34 @@
+// Turns the lines of one source into events. Parsers for each log family plug in here.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "ingest/ingest.hpp"
+#include "lines/line_reader.hpp"
+#include "model/event.hpp"
+
+namespace dtriage::formats {
+
+using EventFn = std::function<void(model::Event&&)>;
+
+struct ParseOptions {
+  bool all_lines = false;  // also emit lines no parser recognised (kind "line")
+};
+
+class SourceParser {
+ public:
+  SourceParser(const ingest::Source& source, ParseOptions options, EventFn emit);
+  ~SourceParser();
+  SourceParser(const SourceParser&) = delete;
+  SourceParser& operator=(const SourceParser&) = delete;
+
+  void feed(const lines::Line& line);
+  void finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dtriage::formats

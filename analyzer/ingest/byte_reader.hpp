@@ -1,0 +1,71 @@
+// A pull-based byte stream. Every stage (file, decompressor, archive member) is one of these,
+// so stages nest without knowing about each other.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace dtriage::ingest {
+
+class ByteReader {
+ public:
+  virtual ~ByteReader() = default;
+  // Reads up to `cap` bytes into `buf`. Returns 0 at the end of the stream or on error;
+  // after an error, failed() is true and error() says why. Never throws.
+  virtual std::size_t read(char* buf, std::size_t cap) = 0;
+
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+
+ protected:
+  void fail(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+  }
+  void clear_error() { error_.clear(); }
+
+ private:
+  std::string error_;
+};
+
+// Reads from a memory buffer (tests, fuzzers, benchmarks).
+class MemoryReader final : public ByteReader {
+ public:
+  explicit MemoryReader(std::string_view data) : data_(data) {}
+  std::size_t read(char* buf, std::size_t cap) override;
+
+ private:
+  std::string_view data_;
+  std::size_t pos_ = 0;
+};
+
+// Reads a file descriptor; owns it when `owned`.
+class FdReader final : public ByteReader {
+ public:
+  FdReader(int fd, bool owned) : fd_(fd), owned_(owned) {}
+  ~FdReader() override;
+  FdReader(const FdReader&) = delete;
+  FdReader& operator=(const FdReader&) = delete;
+  std::size_t read(char* buf, std::size_t cap) override;
+
+ private:
+  int fd_;
+  bool owned_;
+};
+
+// Keeps the first bytes of another reader so that they can be inspected (sniffed) and then
+// replayed: read() returns the head first, then the rest of the inner stream.
+class PeekReader final : public ByteReader {
+ public:
+  PeekReader(ByteReader& inner, std::size_t head_size);
+  std::string_view head() const { return head_; }
+  std::size_t read(char* buf, std::size_t cap) override;
+
+ private:
+  ByteReader& inner_;
+  std::string head_;
+  std::size_t replayed_ = 0;
+};
+
+}  // namespace dtriage::ingest

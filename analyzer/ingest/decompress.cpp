@@ -1,0 +1,256 @@
+#include "ingest/decompress.hpp"
+
+#include <bzlib.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace dtriage::ingest {
+
+std::string format_bytes(std::uint64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  double v = static_cast<double>(n);
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+std::string ratio_message(double max_ratio, std::uint64_t out, std::uint64_t in) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "expands more than %.0f times (%s from %s; a decompression bomb?); "
+                "raise --max-ratio to read it",
+                max_ratio, format_bytes(out).c_str(), format_bytes(in).c_str());
+  return buf;
+}
+
+namespace {
+
+constexpr std::size_t kInChunk = 64 * 1024;
+
+// Common input buffering, accounting and ratio check; subclasses implement one decode step.
+class Decoder : public ByteReader {
+ public:
+  Decoder(ByteReader& inner, RatioLimit limit, const char* name)
+      : inner_(inner), limit_(limit), name_(name), in_(kInChunk) {}
+
+  std::size_t read(char* buf, std::size_t cap) override {
+    while (!failed() && !done_) {
+      if (avail_ == 0 && !in_eof_) refill();
+      std::size_t produced = 0;
+      const Step s = step(buf, cap, produced);
+      out_total_ += produced;
+      if (out_total_ > limit_.grace_bytes &&
+          static_cast<double>(out_total_) > limit_.max_ratio * static_cast<double>(std::max<std::uint64_t>(in_total_, 1))) {
+        fail(ratio_message(limit_.max_ratio, out_total_, in_total_));
+        return produced;
+      }
+      if (s == Step::Error) return produced;  // error set by step(); data so far is delivered
+      if (s == Step::End) {
+        // Another member / stream may follow (concatenated files).
+        if (avail_ == 0 && !in_eof_) refill();
+        if (avail_ > 0 && starts_new_member()) {
+          restart();
+        } else {
+          done_ = true;
+        }
+      }
+      if (produced > 0) return produced;
+      if (s == Step::NeedInput && in_eof_ && avail_ == 0) {
+        fail(std::string(name_) + ": truncated input (the stream ends before its end marker)");
+        return 0;
+      }
+    }
+    return 0;
+  }
+
+ protected:
+  enum class Step { Progress, NeedInput, End, Error };
+  virtual Step step(char* out, std::size_t cap, std::size_t& produced) = 0;
+  virtual bool starts_new_member() const = 0;
+  virtual void restart() = 0;
+
+  const unsigned char* next_in() const { return in_.data() + pos_; }
+  std::size_t avail() const { return avail_; }
+  void consume(std::size_t n) {
+    pos_ += n;
+    avail_ -= n;
+  }
+  bool in_eof() const { return in_eof_ && avail_ == 0; }
+  void error(const std::string& what) { fail(std::string(name_) + ": " + what); }
+
+ private:
+  void refill() {
+    pos_ = 0;
+    avail_ = inner_.read(reinterpret_cast<char*>(in_.data()), in_.size());
+    in_total_ += avail_;
+    if (avail_ == 0) {
+      in_eof_ = true;
+      if (inner_.failed()) fail(inner_.error());
+    }
+  }
+
+  ByteReader& inner_;
+  RatioLimit limit_;
+  const char* name_;
+  std::vector<unsigned char> in_;
+  std::size_t pos_ = 0;
+  std::size_t avail_ = 0;
+  bool in_eof_ = false;
+  bool done_ = false;
+  std::uint64_t in_total_ = 0;
+  std::uint64_t out_total_ = 0;
+};
+
+class GzipDecoder final : public Decoder {
+ public:
+  GzipDecoder(ByteReader& inner, RatioLimit limit) : Decoder(inner, limit, "gzip") {
+    std::memset(&zs_, 0, sizeof zs_);
+    if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) error("cannot initialise zlib");
+  }
+  ~GzipDecoder() override { inflateEnd(&zs_); }
+
+ protected:
+  Step step(char* out, std::size_t cap, std::size_t& produced) override {
+    zs_.next_in = const_cast<Bytef*>(next_in());
+    zs_.avail_in = static_cast<uInt>(avail());
+    zs_.next_out = reinterpret_cast<Bytef*>(out);
+    zs_.avail_out = static_cast<uInt>(std::min<std::size_t>(cap, 1u << 30));
+    const int r = inflate(&zs_, Z_NO_FLUSH);
+    consume(avail() - zs_.avail_in);
+    produced = static_cast<std::size_t>(reinterpret_cast<char*>(zs_.next_out) - out);
+    if (r == Z_STREAM_END) return Step::End;
+    if (r == Z_OK) return Step::Progress;
+    if (r == Z_BUF_ERROR) return Step::NeedInput;
+    error(std::string("corrupt data (") + (zs_.msg != nullptr ? zs_.msg : "inflate failed") + ")");
+    return Step::Error;
+  }
+  bool starts_new_member() const override { return avail() >= 2 && next_in()[0] == 0x1f && next_in()[1] == 0x8b; }
+  void restart() override { inflateReset(&zs_); }
+
+ private:
+  z_stream zs_;
+};
+
+class Bzip2Decoder final : public Decoder {
+ public:
+  Bzip2Decoder(ByteReader& inner, RatioLimit limit) : Decoder(inner, limit, "bzip2") { init(); }
+  ~Bzip2Decoder() override { BZ2_bzDecompressEnd(&bs_); }
+
+ protected:
+  Step step(char* out, std::size_t cap, std::size_t& produced) override {
+    bs_.next_in = const_cast<char*>(reinterpret_cast<const char*>(next_in()));
+    bs_.avail_in = static_cast<unsigned>(avail());
+    bs_.next_out = out;
+    bs_.avail_out = static_cast<unsigned>(std::min<std::size_t>(cap, 1u << 30));
+    const int r = BZ2_bzDecompress(&bs_);
+    consume(avail() - bs_.avail_in);
+    produced = static_cast<std::size_t>(bs_.next_out - out);
+    if (r == BZ_STREAM_END) return Step::End;
+    if (r == BZ_OK) return produced == 0 && avail() == 0 ? Step::NeedInput : Step::Progress;
+    error("corrupt data (error " + std::to_string(r) + ")");
+    return Step::Error;
+  }
+  bool starts_new_member() const override {
+    return avail() >= 3 && std::memcmp(next_in(), "BZh", 3) == 0;
+  }
+  void restart() override {
+    BZ2_bzDecompressEnd(&bs_);
+    init();
+  }
+
+ private:
+  void init() {
+    std::memset(&bs_, 0, sizeof bs_);
+    if (BZ2_bzDecompressInit(&bs_, 0, 0) != BZ_OK) error("cannot initialise libbz2");
+  }
+  bz_stream bs_;
+};
+
+class XzDecoder final : public Decoder {
+ public:
+  XzDecoder(ByteReader& inner, RatioLimit limit) : Decoder(inner, limit, "xz") {
+    if (lzma_stream_decoder(&ls_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) error("cannot initialise liblzma");
+  }
+  ~XzDecoder() override { lzma_end(&ls_); }
+
+ protected:
+  Step step(char* out, std::size_t cap, std::size_t& produced) override {
+    ls_.next_in = next_in();
+    ls_.avail_in = avail();
+    ls_.next_out = reinterpret_cast<uint8_t*>(out);
+    ls_.avail_out = cap;
+    const lzma_ret r = lzma_code(&ls_, in_eof() ? LZMA_FINISH : LZMA_RUN);
+    consume(avail() - ls_.avail_in);
+    produced = static_cast<std::size_t>(reinterpret_cast<char*>(ls_.next_out) - out);
+    if (r == LZMA_STREAM_END) return Step::End;
+    if (r == LZMA_OK) return produced == 0 && avail() == 0 ? Step::NeedInput : Step::Progress;
+    if (r == LZMA_BUF_ERROR) return Step::NeedInput;
+    error("corrupt data (liblzma error " + std::to_string(static_cast<int>(r)) + ")");
+    return Step::Error;
+  }
+  bool starts_new_member() const override { return false; }  // LZMA_CONCATENATED handles it
+  void restart() override {}
+
+ private:
+  lzma_stream ls_ = LZMA_STREAM_INIT;
+};
+
+class ZstdDecoder final : public Decoder {
+ public:
+  ZstdDecoder(ByteReader& inner, RatioLimit limit) : Decoder(inner, limit, "zstd"), ds_(ZSTD_createDStream()) {
+    if (ds_ == nullptr) error("cannot initialise libzstd");
+    ZSTD_DCtx_setParameter(ds_, ZSTD_d_windowLogMax, 31);
+  }
+  ~ZstdDecoder() override { ZSTD_freeDStream(ds_); }
+
+ protected:
+  Step step(char* out, std::size_t cap, std::size_t& produced) override {
+    if (avail() == 0 && in_eof() && !frame_open_) return Step::End;
+    ZSTD_inBuffer in{next_in(), avail(), 0};
+    ZSTD_outBuffer ob{out, cap, 0};
+    const std::size_t r = ZSTD_decompressStream(ds_, &ob, &in);
+    consume(in.pos);
+    produced = ob.pos;
+    if (ZSTD_isError(r)) {
+      error(std::string("corrupt data (") + ZSTD_getErrorName(r) + ")");
+      return Step::Error;
+    }
+    if (r == 0) {  // a frame ended and is flushed; more frames may follow
+      frame_open_ = false;
+      return Step::Progress;
+    }
+    frame_open_ = true;
+    return produced == 0 && avail() == 0 ? Step::NeedInput : Step::Progress;
+  }
+  bool starts_new_member() const override { return false; }
+  void restart() override {}
+
+ private:
+  ZSTD_DStream* ds_;
+  bool frame_open_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteReader> make_decoder(ByteReader& inner, Content codec, RatioLimit limit) {
+  switch (codec) {
+    case Content::Gzip: return std::make_unique<GzipDecoder>(inner, limit);
+    case Content::Bzip2: return std::make_unique<Bzip2Decoder>(inner, limit);
+    case Content::Xz: return std::make_unique<XzDecoder>(inner, limit);
+    case Content::Zstd: return std::make_unique<ZstdDecoder>(inner, limit);
+    default: return nullptr;
+  }
+}
+
+}  // namespace dtriage::ingest

@@ -1,0 +1,25 @@
+// Streaming decoders for gzip (multi-member), bzip2 (multi-stream), xz (concatenated) and
+// zstd (multi-frame). Every byte decoded before a truncation or corruption is delivered before
+// the reader reports the error, so the lines before the damage are kept.
+#pragma once
+
+#include <memory>
+
+#include "ingest/byte_reader.hpp"
+#include "ingest/sniff.hpp"
+
+namespace dtriage::ingest {
+
+struct RatioLimit {
+  double max_ratio = 1000.0;
+  std::uint64_t grace_bytes = 16ull << 20;
+};
+
+// A ByteReader that decodes `inner`. `codec` must be Gzip, Bzip2, Xz or Zstd.
+std::unique_ptr<ByteReader> make_decoder(ByteReader& inner, Content codec, RatioLimit limit);
+
+// Message for a container that expanded too much (shared with archive readers).
+std::string ratio_message(double max_ratio, std::uint64_t out, std::uint64_t in);
+std::string format_bytes(std::uint64_t n);
+
+}  // namespace dtriage::ingest

@@ -1,0 +1,396 @@
+#include "ingest/ingest.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "ingest/decompress.hpp"
+#include "ingest/sniff.hpp"
+#include "ingest/tar.hpp"
+
+namespace dtriage::ingest {
+namespace {
+
+constexpr std::size_t kArchiveChunk = 16 * 1024;
+
+std::string basename_of(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const auto slash = p.rfind('/');
+  std::string base = slash == std::string::npos ? p : p.substr(slash + 1);
+  if (base.empty() || base == "." || base == "..") {
+    char buf[4096];
+    if (::realpath(path.c_str(), buf) != nullptr) {
+      std::string abs(buf);
+      const auto s = abs.rfind('/');
+      base = s == std::string::npos ? abs : abs.substr(s + 1);
+    }
+  }
+  return base.empty() ? std::string("/") : base;
+}
+
+std::string join(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  if (a.back() == '/') return a + b;
+  return a + "/" + b;
+}
+
+using FileId = std::pair<dev_t, ino_t>;
+
+}  // namespace
+
+struct Ingestor::Impl {
+  Limits limits;
+  NodeHints hints;
+  base::Inventory& inv;
+  std::uint64_t total = 0;   // decoded text bytes handed to the sink
+  bool total_exceeded = false;
+  bool read_any = false;
+  std::map<FileId, std::string> seen;  // files and directories already walked
+  std::set<FileId> ancestors;          // directories on the current walk path
+
+  Impl(Limits l, NodeHints h, base::Inventory& i) : limits(l), hints(std::move(h)), inv(i) {}
+
+  // ---- text sources ------------------------------------------------------------------------
+
+  // Counts what the sink reads and enforces the run-wide byte limit.
+  class TextReader final : public ByteReader {
+   public:
+    TextReader(ByteReader& inner, Impl& impl) : inner_(inner), impl_(impl) {}
+    std::size_t read(char* buf, std::size_t cap) override {
+      if (failed()) return 0;
+      if (impl_.total >= impl_.limits.max_total_bytes) {
+        impl_.total_exceeded = true;
+        fail("total size limit of " + format_bytes(impl_.limits.max_total_bytes) +
+             " reached (--max-total-bytes); the rest was not read");
+        return 0;
+      }
+      cap = static_cast<std::size_t>(
+          std::min<std::uint64_t>(cap, impl_.limits.max_total_bytes - impl_.total));
+      const std::size_t n = inner_.read(buf, cap);
+      if (n == 0 && inner_.failed()) fail(inner_.error());
+      bytes += n;
+      impl_.total += n;
+      return n;
+    }
+    std::uint64_t bytes = 0;
+
+   private:
+    ByteReader& inner_;
+    Impl& impl_;
+  };
+
+  // Sniffs one stream and sends it where it belongs: sink, archive walker, or the inventory.
+  void dispatch(ByteReader& reader, const std::string& display, const std::string& hint_path,
+                int depth, Sink& sink) {
+    if (total_exceeded) return;
+    PeekReader peek(reader, kSniffBytes);
+    if (peek.head().empty() && peek.failed()) {
+      inv.add_unreadable(display, peek.error());
+      return;
+    }
+    const Content content = sniff(peek.head());
+    switch (content) {
+      case Content::Binary:
+        inv.add_unreadable(display, "binary data, not a text log");
+        return;
+      case Content::Empty:
+      case Content::Text: {
+        TextReader text(peek, *this);
+        const Source src{display, hints.infer(hint_path)};
+        sink.on_text(src, text);
+        read_any = true;
+        ++inv.files;
+        inv.bytes += text.bytes;
+        if (text.failed()) inv.add_unreadable(display, text.error() + " (lines before it were kept)");
+        return;
+      }
+      default:
+        if (depth >= limits.max_depth) {
+          inv.add_unreadable(display, "archives nested deeper than " +
+                                          std::to_string(limits.max_depth) + " levels");
+          return;
+        }
+        walk_container(peek, content, display, hint_path, depth + 1, sink);
+        return;
+    }
+  }
+
+  // ---- compressed streams and archives -------------------------------------------------------
+
+  void walk_container(ByteReader& reader, Content content, const std::string& display,
+                      const std::string& hint_path, int depth, Sink& sink) {
+    switch (content) {
+      case Content::Tar: walk_tar(reader, display, hint_path, depth, sink); return;
+      case Content::Zip: walk_zip(reader, display, hint_path, depth, sink); return;
+      default: break;
+    }
+    // A compressed stream: decode it and look again at what it holds (text, tar, ...).
+    auto decoder = make_decoder(reader, content, RatioLimit{limits.max_ratio, limits.ratio_grace_bytes});
+    dispatch(*decoder, display, hint_path, depth, sink);
+  }
+
+  static std::string member_display(const std::string& display, const std::string& name) {
+    return display + "!" + name;
+  }
+
+  void walk_tar(ByteReader& reader, const std::string& display, const std::string& hint_path,
+                int depth, Sink& sink) {
+    TarReader tar(reader);
+    TarReader::Member m;
+    std::uint64_t members = 0;
+    while (!total_exceeded && tar.next(m)) {
+      ++members;
+      const std::string child = member_display(display, m.name);
+      switch (m.type) {
+        case TarReader::Type::Directory: continue;
+        case TarReader::Type::Link: inv.add_skipped(child, "link inside the archive"); continue;
+        case TarReader::Type::Other: inv.add_skipped(child, "not a regular file inside the archive"); continue;
+        case TarReader::Type::Regular: break;
+      }
+      const std::size_t before = inv.unreadable.size();
+      dispatch(tar.data(), child, member_display(hint_path, m.name), depth, sink);
+      // A member cut short is reported by dispatch; do not report it twice below.
+      if (!tar.error().empty() && inv.unreadable.size() > before) return;
+    }
+    if (!tar.error().empty()) {
+      inv.add_unreadable(display, tar.error() + (members > 0 ? " after " + std::to_string(members) + " members" : ""));
+    }
+  }
+
+  // Zip needs its central directory and per-member codecs: libarchive reads it as a stream.
+  struct ZipCtx {
+    Impl* impl;
+    ByteReader* parent;
+    archive* a = nullptr;
+    std::uint64_t in = 0;
+    std::uint64_t out = 0;
+    std::string abort_reason;
+    char buf[kArchiveChunk];
+  };
+
+  static la_ssize_t zip_read_cb(archive* a, void* client, const void** out) {
+    auto* ctx = static_cast<ZipCtx*>(client);
+    if (!ctx->abort_reason.empty()) {
+      archive_set_error(a, EIO, "%s", ctx->abort_reason.c_str());
+      return -1;
+    }
+    const std::size_t n = ctx->parent->read(ctx->buf, sizeof ctx->buf);
+    if (n == 0 && ctx->parent->failed()) {
+      archive_set_error(a, EIO, "%s", ctx->parent->error().c_str());
+      return -1;
+    }
+    ctx->in += n;
+    *out = ctx->buf;
+    return static_cast<la_ssize_t>(n);
+  }
+
+  class ZipEntryReader final : public ByteReader {
+   public:
+    explicit ZipEntryReader(ZipCtx& ctx) : ctx_(ctx) {}
+    std::size_t read(char* buf, std::size_t cap) override {
+      if (failed()) return 0;
+      const la_ssize_t n = archive_read_data(ctx_.a, buf, cap);
+      if (n < 0) {
+        const char* msg = archive_error_string(ctx_.a);
+        fail(ctx_.abort_reason.empty() ? std::string("zip: ") + (msg != nullptr ? msg : "read error")
+                                       : ctx_.abort_reason);
+        return 0;
+      }
+      ctx_.out += static_cast<std::uint64_t>(n);
+      const Limits& l = ctx_.impl->limits;
+      if (ctx_.out > l.ratio_grace_bytes &&
+          static_cast<double>(ctx_.out) > l.max_ratio * static_cast<double>(std::max<std::uint64_t>(ctx_.in, 1))) {
+        ctx_.abort_reason = ratio_message(l.max_ratio, ctx_.out, ctx_.in);
+        fail(ctx_.abort_reason);
+      }
+      return static_cast<std::size_t>(n);
+    }
+
+   private:
+    ZipCtx& ctx_;
+  };
+
+  void walk_zip(ByteReader& reader, const std::string& display, const std::string& hint_path,
+                int depth, Sink& sink) {
+    auto ctx = std::make_unique<ZipCtx>();
+    ctx->impl = this;
+    ctx->parent = &reader;
+    archive* a = archive_read_new();
+    ctx->a = a;
+    archive_read_support_format_zip(a);
+    std::uint64_t members = 0;
+    auto report = [&](const std::string& where) {
+      const char* msg = archive_error_string(a);
+      inv.add_unreadable(where, !ctx->abort_reason.empty() ? ctx->abort_reason
+                                                           : std::string("zip: ") + (msg != nullptr ? msg : "unreadable"));
+    };
+    if (archive_read_open(a, ctx.get(), nullptr, &zip_read_cb, nullptr) != ARCHIVE_OK) {
+      report(display);
+      archive_read_free(a);
+      return;
+    }
+    for (;;) {
+      if (total_exceeded) break;
+      archive_entry* entry = nullptr;
+      const int r = archive_read_next_header(a, &entry);
+      if (r == ARCHIVE_EOF) break;
+      if (r < ARCHIVE_WARN) {
+        report(members == 0 ? display : display + " (after " + std::to_string(members) + " members)");
+        break;
+      }
+      ++members;
+      std::string name;
+      if (const char* p = archive_entry_pathname(entry)) name = p;
+      else if (const char* u = archive_entry_pathname_utf8(entry)) name = u;
+      else name = "<unnamed member>";
+      const std::string child = member_display(display, name);
+      if (archive_entry_filetype(entry) == AE_IFDIR) continue;
+      if (archive_entry_filetype(entry) != AE_IFREG) {
+        inv.add_skipped(child, "not a regular file inside the archive");
+        continue;
+      }
+      if (archive_entry_is_encrypted(entry)) {
+        inv.add_unreadable(child, "zip: encrypted member");
+        continue;
+      }
+      ZipEntryReader member(*ctx);
+      dispatch(member, child, member_display(hint_path, name), depth, sink);
+      if (!ctx->abort_reason.empty()) {
+        inv.add_unreadable(display, "the rest of the archive was not read: " + ctx->abort_reason);
+        break;
+      }
+    }
+    archive_read_free(a);
+  }
+
+  // ---- files and directories ----------------------------------------------------------------
+
+  void walk_file(const std::string& fs_path, const std::string& display, const std::string& hint,
+                 Sink& sink) {
+    const int fd = ::open(fs_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      inv.add_unreadable(display, std::strerror(errno));
+      return;
+    }
+    FdReader reader(fd, true);
+    dispatch(reader, display, hint, 0, sink);
+  }
+
+  void walk_dir(const std::string& fs_path, const std::string& display_prefix,
+                const std::string& hint_prefix, const FileId& id, Sink& sink) {
+    DIR* dir = ::opendir(fs_path.c_str());
+    if (dir == nullptr) {
+      inv.add_unreadable(display_prefix.empty() ? fs_path : display_prefix, std::strerror(errno));
+      return;
+    }
+    std::vector<std::string> names;
+    while (dirent* d = ::readdir(dir)) {
+      const std::string name = d->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    ::closedir(dir);
+    std::sort(names.begin(), names.end());
+    ancestors.insert(id);
+    for (const std::string& name : names) {
+      if (total_exceeded) break;
+      const std::string child = join(fs_path, name);
+      const std::string display = join(display_prefix, name);
+      const std::string hint = join(hint_prefix, name);
+      struct stat st {};
+      if (::stat(child.c_str(), &st) != 0) {
+        struct stat lst {};
+        if (::lstat(child.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
+          inv.add_skipped(display, std::string("broken symlink: ") + std::strerror(errno));
+        else
+          inv.add_unreadable(display, std::strerror(errno));
+        continue;
+      }
+      const FileId cid{st.st_dev, st.st_ino};
+      if (S_ISDIR(st.st_mode)) {
+        if (ancestors.count(cid) != 0) {
+          inv.add_skipped(display, "symlink loop: leads back to a directory being walked");
+          continue;
+        }
+        if (auto it = seen.find(cid); it != seen.end()) {
+          inv.add_skipped(display, "same directory as " + it->second);
+          continue;
+        }
+        seen.emplace(cid, display);
+        walk_dir(child, display, hint, cid, sink);
+      } else if (S_ISREG(st.st_mode)) {
+        if (auto it = seen.find(cid); it != seen.end()) {
+          inv.add_skipped(display, "same file as " + it->second);
+          continue;
+        }
+        seen.emplace(cid, display);
+        walk_file(child, display, hint, sink);
+      } else {
+        inv.add_skipped(display, "not a regular file");
+      }
+    }
+    ancestors.erase(id);
+  }
+
+  void walk_path(const std::string& arg, bool several, Sink& sink) {
+    if (arg == "-") {
+      FdReader in(STDIN_FILENO, false);
+      dispatch(in, "<stdin>", "", 0, sink);
+      return;
+    }
+    struct stat st {};
+    if (::stat(arg.c_str(), &st) != 0) {
+      inv.add_unreadable(arg, std::strerror(errno));
+      return;
+    }
+    const FileId id{st.st_dev, st.st_ino};
+    if (auto it = seen.find(id); it != seen.end()) {
+      inv.add_skipped(arg, "same input as " + it->second);
+      return;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      const std::string prefix = several ? basename_of(arg) : std::string();
+      seen.emplace(id, prefix.empty() ? arg : prefix);
+      walk_dir(arg, prefix, arg, id, sink);
+    } else {
+      // Regular files, and pipes or devices named explicitly (e.g. <(zcat x)).
+      const std::string display = basename_of(arg);
+      seen.emplace(id, display);
+      walk_file(arg, display, arg, sink);
+    }
+  }
+};
+
+Ingestor::Ingestor(Limits limits, NodeHints hints, base::Inventory& inventory)
+    : impl_(std::make_unique<Impl>(limits, std::move(hints), inventory)) {}
+Ingestor::~Ingestor() = default;
+
+void Ingestor::run(const std::vector<std::string>& paths, Sink& sink) {
+  for (const std::string& p : paths) {
+    if (impl_->total_exceeded) {
+      impl_->inv.add_unreadable(p, "not read: total size limit reached (--max-total-bytes)");
+      continue;
+    }
+    impl_->walk_path(p, paths.size() > 1, sink);
+  }
+}
+
+void Ingestor::run_memory(std::string_view data, const std::string& name, Sink& sink) {
+  MemoryReader reader(data);
+  impl_->dispatch(reader, name, name, 0, sink);
+}
+
+bool Ingestor::read_anything() const { return impl_->read_any; }
+
+}  // namespace dtriage::ingest

@@ -1,0 +1,85 @@
+#include "ingest/node_hint.hpp"
+
+#include <re2/re2.h>
+
+#include <array>
+#include <vector>
+
+namespace dtriage::ingest {
+namespace {
+
+const re2::RE2& component_re() {
+  // A whole path component that names a host:
+  //  - a node-ish word with a number: node3, node-03, worker-2, gpu-a03, host_12, npu7, cn042
+  //  - pod names ending in -worker-N / -master-N / -node-N
+  //  - an IPv4 address
+  static const re2::RE2 re(
+      R"((?i)(?:(?:node|host|worker|server|gpu|npu|compute|machine|cn|gn|dn|slave|master)[-_]?[a-z]{0,3}[0-9][-a-z0-9_]*)"
+      R"(|[a-z0-9][-a-z0-9_]*-(?:worker|master|node|host)-?[0-9]+)"
+      R"(|[0-9]{1,3}(?:\.[0-9]{1,3}){3}))");
+  return re;
+}
+
+std::vector<std::string_view> split_components(std::string_view path) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/' || path[i] == '!') {
+      if (i > start) out.push_back(path.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string strip_archive_suffix(std::string_view name) {
+  static constexpr std::array<std::string_view, 12> kSuffixes = {
+      ".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tgz", ".tbz2", ".txz",
+      ".tar",    ".zip",     ".gz",     ".bz2",     ".xz"};
+  for (std::string_view s : kSuffixes) {
+    if (name.size() > s.size() && name.substr(name.size() - s.size()) == s)
+      return std::string(name.substr(0, name.size() - s.size()));
+  }
+  if (name.size() > 4 && name.substr(name.size() - 4) == ".zst")
+    return std::string(name.substr(0, name.size() - 4));
+  return std::string(name);
+}
+
+NodeHints::NodeHints() = default;
+NodeHints::~NodeHints() = default;
+NodeHints::NodeHints(NodeHints&&) noexcept = default;
+NodeHints& NodeHints::operator=(NodeHints&&) noexcept = default;
+
+base::Result<NodeHints> NodeHints::from_pattern(const std::string& pattern) {
+  auto re = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
+  if (!re->ok()) return base::err("bad --node-from-path pattern: " + re->error());
+  NodeHints h;
+  h.user_ = std::move(re);
+  return h;
+}
+
+std::string NodeHints::infer(std::string_view path) const {
+  if (user_) {
+    re2::StringPiece m[2];
+    const int groups = user_->NumberOfCapturingGroups() >= 1 ? 2 : 1;
+    if (user_->Match(re2::StringPiece(path.data(), path.size()), 0, path.size(),
+                     re2::RE2::UNANCHORED, m, groups)) {
+      const re2::StringPiece& hit = groups == 2 ? m[1] : m[0];
+      return std::string(hit.data(), hit.size());
+    }
+    return {};
+  }
+  const std::vector<std::string_view> parts = split_components(path);
+  // The deepest component that names a host wins; the file's own name never counts, except
+  // when it is an archive that holds the node's files (then it is not the last component).
+  for (std::size_t i = parts.size(); i-- > 0;) {
+    if (i + 1 == parts.size()) continue;
+    const std::string name = strip_archive_suffix(parts[i]);
+    if (re2::RE2::FullMatch(name, component_re())) return name;
+  }
+  return {};
+}
+
+}  // namespace dtriage::ingest

@@ -1,0 +1,20 @@
+// Decides what a stream holds from its first bytes, never from its name.
+#pragma once
+
+#include <string_view>
+
+namespace dtriage::ingest {
+
+enum class Content { Empty, Text, Binary, Gzip, Bzip2, Xz, Zstd, Tar, Zip };
+
+// How many leading bytes sniff() wants to see (a tar header is 512 bytes).
+inline constexpr std::size_t kSniffBytes = 8192;
+
+Content sniff(std::string_view head);
+const char* content_name(Content c);
+inline bool is_container(Content c) {
+  return c == Content::Gzip || c == Content::Bzip2 || c == Content::Xz || c == Content::Zstd ||
+         c == Content::Tar || c == Content::Zip;
+}
+
+}  // namespace dtriage::ingest

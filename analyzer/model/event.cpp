@@ -1,0 +1,112 @@
+#include "model/event.hpp"
+
+#include <cstdio>
+
+#include "base/json_escape.hpp"
+
+namespace dtriage::model {
+
+void Event::set(std::string key, Value v) {
+  for (auto& [k, val] : fields) {
+    if (k == key) {
+      val = std::move(v);
+      return;
+    }
+  }
+  fields.emplace_back(std::move(key), std::move(v));
+}
+
+const Value* Event::get(std::string_view key) const {
+  for (const auto& [k, v] : fields)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+std::optional<std::int64_t> Event::get_int(std::string_view key) const {
+  if (const Value* v = get(key); v != nullptr && std::holds_alternative<std::int64_t>(*v))
+    return std::get<std::int64_t>(*v);
+  return std::nullopt;
+}
+
+std::string Event::get_str(std::string_view key) const {
+  if (const Value* v = get(key); v != nullptr && std::holds_alternative<std::string>(*v))
+    return std::get<std::string>(*v);
+  return {};
+}
+
+namespace {
+
+void key(std::string& out, std::string_view k) {
+  out.push_back(',');
+  out.push_back('"');
+  out.append(k);
+  out += "\":";
+}
+
+void str_field(std::string& out, std::string_view k, const std::string& v) {
+  if (v.empty()) return;
+  key(out, k);
+  base::append_json_string(out, v);
+}
+
+void int_field(std::string& out, std::string_view k, const std::optional<std::int64_t>& v) {
+  if (!v) return;
+  key(out, k);
+  out += std::to_string(*v);
+}
+
+void value(std::string& out, const Value& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) {
+    out += std::to_string(*i);
+  } else if (const auto* d = std::get_if<double>(&v)) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", *d);
+    out += buf;
+  } else if (const auto* s = std::get_if<std::string>(&v)) {
+    base::append_json_string(out, *s);
+  } else {
+    out += std::get<bool>(v) ? "true" : "false";
+  }
+}
+
+}  // namespace
+
+void append_jsonl(std::string& out, const Event& e) {
+  out += "{\"path\":";
+  base::append_json_string(out, e.path);
+  out += ",\"line\":";
+  out += std::to_string(e.line);
+  if (e.end_line > e.line) {
+    key(out, "end_line");
+    out += std::to_string(e.end_line);
+  }
+  str_field(out, "kind", e.kind);
+  str_field(out, "level", e.level);
+  str_field(out, "code", e.code);
+  str_field(out, "time", e.time);
+  if (e.time_inferred) out += ",\"time_inferred\":true";
+  str_field(out, "node", e.node);
+  int_field(out, "pid", e.pid);
+  int_field(out, "rank", e.rank);
+  int_field(out, "local_rank", e.local_rank);
+  int_field(out, "device", e.device);
+  for (const auto& [k, v] : e.fields) {
+    key(out, k);
+    value(out, v);
+  }
+  str_field(out, "message", e.message);
+  key(out, "text");
+  base::append_json_string(out, e.text);
+  if (!e.body.empty()) {
+    key(out, "body");
+    out.push_back('[');
+    for (std::size_t i = 0; i < e.body.size(); ++i) {
+      if (i) out.push_back(',');
+      base::append_json_string(out, e.body[i]);
+    }
+    out.push_back(']');
+  }
+  out += "}\n";
+}
+
+}  // namespace dtriage::model

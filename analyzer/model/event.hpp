@@ -1,0 +1,48 @@
+// The normalized event: what every parser produces and every later stage consumes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace dtriage::model {
+
+using Value = std::variant<std::int64_t, double, std::string, bool>;
+
+struct Event {
+  // Where it came from (evidence).
+  std::string path;          // origin path, archive members as a.tar.gz!x/y
+  std::uint64_t line = 0;    // 1-based line of the first line
+  std::string text;          // the raw first line
+
+  // What it is. Empty / nullopt = unknown.
+  std::string kind;          // plog, nccl, torch, torchrun, python, npu-smi, nvidia-smi, kernel, ...
+  std::string level;         // error, warning, info, debug, trace, event
+  std::string code;          // EE8888, EI0002, Xid-79, ...
+  std::string time;          // ISO 8601 with the precision of the log
+  bool time_inferred = false;  // year / date taken from elsewhere (file name, nearby line)
+  std::string node;
+  std::optional<std::int64_t> pid;
+  std::optional<std::int64_t> rank;
+  std::optional<std::int64_t> local_rank;
+  std::optional<std::int64_t> device;
+  std::string message;       // the message without its prefix
+  std::vector<std::string> body;  // continuation lines that belong to it (traceback, code block)
+  std::uint64_t end_line = 0;     // last line of the event when it spans several
+
+  // Format-specific fields (nproc_per_node, exitcode, signal, op_type, seq, timeout_ms, ...).
+  std::vector<std::pair<std::string, Value>> fields;
+
+  void set(std::string key, Value v);
+  const Value* get(std::string_view key) const;
+  std::optional<std::int64_t> get_int(std::string_view key) const;
+  std::string get_str(std::string_view key) const;
+};
+
+// One JSON object on one line (dtriage events --format jsonl), appended to `out` with '\n'.
+void append_jsonl(std::string& out, const Event& e);
+
+}  // namespace dtriage::model
