@@ -1,0 +1,117 @@
+// The dtriage binary: exit codes, output formats, -o, stdin, permission errors.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "test_util.hpp"
+
+namespace dtriage::test {
+namespace {
+
+std::vector<nlohmann::json> parse_jsonl(const std::string& s) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+TEST(Cli, EventsJsonlHasContractFields) {
+  TempDir d;
+  static const char kText[] = "first\nsecond \xff with \"quotes\" and \0 nul\n";
+  d.write("job/node2/train.log", std::string(kText, sizeof kText - 1));
+  const RunResult r = run_dtriage("events --all-lines '" + d.file("job") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto events = parse_jsonl(r.out);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1]["path"], "node2/train.log");
+  EXPECT_EQ(events[1]["line"], 2);
+  EXPECT_EQ(events[1]["node"], "node2");
+  EXPECT_EQ(events[1]["text"].get<std::string>().substr(0, 7), "second ");
+}
+
+TEST(Cli, ExitCodeOneWhenSomeInputIsUnreadable) {
+  TempDir d;
+  d.write("job/ok.log", "ok\n");
+  d.write("job/cut.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8));
+  const RunResult r = run_dtriage("events --all-lines '" + d.file("job") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cut.gz"), std::string::npos);
+  EXPECT_EQ(parse_jsonl(r.out).size(), 1u);
+}
+
+TEST(Cli, ExitCodeTwoWhenNothingIsReadable) {
+  EXPECT_EQ(run_dtriage("events /nonexistent/x").exit_code, 2);
+  EXPECT_EQ(run_dtriage("analyze /nonexistent/x").exit_code, 2);
+}
+
+TEST(Cli, ExitCodeTwoOnUsageErrors) {
+  EXPECT_EQ(run_dtriage("").exit_code, 2);
+  EXPECT_EQ(run_dtriage("events").exit_code, 2);
+  EXPECT_EQ(run_dtriage("events --format nope x").exit_code, 2);
+  EXPECT_EQ(run_dtriage("events --max-line-bytes zero x").exit_code, 2);
+  EXPECT_EQ(run_dtriage("events --node-from-path '(' x").exit_code, 2);
+  EXPECT_EQ(run_dtriage("--version").exit_code, 0);
+}
+
+TEST(Cli, StdinIsAnInput) {
+  TempDir d;
+  const std::string f = d.write("in.log", "from stdin\n");
+  ASSERT_EQ(sh("gzip -k '" + f + "'"), 0);
+  const RunResult r = run_dtriage("events --all-lines -", f + ".gz");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto events = parse_jsonl(r.out);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["path"], "<stdin>");
+  EXPECT_EQ(events[0]["text"], "from stdin");
+}
+
+TEST(Cli, OutputFileOption) {
+  TempDir d;
+  d.write("a.log", "x\n");
+  const RunResult r = run_dtriage("events --all-lines -o '" + d.file("out.jsonl") + "' '" + d.file("a.log") + "'");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(parse_jsonl(read_file(d.file("out.jsonl"))).size(), 1u);
+}
+
+TEST(Cli, LongLinesAreCutAndCounted) {
+  TempDir d;
+  d.write("a.log", std::string(5 << 20, 'q') + "\nnext\n");
+  const RunResult r = run_dtriage("events --all-lines '" + d.file("a.log") + "'");
+  ASSERT_EQ(r.exit_code, 0);
+  const auto events = parse_jsonl(r.out);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0]["text"].get<std::string>().size(), 1u << 20);
+  EXPECT_EQ(events[0]["cut"], true);
+  EXPECT_EQ(events[1]["line"], 2);
+  EXPECT_NE(r.err.find("1 lines longer"), std::string::npos);
+  const RunResult small = run_dtriage("events --all-lines --max-line-bytes 1K '" + d.file("a.log") + "'");
+  EXPECT_EQ(parse_jsonl(small.out)[0]["text"].get<std::string>().size(), 1024u);
+}
+
+TEST(Cli, PermissionDeniedFileIsUnreadable) {
+  TempDir d;
+  d.write("job/ok.log", "ok\n");
+  const std::string denied = d.write("job/secret.log", "hidden\n");
+  ASSERT_EQ(::chmod(denied.c_str(), 0), 0);
+  std::string prefix;
+  if (::geteuid() == 0) {
+    // root reads anything: run as nobody instead.
+    if (sh("command -v setpriv >/dev/null") != 0) GTEST_SKIP() << "running as root without setpriv";
+    ::chmod(d.file("job").c_str(), 0755);
+    ::chmod(d.file("job/ok.log").c_str(), 0644);
+    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  }
+  const std::string cmd = prefix + "'" + DTRIAGE_BINARY + "' events --all-lines '" + d.file("job") + "' >'" +
+                          d.file("out") + "' 2>'" + d.file("err") + "'";
+  EXPECT_EQ(sh(cmd), 1);
+  EXPECT_NE(read_file(d.file("err")).find("secret.log: Permission denied"), std::string::npos) << read_file(d.file("err"));
+  EXPECT_EQ(parse_jsonl(read_file(d.file("out"))).size(), 1u);
+}
+
+}  // namespace
+}  // namespace dtriage::test

@@ -1,0 +1,52 @@
+#include "ingest/node_hint.hpp"
+
+#include <gtest/gtest.h>
+
+namespace dtriage::ingest {
+namespace {
+
+TEST(NodeHints, DirectoryPerHost) {
+  NodeHints h;
+  EXPECT_EQ(h.infer("node3/plog/plog-51302_20250604.log"), "node3");
+  EXPECT_EQ(h.infer("logs/gpu-a03/rank0.log"), "gpu-a03");
+  EXPECT_EQ(h.infer("worker-2/process_log/debug/plog/plog-1_2.log"), "worker-2");
+  EXPECT_EQ(h.infer("dump/10.0.0.12/train.log"), "10.0.0.12");
+  EXPECT_EQ(h.infer("job-7f3a-worker-12/stdout.log"), "job-7f3a-worker-12");
+}
+
+TEST(NodeHints, PerNodeArchive) {
+  NodeHints h;
+  EXPECT_EQ(h.infer("job.tar.gz!node3.tar.gz!plog/plog-1.log"), "node3");
+  EXPECT_EQ(h.infer("node07.tgz!plog/plog-1.log"), "node07");
+}
+
+TEST(NodeHints, DeepestComponentWins) {
+  NodeHints h;
+  EXPECT_EQ(h.infer("cluster/node1.tar!node2/x.log"), "node2");
+}
+
+TEST(NodeHints, FileNameAndOtherDirectoriesDoNotCount) {
+  NodeHints h;
+  EXPECT_EQ(h.infer("node3.log"), "");
+  EXPECT_EQ(h.infer("debug/device-0/device-111322_20230116070010213.log"), "");
+  EXPECT_EQ(h.infer("rank_76/debug/plog/plog-1.log"), "");
+  EXPECT_EQ(h.infer("attempt_0/0/stdout.log"), "");
+  EXPECT_EQ(h.infer("logs/x.log"), "");
+}
+
+TEST(NodeHints, UserPatternCaptureGroup) {
+  auto h = NodeHints::from_pattern(R"(hosts/([^/]+)/)");
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->infer("a/hosts/alpha/plog/x.log"), "alpha");
+  EXPECT_EQ(h->infer("a/other/alpha/x.log"), "");
+  EXPECT_FALSE(NodeHints::from_pattern("(unclosed").ok());
+}
+
+TEST(NodeHints, StripArchiveSuffix) {
+  EXPECT_EQ(strip_archive_suffix("node3.tar.gz"), "node3");
+  EXPECT_EQ(strip_archive_suffix("n.tar.zst"), "n");
+  EXPECT_EQ(strip_archive_suffix("plain"), "plain");
+}
+
+}  // namespace
+}  // namespace dtriage::ingest
