@@ -1,27 +1,356 @@
 #include "formats/pipeline.hpp"
 
+#include <re2/re2.h>
+
+#include <map>
+
+#include "formats/lines.hpp"
+#include "formats/smi.hpp"
+#include "formats/util.hpp"
+
 namespace dtriage::formats {
+namespace {
+
+using re2::RE2;
+
+// Facts a file's path gives about every line in it.
+struct PathFacts {
+  std::optional<std::int64_t> pid, rank, local_rank, device;
+  std::string date;  // YYYY-MM-DD from a plog-style file name
+};
+
+PathFacts path_facts(const std::string& path) {
+  static const RE2 plog_name(R"((?:^|[/!])(?:plog|device)-(\d+)_(\d{4})(\d{2})(\d{2})\d{6,9}\.log)");
+  static const RE2 device_dir(R"((?:^|[/!])device-(\d+)/)");
+  static const RE2 rank_part(R"((?:^|[/!_-])rank[_-]?(\d+)(?:[/._-]|$))");
+  static const RE2 attempt(R"(attempt_\d+/(\d+)/(?:stdout|stderr)\.log$)");
+  static const RE2 pid_part(R"((?:^|[/!_.-])pid[_-]?(\d+)(?:[/._-]|$))");
+  static const RE2 any_date(R"((20\d{2})-?(\d{2})-?(\d{2})[-_T]?\d{2})");
+  PathFacts f;
+  std::string a, y, mo, d;
+  if (RE2::PartialMatch(path, plog_name, &a, &y, &mo, &d)) {
+    f.pid = to_int(a);
+    f.date = y + "-" + mo + "-" + d;
+  } else if (RE2::PartialMatch(path, any_date, &y, &mo, &d)) {
+    f.date = y + "-" + mo + "-" + d;
+  }
+  if (RE2::PartialMatch(path, device_dir, &a)) f.device = to_int(a);
+  if (RE2::PartialMatch(path, rank_part, &a)) f.rank = to_int(a);
+  if (RE2::PartialMatch(path, attempt, &a)) f.local_rank = to_int(a);
+  if (!f.pid && RE2::PartialMatch(path, pid_part, &a)) f.pid = to_int(a);
+  return f;
+}
+
+enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig, NpuSmi };
+
+struct Block {
+  BlockType type;
+  model::Event event;
+  std::vector<std::string> lines;  // raw continuation texts (without prefixes), for tables
+};
+
+bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
+bool blank(std::string_view s) { return trim(s).empty(); }
+
+std::string short_host(std::string_view host) {
+  // torchrun prints getfqdn(); NCCL prints the name up to the first dot. Keep IPs whole.
+  bool ip = !host.empty();
+  for (char c : host) ip = ip && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+  if (ip) return std::string(host);
+  return std::string(host.substr(0, host.find('.')));
+}
+
+}  // namespace
 
 struct SourceParser::Impl {
   const ingest::Source& source;
   ParseOptions options;
   EventFn emit;
+  PathFacts facts;
+  std::string year;  // last full date seen ("2025"), for lines without a year
+  std::map<std::string, Block> open;            // per stream key
+  std::map<std::string, std::string> section;   // failure-table section per stream key
+
+  Impl(const ingest::Source& s, ParseOptions o, EventFn fn)
+      : source(s), options(o), emit(std::move(fn)), facts(path_facts(s.path)) {
+    if (!facts.date.empty()) year = facts.date.substr(0, 4);
+  }
+
+  model::Event base(const lines::Line& line, const Prefix& p) const {
+    model::Event e;
+    e.path = source.path;
+    e.line = line.number;
+    e.text = std::string(line.text);
+    e.node = p.host.empty() ? source.node : p.host;
+    e.rank = p.rank;
+    e.local_rank = p.local_rank;
+    e.pid = p.pid;
+    if (!p.level.empty()) e.level = p.level;
+    if (!p.time.empty()) e.time = p.time;
+    if (line.cut) e.set("cut", true);
+    return e;
+  }
+
+  void finish_event(model::Event& e, const Prefix* p) {
+    if (!e.rank && facts.rank) e.rank = facts.rank;
+    if (!e.local_rank && facts.local_rank) e.local_rank = facts.local_rank;
+    if (!e.pid && facts.pid) e.pid = facts.pid;
+    if (!e.device && facts.device) e.device = facts.device;
+    if (e.node.empty()) e.node = source.node;
+    if (!e.time.empty() && e.time.size() >= 10 && e.time[4] == '-') {
+      year = e.time.substr(0, 4);
+    } else if (e.time.empty()) {
+      std::string md = e.get_str("month_day");
+      std::string clock = e.get_str("clock");
+      if (md.empty() && p != nullptr && !p->month_day_time.empty()) {
+        md = p->month_day_time.substr(0, 5);
+        clock = p->month_day_time.substr(6);
+      }
+      if (!md.empty() && !clock.empty() && !year.empty()) {
+        if (md.size() == 4) md = "0" + md;  // "3-21" -> "03-21"
+        e.time = year + "-" + md + "T" + clock;
+        e.time_inferred = true;
+      }
+    }
+  }
+
+  void emit_event(model::Event&& e, const Prefix* p) {
+    finish_event(e, p);
+    emit(std::move(e));
+  }
+
+  void close(const std::string& key) {
+    auto it = open.find(key);
+    if (it == open.end()) return;
+    Block b = std::move(it->second);
+    open.erase(it);
+    model::Event& e = b.event;
+    switch (b.type) {
+      case BlockType::Traceback:
+      case BlockType::ExceptionTail:
+      case BlockType::Cann:
+        for (const std::string& l : e.body) scan_message(l, e);
+        if (b.type == BlockType::Cann && !e.device) {
+          for (const std::string& l : e.body) {
+            if (auto d = find_device(l)) {
+              e.device = d;
+              break;
+            }
+          }
+        }
+        break;
+      case BlockType::FailureRow: finish_failure_row(e); break;
+      case BlockType::LaunchConfig: break;
+      case BlockType::NpuSmi:
+        parse_npu_smi(b.lines, e, [this](model::Event&& sub) { emit_event(std::move(sub), nullptr); });
+        break;
+    }
+    if (e.end_line <= e.line) e.end_line = 0;
+    emit_event(std::move(e), nullptr);
+  }
+
+  static void finish_failure_row(model::Event& e) {
+    const std::string tb = e.get_str("traceback");
+    static const RE2 sig(R"(Signal (\d+) \((SIG\w+)\) received by PID (\d+))");
+    std::string n, name, pid;
+    if (RE2::PartialMatch(tb, sig, &n, &name, &pid)) e.set("signal", name);
+    if (auto ex = e.get_int("exitcode"); ex && *ex < 0 && e.get_str("signal").empty()) {
+      static const char* names[] = {"", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
+                                    "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM"};
+      if (-*ex < 16) e.set("signal", std::string(names[-*ex]));
+    }
+  }
+
+  // Adds a continuation line to the open block of `key`; false when the line does not belong.
+  bool continue_block(Block& b, const lines::Line& line, std::string_view rest) {
+    auto add_body = [&](std::string_view t) {
+      if (b.event.body.size() < 200) b.event.body.emplace_back(t);
+      b.event.end_line = line.number;
+    };
+    switch (b.type) {
+      case BlockType::Traceback: {
+        if (indented(rest)) {
+          add_body(rest);
+          return true;
+        }
+        model::Event ex;
+        if (parse_exception_line(rest, ex)) {
+          add_body(rest);
+          b.event.code = ex.code;
+          b.event.message = ex.message;
+          b.event.set("exception", ex.code);
+          b.type = BlockType::ExceptionTail;
+          return true;
+        }
+        return false;
+      }
+      case BlockType::ExceptionTail: {
+        if (blank(rest) || b.event.body.size() > 40) return false;
+        if (starts_with(rest, "Traceback (most recent call last)")) return false;
+        model::Event probe;
+        if (recognised(rest, probe)) return false;
+        add_body(rest);
+        return true;
+      }
+      case BlockType::Cann:
+        if ((indented(rest) && !blank(rest)) || starts_with(rest, "there are(is)") || rest == "]") {
+          add_body(rest);
+          return true;
+        }
+        return false;
+      case BlockType::FailureRow: {
+        std::string k, v;
+        if (parse_key_colon_value(rest, k, v) &&
+            (k == "time" || k == "host" || k == "rank" || k == "exitcode" || k == "error_file" || k == "traceback")) {
+          add_failure_field(b.event, k, v);
+          b.event.end_line = line.number;
+          return true;
+        }
+        if (indented(rest) && !blank(rest) && b.event.get("traceback") != nullptr) {
+          add_body(trim(rest));
+          return true;
+        }
+        return false;
+      }
+      case BlockType::LaunchConfig: {
+        std::string k, v;
+        if (parse_key_colon_value(rest, k, v)) {
+          if (auto n = to_int(v)) b.event.set(k, *n);
+          else b.event.set(k, v);
+          b.event.end_line = line.number;
+          return true;
+        }
+        return false;
+      }
+      case BlockType::NpuSmi:
+        if (!rest.empty() && (rest.front() == '|' || rest.front() == '+')) {
+          b.lines.emplace_back(rest);
+          b.event.end_line = line.number;
+          return true;
+        }
+        return false;
+    }
+    return false;
+  }
+
+  static void add_failure_field(model::Event& e, const std::string& k, const std::string& v) {
+    static const RE2 rank_re(R"((-?\d+) \(local_rank: (\d+)\))");
+    static const RE2 exit_re(R"((-?\d+) \(pid: (\d+)\)(?: \((SIG\w+)\))?)");
+    static const RE2 time_re(R"((\d{4}-\d{2}-\d{2})_(\d{2}:\d{2}:\d{2}))");
+    std::string a, b, c;
+    if (k == "time" && RE2::FullMatch(v, time_re, &a, &b)) e.time = a + "T" + b;
+    else if (k == "host") {
+      e.set("host", v);
+      e.node = short_host(v);
+    } else if (k == "rank" && RE2::FullMatch(v, rank_re, &a, &b)) {
+      e.rank = to_int(a);
+      e.local_rank = to_int(b);
+    } else if (k == "exitcode" && RE2::FullMatch(v, exit_re, &a, &b, &c)) {
+      e.set("exitcode", *to_int(a));
+      e.pid = to_int(b);
+      if (!c.empty()) e.set("signal", c);
+    } else {
+      e.set(k, v);
+    }
+  }
+
+  // True when the line belongs to a known single-line family (used to end exception tails).
+  static bool recognised(std::string_view s, model::Event& e) {
+    return parse_plog(s, e) || parse_nccl(s, e) || parse_torch_npu(s, e) || parse_cann_start(s, e) ||
+           parse_glog(s, e) || parse_python_logging(s, e) || parse_exception_line(s, e);
+  }
+
+  void feed(const lines::Line& line) {
+    Prefix p;
+    std::string storage;
+    const std::string_view rest = strip_prefixes(line.text, p, storage);
+    const std::string& key = p.key;
+    if (auto it = open.find(key); it != open.end()) {
+      if (continue_block(it->second, line, rest)) return;
+      close(key);
+    }
+    model::Event e = base(line, p);
+    if (parse_plog(rest, e) || parse_nccl(rest, e) || parse_torch_npu(rest, e)) {
+      if (e.node.empty() || e.kind != "nccl") e.node = p.host.empty() ? e.node : p.host;
+      emit_event(std::move(e), &p);
+      return;
+    }
+    if (starts_with(rest, "Traceback (most recent call last)")) {
+      e.kind = "python";
+      e.level = "error";
+      e.code = "traceback";
+      open.emplace(key, Block{BlockType::Traceback, std::move(e), {}});
+      return;
+    }
+    if (parse_cann_start(rest, e)) {
+      open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
+      return;
+    }
+    if (parse_glog(rest, e) || parse_python_logging(rest, e)) {
+      if (contains(e.message, "Starting elastic_operator with launch configs")) {
+        e.code = "launch-config";
+        open.emplace(key, Block{BlockType::LaunchConfig, std::move(e), {}});
+        return;
+      }
+      emit_event(std::move(e), &p);
+      return;
+    }
+    const std::string_view t = trim(rest);
+    if (t == "Root Cause (first observed failure):" || t == "Failures:") {
+      section[key] = t == "Failures:" ? "failures" : "root";
+      return;
+    }
+    if (section.count(key) != 0 && t.size() >= 4 && t.front() == '[' && t.back() == ':' && t[t.size() - 2] == ']') {
+      if (auto idx = to_int(t.substr(1, t.size() - 3))) {
+        e.kind = "torchrun";
+        e.level = "error";
+        e.code = "failure-row";
+        e.set("index", *idx);
+        e.set("root_cause", section[key] == "root");
+        open.emplace(key, Block{BlockType::FailureRow, std::move(e), {}});
+        return;
+      }
+    }
+    if (!rest.empty() && rest.front() == '|' && contains(rest, "npu-smi") && contains(rest, "Version")) {
+      e.kind = "npu-smi";
+      e.level = "info";
+      e.code = "inventory";
+      Block b{BlockType::NpuSmi, std::move(e), {}};
+      b.lines.emplace_back(rest);
+      open.emplace(key, std::move(b));
+      return;
+    }
+    if (parse_nvidia_smi(rest, e) || parse_kernel(rest, e)) {
+      emit_event(std::move(e), &p);
+      return;
+    }
+    if (parse_exception_line(rest, e)) {
+      open.emplace(key, Block{BlockType::ExceptionTail, std::move(e), {}});
+      return;
+    }
+    if (scan_message(rest, e)) {
+      if (e.kind.empty()) e.kind = "log";
+      if (e.level.empty()) e.level = "info";
+      e.message = std::string(trim(rest));
+      emit_event(std::move(e), &p);
+      return;
+    }
+    if (options.all_lines) {
+      e.kind = "line";
+      emit_event(std::move(e), &p);
+    }
+  }
+
+  void finish() {
+    while (!open.empty()) close(open.begin()->first);
+  }
 };
 
 SourceParser::SourceParser(const ingest::Source& source, ParseOptions options, EventFn emit)
-    : impl_(std::make_unique<Impl>(Impl{source, options, std::move(emit)})) {}
+    : impl_(std::make_unique<Impl>(source, options, std::move(emit))) {}
 SourceParser::~SourceParser() = default;
 
-void SourceParser::feed(const lines::Line& line) {
-  model::Event e;
-  e.path = impl_->source.path;
-  e.line = line.number;
-  e.text = std::string(line.text);
-  e.node = impl_->source.node;
-  if (line.cut) e.set("cut", true);
-  impl_->emit(std::move(e));
-}
-
-void SourceParser::finish() {}
+void SourceParser::feed(const lines::Line& line) { impl_->feed(line); }
+void SourceParser::finish() { impl_->finish(); }
 
 }  // namespace dtriage::formats

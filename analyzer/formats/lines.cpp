@@ -1,0 +1,730 @@
+#include "formats/lines.hpp"
+
+#include <re2/re2.h>
+#include <simdjson.h>
+
+#include <array>
+
+#include "formats/util.hpp"
+
+namespace dtriage::formats {
+namespace {
+
+using re2::RE2;
+
+// Captures of one match; g[0] is the whole match, unmatched groups are empty.
+struct M {
+  static constexpr int kMax = 16;
+  std::array<std::string_view, kMax> g{};
+  std::string_view operator[](int i) const { return g[static_cast<std::size_t>(i)]; }
+};
+
+bool rx(const RE2& re, std::string_view s, M& m, RE2::Anchor anchor = RE2::ANCHOR_START) {
+  const int n = std::min(re.NumberOfCapturingGroups() + 1, M::kMax);
+  std::array<re2::StringPiece, M::kMax> sp;
+  if (!re.Match(re2::StringPiece(s.data(), s.size()), 0, s.size(), anchor, sp.data(), n)) return false;
+  for (int i = 0; i < n; ++i) m.g[static_cast<std::size_t>(i)] = std::string_view(sp[static_cast<std::size_t>(i)].data(), sp[static_cast<std::size_t>(i)].size());
+  return true;
+}
+
+#define DT_RE(name, pattern)                  \
+  const RE2& name() {                         \
+    static const RE2 re(pattern, RE2::Quiet); \
+    return re;                                \
+  }
+
+// ---- outer prefixes -----------------------------------------------------------------------------
+DT_RE(re_viewer_lineno, R"(^\[\d+\] )")
+DT_RE(re_role_prefix, R"(^\[([A-Za-z_]+?)(\d+)\]: ?)")
+DT_RE(re_ray_prefix, R"(^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\) ?)")
+DT_RE(re_vllm_logger, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[[^\]]+\] ?)")
+DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
+DT_RE(re_collector_ts, R"(^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?Z? {2,})")
+DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
+DT_RE(re_pdsh_nccl, R"(^([\w.-]+): ([\w.-]+):\d+:\d+ \[\d+\] )")
+
+// ---- families -----------------------------------------------------------------------------------
+DT_RE(re_plog,
+      R"(^\[(ERROR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|CRITICAL|EXCEPTION)\] ([A-Za-z_][A-Za-z0-9_]*)\((-?\d+),([^)]*)\):(\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3})\s?(.*)$)")
+DT_RE(re_plog_fileline, R"(^\[([^\]\s]+):(\d+)\]\s?(.*)$)")
+DT_RE(re_nccl,
+      R"(^(?:\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?\] )?([^\s:\[\]]+):(\d+):(\d+) (?:\[(\d+)\] )?(.*)$)")
+DT_RE(re_nccl_stripped, R"(^\[(\d+)\] (?:([\w./-]+):(\d+) )?NCCL (INFO|WARN|TRACE) (.*)$)")
+DT_RE(re_nccl_body_warn, R"(^(?:([\w./-]+):(\d+) )?(?:\(\w+\) )?NCCL WARN (.*)$)")
+DT_RE(re_nccl_body_info, R"(^NCCL INFO (.*)$)")
+DT_RE(re_nccl_body_trace, R"(^(?:[\d.]+ )?([\w./-]+):(\d+) NCCL TRACE (.*)$)")
+DT_RE(re_nccl_body_old, R"(^(?:([\w./-]+):(\d+) )?(INFO|WARN) (.*)$)")
+DT_RE(re_nccl_version, R"(^NCCL version (\d[\w.+-]*))")
+DT_RE(re_nccl_failure, R"(^NCCL failure ([\w./-]+):(\d+) '([^']*)')")
+DT_RE(re_glog_bracket,
+      R"(^\[([EWIF])(?:(\d{3,4}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?)? ([^\s\]]+):(\d+)\] ?(.*)$)")
+DT_RE(re_glog_torchrun, R"(^([EWIF])(\d{4}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))? +(\d+) ([^\s\]]+):(\d+)\] ?(.*)$)")
+DT_RE(re_pylog, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL):([\w.]+):(.*)$)")
+DT_RE(re_pylog2, R"(^([\w.]+): \[(DEBUG|INFO|WARNING|ERROR|CRITICAL)\] ?(.*)$)")
+DT_RE(re_torch_npu,
+      R"(^\[ERROR\] (\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2}) \(PID:(\d+), Device:(-?\d+), RankID:(-?\d+)\) (ERR\d{5}) ?(.*)$)")
+DT_RE(re_cann_start,
+      R"(^(?:\[PID: (\d+)\] (\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3}) )?(?:[A-Za-z_]+\()?([EW][A-Z0-9]\d{4})\)?:\s*(?:\[PID: (\d+)\]\s*)?(?:(\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3})\s*)?(.*)$)")
+DT_RE(re_cann_start2,
+      R"(^([EW][A-Z0-9]\d{4})\[PID: (\d+)\] (\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3}) \([EW][A-Z0-9]\d{4}\):\s*(.*)$)")
+DT_RE(re_exception,
+      R"(^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)\w*)(?::\s?(.*))?$)")
+DT_RE(re_nvsmi_header, R"(NVIDIA-SMI ([\d.]+)\s+Driver Version: ([\d.]+)(?:\s+CUDA Version: ([\d.]+))?)")
+DT_RE(re_nvsmi_list, R"(^GPU (\d+): (.+?) \(UUID: (GPU-[\w-]+)\))")
+DT_RE(re_nvsmi_gpu,
+      R"(^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s+(?:On|Off)\s+\|)")
+DT_RE(re_nvsmi_proc,
+      R"(^\|\s+(\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(\d+)\s+(C|G|C\+G)\s+(\S+)\s+(\d+)MiB\s+\|)")
+DT_RE(re_kernel_oom, R"((?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\))")
+DT_RE(re_kernel_oomkill, R"(oom-kill:.*?task=([^,]+),pid=(\d+))")
+DT_RE(re_xid, R"(NVRM: Xid \(PCI:([^)]+)\): (\d+),\s*(.*))")
+DT_RE(re_dmesg_ts, R"(^\[\s*(\d+\.\d+)\] )")
+
+// ---- message contents ---------------------------------------------------------------------------
+DT_RE(re_worknccl,
+      R"(WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?, Timeout\(ms\)=(\d+)\))")
+DT_RE(re_ran_for, R"(ran for (\d+) milliseconds)")
+DT_RE(re_nccl_work,
+      R"((?:Timeout at NCCL work|detected by watchdog at work): (\d+), last enqueued NCCL work: (-?\d+), last completed NCCL work: (-?\d+))")
+DT_RE(re_rank_bracket, R"(\[(?:PG [^\]]*?)?Rank (\d+)\])")
+DT_RE(re_errno, R"(errno: (\d+) - ([^)]+)\))")
+DT_RE(re_bind_port, R"(failed to (?:bind|listen) (?:to|on) (\S+?):(\d+)\b)")
+DT_RE(re_client_timeout,
+      R"(client socket has timed out after (\d+)s while trying to connect to \(([^,]+), (\d+)\))")
+DT_RE(re_worker_failed, R"(failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\))")
+DT_RE(re_closing_signal, R"(Sending process (\d+) closing signal (SIG\w+))")
+DT_RE(re_death_signal, R"(Received (?:Signals\.)?(\w+) death signal)")
+DT_RE(re_store_barrier,
+      R"(Waiting in store based barrier to initialize process group for rank: (\d+), key: \S+ \(world_size=(\d+), worker_count=(\d+))")
+DT_RE(re_dup_gpu, R"(Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA device (\w+))")
+DT_RE(re_conn_closed_local, R"(Connection closed by localRank (\d+))")
+DT_RE(re_oom, R"((CUDA|NPU) out of memory\. Tried to allocate ([\d.]+ [KMGT]?i?B))")
+DT_RE(re_oom_dev, R"(\((?:NPU|GPU) (\d+);|GPU (\d+) has a total capacity)")
+DT_RE(re_signal_pid, R"(Signal (\d+) \((SIG\w+)\) received by PID (\d+))")
+DT_RE(re_signal_exc, R"(SignalException: Process (\d+) got (?:signal|sigval): ?(\d+))")
+DT_RE(re_acl_code, R"((?:NPU|OPS|HCCL) function error: ([\w:]+).*?error code is (\d+))")
+DT_RE(re_npu_warning, R"(NPU warning, error code is (\d+))")
+DT_RE(re_nproc_opt, R"(--nproc[_-]per[_-]node[= ](\d+))")
+DT_RE(re_nnodes_opt, R"(--nnodes[= ](\d+)(?::(\d+))?)")
+DT_RE(re_master_addr_opt, R"(--master[_-]addr[= ]["']?([\w.:-]+))")
+DT_RE(re_master_port_opt, R"(--master[_-]port[= ](\d+))")
+DT_RE(re_node_rank_opt, R"(--node[_-]rank[= ](\d+))")
+DT_RE(re_visible_devices, R"((ASCEND_RT_VISIBLE_DEVICES|CUDA_VISIBLE_DEVICES|ASCEND_VISIBLE_DEVICES)[:=]\s*([\d,]+))")
+DT_RE(re_cuda_error, R"(CUDA error: ([^.\n]+))")
+DT_RE(re_nccl_error_in, R"(NCCL error in: [^,]+, ([^(,]+?)(?: \(run with NCCL_DEBUG.*?\))?, NCCL version ([\w.+-]+))")
+DT_RE(re_hccl_server, R"(server\[([\w.:-]+))")
+DT_RE(re_hccl_remote_rank, R"(remote rank \[?(\w+)\]?)")
+DT_RE(re_heartbeat_loc, R"(Cluster Exception Location\[IP/ID\]:\[([\w.*]+)/(\d+)\])")
+DT_RE(re_heartbeat_old, R"(serverId\[([\w.*]+)\], deviceId\[(\d+)\], Heartbeat Lost)")
+DT_RE(re_link_row, R"(\|\s+([\d.]+)\((\d+)\)\s+\|\s+([\d.]+)\((\d+)\)\s+\|\s+(\w+)\s+\|\s+([\w ]+?)\s+\|)")
+DT_RE(re_hccl_timeout, R"(timeout\[(\d+)\])")
+DT_RE(re_version_kv, R"((?i)\b(cann|driver|firmware|cuda|nccl|torch|torch_npu|pytorch|hccl)[ _]?(?:version)?\s*[:=]\s*v?(\d[\w.+-]*))")
+
+void set_time_full(model::Event& e, std::string_view date, std::string_view time, std::string_view frac) {
+  e.time = iso(date, time, frac);
+}
+
+std::string level_word(std::string_view l) {
+  if (l == "E" || l == "ERROR" || l == "CRITICAL" || l == "EXCEPTION" || l == "F") return "error";
+  if (l == "W" || l == "WARNING" || l == "WARN") return "warning";
+  if (l == "I" || l == "INFO") return "info";
+  if (l == "DEBUG") return "debug";
+  if (l == "TRACE") return "trace";
+  if (l == "EVENT") return "event";
+  std::string s(l);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::optional<std::int64_t> first_device(std::string_view msg) {
+  for (std::string_view key : {"device_id", "deviceId", "devId", "devid", "logicDevId", "deviceLogicId",
+                               "Device", "device"}) {
+    if (auto v = find_int_after(msg, key)) {
+      if (*v >= 0 && *v < 4096) return v;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> int_of(std::string_view s) { return to_int(s); }
+
+}  // namespace
+
+std::optional<std::int64_t> find_device(std::string_view msg) { return first_device(msg); }
+
+// ---- prefixes -------------------------------------------------------------------------------------
+
+std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage) {
+  std::string_view s = line;
+  // Container runtimes: {"log":"...","stream":"stderr","time":"..."}
+  if (!s.empty() && s.front() == '{' && contains(s, "\"log\"")) {
+    static thread_local simdjson::ondemand::parser parser;
+    simdjson::padded_string padded(s.data(), s.size());
+    auto doc = parser.iterate(padded);
+    std::string_view log, time;
+    if (!doc.error()) {
+      auto obj = doc.get_object();
+      if (!obj.error()) {
+        for (auto field : obj) {
+          std::string_view k;
+          if (field.unescaped_key().get(k)) break;
+          if (k == "log") {
+            if (field.value().get_string().get(log)) break;
+            storage.assign(log);
+          } else if (k == "time") {
+            std::string_view t;
+            if (!field.value().get_string().get(t)) p.time = std::string(t);
+          }
+        }
+      }
+    }
+    if (!storage.empty()) {
+      while (!storage.empty() && (storage.back() == '\n' || storage.back() == '\r')) storage.pop_back();
+      s = storage;
+      if (p.time.size() > 19 && p.time.back() == 'Z') {}  // kept as given (UTC)
+      p.key += "json:";
+    }
+  }
+  for (int guard = 0; guard < 8 && !s.empty(); ++guard) {
+    M m;
+    const char c = s.front();
+    if (c == '[') {
+      if (rx(re_role_prefix(), s, m)) {
+        const auto n = int_of(m[2]);
+        if (m[1] == "rank") p.rank = n;
+        else p.local_rank = n;
+        p.key.append(m[0]);
+        s.remove_prefix(m[0].size());
+        continue;
+      }
+      if (rx(re_mpi_prefix(), s, m)) {
+        p.rank = int_of(m[2]);
+        p.key.append(m[0]);
+        s.remove_prefix(m[0].size());
+        continue;
+      }
+      if (rx(re_viewer_lineno(), s, m)) {
+        std::string_view rest = s.substr(m[0].size());
+        if (starts_with(rest, "[rank") || starts_with(rest, "[default")) {
+          s = rest;
+          continue;
+        }
+      }
+      if (rx(re_bracket_iso_collector(), s, m)) {
+        p.time = iso(m[1], m[2], m[3]);
+        s.remove_prefix(m[0].size());
+        continue;
+      }
+      break;
+    }
+    if (c == '(') {
+      if (rx(re_ray_prefix(), s, m)) {
+        if (!m[2].empty()) p.rank = int_of(m[2]);
+        p.pid = int_of(m[3]);
+        p.key.append(m[0]);
+        s.remove_prefix(m[0].size());
+        if (rx(re_vllm_logger(), s, m)) {
+          p.level = level_word(m[1]);
+          p.month_day_time = std::string(m[2]);
+          s.remove_prefix(m[0].size());
+        }
+        continue;
+      }
+      break;
+    }
+    if (c >= '0' && c <= '9' && rx(re_collector_ts(), s, m)) {
+      p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
+      s.remove_prefix(m[0].size());
+      continue;
+    }
+    if (rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
+      p.host = std::string(m[1]);
+      s.remove_prefix(m[1].size() + 2);
+      continue;
+    }
+    break;
+  }
+  return s;
+}
+
+// ---- families -------------------------------------------------------------------------------------
+
+bool parse_plog(std::string_view s, model::Event& e) {
+  if (s.size() < 30 || s.front() != '[') return false;
+  M m;
+  if (!rx(re_plog(), s, m)) return false;
+  e.kind = "plog";
+  e.level = level_word(m[1]);
+  e.set("module", std::string(m[2]));
+  e.pid = int_of(m[3]);
+  if (e.pid && *e.pid < 0) e.pid.reset();
+  const std::string_view pname = m[4];
+  if (!pname.empty()) e.set("process", std::string(pname.substr(pname.rfind(',') == std::string_view::npos ? 0 : pname.rfind(',') + 1)));
+  set_time_full(e, m[5], m[6], std::string(m[7]) + std::string(m[8]));
+  std::string_view msg = m[9];
+  M f;
+  if (rx(re_plog_fileline(), msg, f)) {
+    e.set("src", std::string(f[1]) + ":" + std::string(f[2]));
+    msg = f[3];
+  }
+  e.message = std::string(msg);
+  if (auto d = first_device(msg)) e.device = d;
+  scan_message(msg, e);
+  return true;
+}
+
+bool parse_nccl(std::string_view s, model::Event& e) {
+  M m;
+  std::string_view body;
+  if (!s.empty() && s.front() == '[' && rx(re_nccl_stripped(), s, m)) {
+    e.kind = "nccl";
+    e.device = int_of(m[1]);
+    e.level = m[4] == "WARN" ? "warning" : level_word(m[4]);
+    if (!m[2].empty()) e.set("src", std::string(m[2]) + ":" + std::string(m[3]));
+    e.message = std::string(m[5]);
+    scan_message(e.message, e);
+    return true;
+  }
+  if (rx(re_nccl_version(), s, m)) {
+    e.kind = "nccl";
+    e.level = "info";
+    e.code = "nccl-version";
+    e.set("nccl_version", std::string(m[1]));
+    e.message = std::string(s);
+    return true;
+  }
+  if (rx(re_nccl_failure(), s, m)) {
+    e.kind = "nccl";
+    e.level = "error";
+    e.code = "nccl-failure";
+    e.message = std::string(m[3]);
+    e.set("src", std::string(m[1]) + ":" + std::string(m[2]));
+    return true;
+  }
+  if (!contains(s, "NCCL ") && !contains(s, "INFO") && !contains(s, "WARN")) return false;
+  if (!rx(re_nccl(), s, m)) return false;
+  body = m[8];
+  M b;
+  std::string level;
+  std::string msg;
+  if (rx(re_nccl_body_info(), body, b)) {
+    level = "info";
+    msg = std::string(b[1]);
+  } else if (rx(re_nccl_body_warn(), body, b)) {
+    level = "warning";
+    msg = std::string(b[3]);
+    if (!b[1].empty()) e.set("src", std::string(b[1]) + ":" + std::string(b[2]));
+  } else if (rx(re_nccl_body_trace(), body, b)) {
+    level = "trace";
+    msg = std::string(b[3]);
+  } else if (starts_with(body, "NCCL CALL ")) {
+    level = "trace";
+    msg = std::string(body.substr(10));
+  } else if (rx(re_nccl_body_old(), body, b)) {  // NCCL 2.2: no "NCCL" token
+    level = b[3] == "WARN" ? "warning" : "info";
+    msg = std::string(b[4]);
+  } else {
+    return false;
+  }
+  e.kind = "nccl";
+  e.level = level;
+  if (!m[1].empty()) set_time_full(e, m[1], m[2], m[3]);
+  e.node = std::string(m[4]);
+  e.pid = int_of(m[5]);
+  e.set("tid", *int_of(m[6]));
+  if (!m[7].empty()) e.device = int_of(m[7]);
+  e.message = std::move(msg);
+  scan_message(e.message, e);
+  return true;
+}
+
+bool parse_glog(std::string_view s, model::Event& e) {
+  M m;
+  if (!s.empty() && s.front() == '[' && rx(re_glog_bracket(), s, m)) {
+    e.kind = "torch";
+    e.level = level_word(m[1]);
+    if (!m[2].empty()) {
+      const std::string_view md = m[2];
+      e.set("month_day", std::string(md.substr(0, md.size() - 2)) + "-" + std::string(md.substr(md.size() - 2)));
+      e.set("clock", std::string(m[3]) + (m[4].empty() ? "" : "." + std::string(m[4])));
+    }
+    e.set("src", std::string(m[5]) + ":" + std::string(m[6]));
+    e.message = std::string(m[7]);
+    scan_message(e.message, e);
+    return true;
+  }
+  if (s.size() > 20 && (s[0] == 'E' || s[0] == 'W' || s[0] == 'I' || s[0] == 'F') && rx(re_glog_torchrun(), s, m)) {
+    e.kind = contains(m[6], "torch/distributed") ? "torchrun" : "torch";
+    e.level = level_word(m[1]);
+    const std::string_view md = m[2];
+    e.set("month_day", std::string(md.substr(0, 2)) + "-" + std::string(md.substr(2)));
+    e.set("clock", std::string(m[3]) + (m[4].empty() ? "" : "." + std::string(m[4])));
+    e.set("src", std::string(m[6]) + ":" + std::string(m[7]));
+    e.message = std::string(m[8]);
+    scan_message(e.message, e);
+    return true;
+  }
+  return false;
+}
+
+bool parse_python_logging(std::string_view s, model::Event& e) {
+  M m;
+  std::string_view logger, level, msg;
+  if (rx(re_pylog(), s, m)) {
+    level = m[1];
+    logger = m[2];
+    msg = m[3];
+  } else if (rx(re_pylog2(), s, m) && contains(m[1], ".")) {
+    logger = m[1];
+    level = m[2];
+    msg = m[3];
+  } else {
+    return false;
+  }
+  e.kind = starts_with(logger, "torch.distributed") ? "torchrun" : "python";
+  e.level = level_word(level);
+  e.set("logger", std::string(logger));
+  e.message = std::string(msg);
+  scan_message(msg, e);
+  return true;
+}
+
+bool parse_torch_npu(std::string_view s, model::Event& e) {
+  if (!starts_with(s, "[ERROR] ")) return false;
+  M m;
+  if (!rx(re_torch_npu(), s, m)) return false;
+  e.kind = "torch_npu";
+  e.level = "error";
+  set_time_full(e, m[1], m[2], {});
+  e.pid = int_of(m[3]);
+  if (auto d = int_of(m[4]); d && *d >= 0) e.device = d;
+  if (auto r = int_of(m[5]); r && *r >= 0) e.rank = r;
+  e.code = std::string(m[6]);
+  e.message = std::string(m[7]);
+  return true;
+}
+
+bool parse_cann_start(std::string_view s, model::Event& e) {
+  if (s.size() < 7) return false;
+  const char c0 = s[0];
+  if (c0 != 'E' && c0 != 'W' && c0 != '[' && !(c0 >= 'A' && c0 <= 'Z')) return false;
+  M m;
+  if (rx(re_cann_start2(), s, m)) {
+    e.code = std::string(m[1]);
+    e.pid = int_of(m[2]);
+    set_time_full(e, m[3], m[4], std::string(m[5]) + std::string(m[6]));
+    e.message = std::string(m[7]);
+  } else if (rx(re_cann_start(), s, m)) {
+    e.code = std::string(m[6]);
+    if (!m[1].empty()) {
+      e.pid = int_of(m[1]);
+      set_time_full(e, m[2], m[3], std::string(m[4]) + std::string(m[5]));
+    }
+    if (!m[7].empty()) e.pid = int_of(m[7]);
+    if (!m[8].empty()) set_time_full(e, m[8], m[9], std::string(m[10]) + std::string(m[11]));
+    e.message = std::string(m[12]);
+  } else {
+    return false;
+  }
+  e.kind = "cann";
+  e.level = e.code[0] == 'W' ? "warning" : "error";
+  if (auto d = first_device(e.message)) e.device = d;
+  scan_message(e.message, e);
+  return true;
+}
+
+bool parse_exception_line(std::string_view s, model::Event& e) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  M m;
+  if (!rx(re_exception(), s, m)) return false;
+  e.kind = "python";
+  e.level = "error";
+  e.code = std::string(m[1]);
+  e.set("exception", std::string(m[1]));
+  e.message = std::string(m[2]);
+  scan_message(s, e);
+  return true;
+}
+
+bool parse_nvidia_smi(std::string_view s, model::Event& e) {
+  M m;
+  if (starts_with(s, "GPU ") && rx(re_nvsmi_list(), s, m)) {
+    e.kind = "nvidia-smi";
+    e.level = "info";
+    e.code = "gpu";
+    e.device = int_of(m[1]);
+    e.set("gpu_name", std::string(m[2]));
+    e.set("uuid", std::string(m[3]));
+    return true;
+  }
+  if (s.empty() || s.front() != '|') return false;
+  if (contains(s, "NVIDIA-SMI") && rx(re_nvsmi_header(), s, m, RE2::UNANCHORED)) {
+    e.kind = "nvidia-smi";
+    e.level = "info";
+    e.code = "versions";
+    e.set("nvidia_smi_version", std::string(m[1]));
+    e.set("driver_version", std::string(m[2]));
+    if (!m[3].empty()) e.set("cuda_version", std::string(m[3]));
+    return true;
+  }
+  if (rx(re_nvsmi_gpu(), s, m)) {
+    e.kind = "nvidia-smi";
+    e.level = "info";
+    e.code = "gpu";
+    e.device = int_of(m[1]);
+    e.set("gpu_name", std::string(trim(m[2])));
+    e.set("bus_id", std::string(m[3]));
+    return true;
+  }
+  if (rx(re_nvsmi_proc(), s, m)) {
+    e.kind = "nvidia-smi";
+    e.level = "info";
+    e.code = "gpu-process";
+    e.device = int_of(m[1]);
+    e.pid = int_of(m[2]);
+    e.set("process", std::string(m[4]));
+    e.set("memory_mib", *int_of(m[5]));
+    return true;
+  }
+  return false;
+}
+
+bool parse_kernel(std::string_view s, model::Event& e) {
+  if (!contains(s, "Killed process") && !contains(s, "oom-kill") && !contains(s, "NVRM: Xid")) return false;
+  M m;
+  std::string_view rest = s;
+  if (rx(re_dmesg_ts(), s, m)) {
+    e.set("uptime", std::string(m[1]));
+    rest = s.substr(m[0].size());
+  }
+  if (rx(re_kernel_oom(), rest, m, RE2::UNANCHORED)) {
+    e.kind = "kernel";
+    e.level = "error";
+    e.code = "oom-kill";
+    e.pid = int_of(m[1]);
+    e.set("process", std::string(m[2]));
+  } else if (rx(re_kernel_oomkill(), rest, m, RE2::UNANCHORED)) {
+    e.kind = "kernel";
+    e.level = "error";
+    e.code = "oom-kill";
+    e.pid = int_of(m[2]);
+    e.set("process", std::string(m[1]));
+  } else if (rx(re_xid(), rest, m, RE2::UNANCHORED)) {
+    e.kind = "kernel";
+    e.level = "error";
+    e.code = "Xid-" + std::string(m[2]);
+    e.set("bus_id", std::string(m[1]));
+    e.set("xid", *int_of(m[2]));
+  } else {
+    return false;
+  }
+  e.message = std::string(rest);
+  return true;
+}
+
+bool parse_key_colon_value(std::string_view s, std::string& key, std::string& value) {
+  std::size_t i = 0;
+  while (i < s.size() && s[i] == ' ') ++i;
+  if (i == 0) return false;
+  std::size_t k = i;
+  while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
+  if (k == i) return false;
+  std::size_t c = k;
+  while (c < s.size() && s[c] == ' ') ++c;
+  if (c >= s.size() || s[c] != ':') return false;
+  key = std::string(s.substr(i, k - i));
+  value = std::string(trim(s.substr(c + 1)));
+  return true;
+}
+
+// ---- message contents -------------------------------------------------------------------------
+
+bool scan_message(std::string_view msg, model::Event& e) {
+  bool hit = false;
+  M m;
+  auto set_code = [&](const char* code) {
+    if (e.code.empty()) e.code = code;
+    hit = true;
+  };
+  if (contains(msg, "WorkNCCL(") && rx(re_worknccl(), msg, m, RE2::UNANCHORED)) {
+    e.set("seq", *int_of(m[1]));
+    e.set("op_type", std::string(m[2]));
+    if (!m[3].empty()) e.set("numel", *int_of(m[3]));
+    e.set("timeout_ms", *int_of(m[5]));
+    M r;
+    if (rx(re_ran_for(), msg, r, RE2::UNANCHORED)) e.set("ran_for_ms", *int_of(r[1]));
+    if (contains(msg, "Watchdog caught collective operation timeout")) set_code("watchdog-timeout");
+    else set_code("nccl-work");
+  }
+  if (contains(msg, "NCCL work") && rx(re_nccl_work(), msg, m, RE2::UNANCHORED)) {
+    e.set("seq", *int_of(m[1]));
+    e.set("last_enqueued", *int_of(m[2]));
+    e.set("last_completed", *int_of(m[3]));
+    set_code("watchdog-work");
+  }
+  if (contains(msg, "Rank ") && rx(re_rank_bracket(), msg, m, RE2::UNANCHORED) && !e.rank) {
+    e.rank = int_of(m[1]);
+  }
+  if (contains(msg, "errno: ") && rx(re_errno(), msg, m, RE2::UNANCHORED)) {
+    e.set("errno", *int_of(m[1]));
+    e.set("errno_text", std::string(m[2]));
+    if (m[1] == "98") set_code("EADDRINUSE");
+    else set_code("socket-error");
+    M p;
+    if (rx(re_bind_port(), msg, p, RE2::UNANCHORED)) e.set("port", *int_of(p[2]));
+  }
+  if (contains(msg, "has failed to listen on any local network address")) set_code("listen-failed");
+  if (contains(msg, "client socket has timed out") && rx(re_client_timeout(), msg, m, RE2::UNANCHORED)) {
+    e.set("timeout_s", *int_of(m[1]));
+    e.set("master_addr", std::string(m[2]));
+    e.set("port", *int_of(m[3]));
+    set_code("store-connect-timeout");
+  }
+  if (contains(msg, "RendezvousTimeoutError")) set_code("rendezvous-timeout");
+  if (contains(msg, "RendezvousConnectionError")) set_code("rendezvous-connection");
+  if (contains(msg, "failed (exitcode") && rx(re_worker_failed(), msg, m, RE2::UNANCHORED)) {
+    e.set("exitcode", *int_of(m[1]));
+    e.local_rank = int_of(m[2]);
+    e.pid = int_of(m[3]);
+    set_code("worker-failed");
+  }
+  if (contains(msg, "closing signal") && rx(re_closing_signal(), msg, m, RE2::UNANCHORED)) {
+    e.set("target_pid", *int_of(m[1]));
+    e.set("signal", std::string(m[2]));
+    set_code("closing-signal");
+  }
+  if (contains(msg, "death signal") && rx(re_death_signal(), msg, m, RE2::UNANCHORED)) {
+    std::string sig(m[1]);
+    if (sig == "1") sig = "SIGHUP";
+    else if (sig == "2") sig = "SIGINT";
+    else if (sig == "15") sig = "SIGTERM";
+    else if (sig == "9") sig = "SIGKILL";
+    e.set("signal", sig);
+    set_code("agent-death-signal");
+  }
+  if (contains(msg, "store based barrier") && rx(re_store_barrier(), msg, m, RE2::UNANCHORED)) {
+    e.rank = int_of(m[1]);
+    e.set("world_size", *int_of(m[2]));
+    e.set("worker_count", *int_of(m[3]));
+    set_code("store-barrier-wait");
+  }
+  if (contains(msg, "Duplicate GPU") && rx(re_dup_gpu(), msg, m, RE2::UNANCHORED)) {
+    e.set("dup_rank_a", *int_of(m[1]));
+    e.set("dup_rank_b", *int_of(m[2]));
+    e.set("bus_id", std::string(m[3]));
+    set_code("duplicate-gpu");
+  }
+  if (contains(msg, "Connection closed by localRank") && rx(re_conn_closed_local(), msg, m, RE2::UNANCHORED)) {
+    e.set("peer_local_rank", *int_of(m[1]));
+    set_code("peer-closed");
+  }
+  if (contains(msg, "out of memory") && rx(re_oom(), msg, m, RE2::UNANCHORED)) {
+    e.set("requested", std::string(m[2]));
+    M d;
+    if (rx(re_oom_dev(), msg, d, RE2::UNANCHORED) && !e.device) e.device = int_of(d[1].empty() ? d[2] : d[1]);
+    set_code(m[1] == "NPU" ? "npu-oom" : "cuda-oom");
+  }
+  if (contains(msg, "received by PID") && rx(re_signal_pid(), msg, m, RE2::UNANCHORED)) {
+    e.set("signal", std::string(m[2]));
+    e.set("target_pid", *int_of(m[3]));
+    set_code("worker-signal");
+  }
+  if (contains(msg, "SignalException") && rx(re_signal_exc(), msg, m, RE2::UNANCHORED)) {
+    const std::string n(m[2]);
+    e.set("signal", n == "1" ? "SIGHUP" : n == "15" ? "SIGTERM" : n == "2" ? "SIGINT" : "SIG" + n);
+    set_code("agent-death-signal");
+  }
+  if (contains(msg, "error code is") && rx(re_acl_code(), msg, m, RE2::UNANCHORED)) {
+    e.set("api", std::string(m[1]));
+    e.set("acl_error", *int_of(m[2]));
+    hit = true;
+  }
+  if (contains(msg, "NPU warning") && rx(re_npu_warning(), msg, m, RE2::UNANCHORED)) {
+    e.set("acl_error", *int_of(m[1]));
+    hit = true;
+  }
+  if (contains(msg, "CUDA error: ") && rx(re_cuda_error(), msg, m, RE2::UNANCHORED)) {
+    e.set("cuda_error", std::string(trim(m[1])));
+    hit = true;
+  }
+  if (contains(msg, "NCCL error in:") && rx(re_nccl_error_in(), msg, m, RE2::UNANCHORED)) {
+    e.set("nccl_error", std::string(trim(m[1])));
+    e.set("nccl_version", std::string(m[2]));
+    hit = true;
+  }
+  if (contains(msg, "nproc") && rx(re_nproc_opt(), msg, m, RE2::UNANCHORED)) {
+    e.set("nproc_per_node", *int_of(m[1]));
+    M o;
+    if (rx(re_nnodes_opt(), msg, o, RE2::UNANCHORED)) e.set("nnodes", *int_of(o[2].empty() ? o[1] : o[2]));
+    if (rx(re_master_addr_opt(), msg, o, RE2::UNANCHORED)) e.set("master_addr", std::string(o[1]));
+    if (rx(re_master_port_opt(), msg, o, RE2::UNANCHORED)) e.set("master_port", *int_of(o[1]));
+    if (rx(re_node_rank_opt(), msg, o, RE2::UNANCHORED)) e.set("node_rank", *int_of(o[1]));
+    set_code("launch-command");
+  }
+  if (contains(msg, "VISIBLE_DEVICES") && rx(re_visible_devices(), msg, m, RE2::UNANCHORED)) {
+    e.set("visible_devices_var", std::string(m[1]));
+    e.set("visible_devices", std::string(m[2]));
+    hit = true;
+  }
+  // HCCL annotations (plog messages and Python-side texts alike).
+  if (contains(msg, "rankNum[") || contains(msg, "ranks[") || contains(msg, "totalRanks[")) {
+    if (auto n = find_int_after(msg, "rankNum")) e.set("nranks", *n);
+    else if (auto t = find_int_after(msg, "totalRanks")) e.set("nranks", *t);
+    else if (auto r = find_int_after(msg, "ranks")) e.set("nranks", *r);
+    if (auto r = find_int_after(msg, "rank"); r && !e.rank) e.rank = r;
+    if (rx(re_hccl_server(), msg, m, RE2::UNANCHORED)) e.set("server", std::string(m[1]));
+    if (auto d = find_int_after(msg, "logicDevId")) e.device = d;
+    else if (auto d2 = find_int_after(msg, "deviceLogicId")) e.device = d2;
+    else if (auto d3 = find_int_after(msg, "device"); d3 && !e.device) e.device = d3;
+    set_code("hccl-comm-init");
+  }
+  if (contains(msg, "remote rank") && rx(re_hccl_remote_rank(), msg, m, RE2::UNANCHORED)) {
+    e.set("remote_rank", std::string(m[1]));
+    hit = true;
+  }
+  if (contains(msg, "Cluster Exception Location") && rx(re_heartbeat_loc(), msg, m, RE2::UNANCHORED)) {
+    e.set("lost_server", std::string(m[1]));
+    e.set("lost_device", *int_of(m[2]));
+    set_code("heartbeat-lost");
+  } else if (contains(msg, "Heartbeat Lost") && rx(re_heartbeat_old(), msg, m, RE2::UNANCHORED)) {
+    e.set("lost_server", std::string(m[1]));
+    e.set("lost_device", *int_of(m[2]));
+    set_code("heartbeat-lost");
+  }
+  if (contains(msg, "timeout[") && rx(re_hccl_timeout(), msg, m, RE2::UNANCHORED)) {
+    e.set("timeout_s", *int_of(m[1]));
+    hit = true;
+  }
+  if (msg.find('|') != std::string_view::npos && rx(re_link_row(), msg, m, RE2::UNANCHORED)) {
+    e.set("dest_ip", std::string(m[1]));
+    e.set("dest_rank", *int_of(m[2]));
+    e.set("src_ip", std::string(m[3]));
+    e.set("src_rank", *int_of(m[4]));
+    e.set("link_status", std::string(m[6]));
+    set_code("hccl-link-error");
+  }
+  if (contains(msg, "module_name=") || contains(msg, "error_code:")) {
+    // "report error module_type=3, module_name=EE8888": the code the user-visible block will carry.
+    const std::size_t at = msg.find(contains(msg, "module_name=") ? "module_name=" : "error_code:");
+    const std::size_t start = msg.find_first_of("=:", at) + 1;
+    std::size_t end = start;
+    while (end < msg.size() && std::isalnum(static_cast<unsigned char>(msg[end]))) ++end;
+    if (end - start == 6) {
+      e.set("reported_code", std::string(msg.substr(start, 6)));
+      if (e.code.empty()) e.code = std::string(msg.substr(start, 6));
+    }
+  }
+  if (contains(msg, "there is a sdma error") || contains(msg, "hwts sdma error")) {
+    e.set("sdma_error", true);
+    hit = true;
+  }
+  if (contains(msg, "ersion") && rx(re_version_kv(), msg, m, RE2::UNANCHORED)) {
+    std::string k(m[1]);
+    for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (k == "pytorch") k = "torch";
+    e.set(k + "_version", std::string(m[2]));
+  }
+  return hit;
+}
+
+}  // namespace dtriage::formats

@@ -1,0 +1,49 @@
+// Single-line recognisers, one per log family. Each fills `e` and returns true when the line is
+// of its family. Multi-line grouping (tracebacks, error-code blocks, tables) lives in the pipeline.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/event.hpp"
+
+namespace dtriage::formats {
+
+// Outer prefixes added by launchers and collectors, stripped before the line is parsed.
+struct Prefix {
+  std::optional<std::int64_t> rank;        // [rank3]:, (VllmWorker rank=3 ...), [1,3]<stdout>:
+  std::optional<std::int64_t> local_rank;  // [default3]: (torchrun --tee)
+  std::optional<std::int64_t> pid;         // (EngineCore_DP0 pid=6903)
+  std::string host;                        // pdsh "host: " before an NCCL line
+  std::string level;                       // vLLM "ERROR 07-17 08:06:53 [file.py:1]"
+  std::string month_day_time;              // "07-17 08:06:53" (no year)
+  std::string time;                        // ISO time of a collector / container prefix
+  std::string key;                         // the prefix text: lines with the same key form a stream
+};
+
+// Strips every recognised outer prefix; `storage` keeps unescaped container-JSON text alive.
+std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage);
+
+bool parse_plog(std::string_view s, model::Event& e);
+bool parse_nccl(std::string_view s, model::Event& e);
+bool parse_glog(std::string_view s, model::Event& e);            // c10 / torchrun glog headers
+bool parse_python_logging(std::string_view s, model::Event& e);  // "WARNING:torch.distributed...:msg"
+bool parse_torch_npu(std::string_view s, model::Event& e);       // "[ERROR] ... (PID:1, Device:2, RankID:3) ERR00100"
+bool parse_cann_start(std::string_view s, model::Event& e);      // "EE8888: [PID: 1] ... msg"
+bool parse_exception_line(std::string_view s, model::Event& e);  // "RuntimeError: ..."
+bool parse_nvidia_smi(std::string_view s, model::Event& e);
+bool parse_kernel(std::string_view s, model::Event& e);
+
+// Facts inside a message, whatever the family: watchdog timeouts, worker failures, signals,
+// socket errors, OOM, duplicate GPU, HCCL ranks and devices, launcher options. Returns true when
+// the message holds something worth an event on its own.
+bool scan_message(std::string_view msg, model::Event& e);
+
+// The device a message names (device_id=3, devId[3], deviceId=3, device(3), Device 3, ...).
+std::optional<std::int64_t> find_device(std::string_view msg);
+
+// torchrun launch-config lines ("  nproc_per_node   : 8") and failure-table fields.
+bool parse_key_colon_value(std::string_view s, std::string& key, std::string& value);
+
+}  // namespace dtriage::formats

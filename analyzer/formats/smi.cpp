@@ -1,0 +1,147 @@
+#include "formats/smi.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "formats/util.hpp"
+
+namespace dtriage::formats {
+namespace {
+
+std::vector<std::string> cells(const std::string& row) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : row) {
+    if (c == '|') {
+      out.emplace_back(trim(cur));
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  out.emplace_back(trim(cur));
+  // drop the empty cells outside the first and last '|'
+  if (!out.empty() && out.front().empty()) out.erase(out.begin());
+  if (!out.empty() && out.back().empty()) out.pop_back();
+  return out;
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> w;
+  std::string x;
+  while (in >> x) w.push_back(x);
+  return w;
+}
+
+bool numeric(const std::string& s) { return to_int(s).has_value(); }
+
+}  // namespace
+
+void parse_npu_smi(const std::vector<std::string>& rows, model::Event& summary,
+                   const std::function<void(model::Event&&)>& emit) {
+  struct Chip {
+    std::int64_t npu = -1, chip = -1, device = -1;
+    std::string name, health, bus;
+  };
+  std::vector<Chip> chips;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> device_of;  // (npu, chip) -> device
+  Chip pending;
+  bool have_pending = false;
+  std::vector<model::Event> processes;
+  for (const std::string& row : rows) {
+    if (row.empty() || row.front() != '|') continue;
+    if (row.find("npu-smi") != std::string::npos) {
+      const auto v = row.find("Version:");
+      if (v != std::string::npos) {
+        const auto w = words(row.substr(v + 8));
+        if (!w.empty()) summary.set("npu_smi_version", w[0]);
+      }
+      continue;
+    }
+    const auto c = cells(row);
+    if (c.size() < 2) continue;
+    const auto first = words(c[0]);
+    if (first.empty() || !numeric(first[0])) continue;  // header rows
+    if (first.size() >= 2 && !numeric(first[1])) {  // NPU id + chip name, then health
+      pending = Chip{};
+      pending.npu = *to_int(first[0]);
+      pending.name = first[1];
+      pending.health = c[1];
+      have_pending = true;
+      continue;
+    }
+    const bool bus_cell = c[1].find(':') != std::string::npos;
+    if (bus_cell && have_pending) {  // chip row: chip id [device id] | bus id
+      pending.chip = *to_int(first[0]);
+      pending.device = first.size() >= 2 ? *to_int(first[1]) : pending.npu;
+      pending.bus = c[1];
+      chips.push_back(pending);
+      device_of[{pending.npu, pending.chip}] = pending.device;
+      have_pending = false;
+      continue;
+    }
+    if (!bus_cell && first.size() >= 2 && c.size() >= 3 && numeric(c[1])) {  // process row
+      model::Event p;
+      p.kind = "npu-smi";
+      p.level = "info";
+      p.code = "npu-process";
+      const std::int64_t npu = *to_int(first[0]);
+      const std::int64_t chip = *to_int(first[1]);
+      p.set("npu", npu);
+      p.set("chip", chip);
+      p.pid = to_int(c[1]);
+      if (c.size() >= 3) p.set("process", c[2]);
+      if (c.size() >= 4)
+        if (auto mem = to_int(c[3])) p.set("memory_mb", *mem);
+      processes.push_back(std::move(p));
+      (void)npu;
+      (void)chip;
+    }
+  }
+  std::string devices, unhealthy;
+  for (const Chip& ch : chips) {
+    if (!devices.empty()) devices += ",";
+    devices += std::to_string(ch.device);
+    if (ch.health != "OK") {
+      if (!unhealthy.empty()) unhealthy += ",";
+      unhealthy += std::to_string(ch.device) + ":" + ch.health;
+    }
+  }
+  std::map<std::int64_t, int> npus;
+  for (const Chip& ch : chips) npus[ch.npu]++;
+  summary.set("device_count", static_cast<std::int64_t>(chips.size()));
+  summary.set("npu_count", static_cast<std::int64_t>(npus.size()));
+  summary.set("devices", devices);
+  if (!unhealthy.empty()) summary.set("unhealthy", unhealthy);
+  summary.message = std::to_string(chips.size()) + " devices on " + std::to_string(npus.size()) + " NPUs";
+  for (const Chip& ch : chips) {
+    model::Event d;
+    d.path = summary.path;
+    d.line = summary.line;
+    d.text = summary.text;
+    d.node = summary.node;
+    d.kind = "npu-smi";
+    d.level = ch.health == "OK" ? "info" : "error";
+    d.code = "npu-device";
+    d.device = ch.device;
+    d.set("npu", ch.npu);
+    d.set("chip_name", ch.name);
+    d.set("health", ch.health);
+    d.set("bus_id", ch.bus);
+    emit(std::move(d));
+  }
+  for (model::Event& p : processes) {
+    p.path = summary.path;
+    p.line = summary.line;
+    p.text = summary.text;
+    p.node = summary.node;
+    const auto npu = p.get_int("npu").value_or(-1);
+    const auto chip = p.get_int("chip").value_or(-1);
+    if (auto it = device_of.find({npu, chip}); it != device_of.end()) p.device = it->second;
+    else p.device = npu;
+    emit(std::move(p));
+  }
+}
+
+}  // namespace dtriage::formats
