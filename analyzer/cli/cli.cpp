@@ -30,6 +30,7 @@ struct RawArgs {
   double max_ratio = 1000.0;
   std::string node_from_path;
   bool all_lines = false;
+  bool raw = false;
 };
 
 // ---- validated configuration ---------------------------------------------------------------
@@ -98,6 +99,7 @@ std::optional<Config> validate(const RawArgs& raw, std::string& error) {
     c.hints = std::move(hints.value());
   }
   c.parse.all_lines = raw.all_lines;
+  c.parse.raw = raw.raw;
   return c;
 }
 
@@ -268,7 +270,8 @@ int run(int argc, char** argv) {
   add_input_options(*events, events_raw);
   events->add_option("--format", events_raw.format, "jsonl (default) or text")
       ->check(CLI::IsMember({"jsonl", "text"}));
-  events->add_flag("--all-lines", events_raw.all_lines, "Also print lines no parser recognised");
+  events->add_flag("--all-lines", events_raw.all_lines, "Also print lines no parser recognised (kind \"line\")");
+  events->add_flag("--raw", events_raw.raw, "Do not parse: one event per line with its path, line and text");
 
   try {
     app.parse(argc, argv);

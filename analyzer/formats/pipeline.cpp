@@ -261,6 +261,16 @@ struct SourceParser::Impl {
   }
 
   void feed(const lines::Line& line) {
+    if (options.raw) {
+      model::Event e;
+      e.path = source.path;
+      e.line = line.number;
+      e.text = std::string(line.text);
+      e.node = source.node;
+      if (line.cut) e.set("cut", true);
+      emit(std::move(e));
+      return;
+    }
     Prefix p;
     std::string storage;
     const std::string_view rest = strip_prefixes(line.text, p, storage);

@@ -14,6 +14,7 @@ using EventFn = std::function<void(model::Event&&)>;
 
 struct ParseOptions {
   bool all_lines = false;  // also emit lines no parser recognised (kind "line")
+  bool raw = false;        // no parsing: every line is one event with its text only
 };
 
 class SourceParser {

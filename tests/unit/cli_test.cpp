@@ -23,7 +23,7 @@ TEST(Cli, EventsJsonlHasContractFields) {
   TempDir d;
   static const char kText[] = "first\nsecond \xff with \"quotes\" and \0 nul\n";
   d.write("job/node2/train.log", std::string(kText, sizeof kText - 1));
-  const RunResult r = run_dtriage("events --all-lines '" + d.file("job") + "'");
+  const RunResult r = run_dtriage("events --raw '" + d.file("job") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto events = parse_jsonl(r.out);
   ASSERT_EQ(events.size(), 2u);
@@ -37,7 +37,7 @@ TEST(Cli, ExitCodeOneWhenSomeInputIsUnreadable) {
   TempDir d;
   d.write("job/ok.log", "ok\n");
   d.write("job/cut.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8));
-  const RunResult r = run_dtriage("events --all-lines '" + d.file("job") + "'");
+  const RunResult r = run_dtriage("events --raw '" + d.file("job") + "'");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cut.gz"), std::string::npos);
   EXPECT_EQ(parse_jsonl(r.out).size(), 1u);
@@ -61,7 +61,7 @@ TEST(Cli, StdinIsAnInput) {
   TempDir d;
   const std::string f = d.write("in.log", "from stdin\n");
   ASSERT_EQ(sh("gzip -k '" + f + "'"), 0);
-  const RunResult r = run_dtriage("events --all-lines -", f + ".gz");
+  const RunResult r = run_dtriage("events --raw -", f + ".gz");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto events = parse_jsonl(r.out);
   ASSERT_EQ(events.size(), 1u);
@@ -72,7 +72,7 @@ TEST(Cli, StdinIsAnInput) {
 TEST(Cli, OutputFileOption) {
   TempDir d;
   d.write("a.log", "x\n");
-  const RunResult r = run_dtriage("events --all-lines -o '" + d.file("out.jsonl") + "' '" + d.file("a.log") + "'");
+  const RunResult r = run_dtriage("events --raw -o '" + d.file("out.jsonl") + "' '" + d.file("a.log") + "'");
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_TRUE(r.out.empty());
   EXPECT_EQ(parse_jsonl(read_file(d.file("out.jsonl"))).size(), 1u);
@@ -81,7 +81,7 @@ TEST(Cli, OutputFileOption) {
 TEST(Cli, LongLinesAreCutAndCounted) {
   TempDir d;
   d.write("a.log", std::string(5 << 20, 'q') + "\nnext\n");
-  const RunResult r = run_dtriage("events --all-lines '" + d.file("a.log") + "'");
+  const RunResult r = run_dtriage("events --raw '" + d.file("a.log") + "'");
   ASSERT_EQ(r.exit_code, 0);
   const auto events = parse_jsonl(r.out);
   ASSERT_EQ(events.size(), 2u);
@@ -89,7 +89,7 @@ TEST(Cli, LongLinesAreCutAndCounted) {
   EXPECT_EQ(events[0]["cut"], true);
   EXPECT_EQ(events[1]["line"], 2);
   EXPECT_NE(r.err.find("1 lines longer"), std::string::npos);
-  const RunResult small = run_dtriage("events --all-lines --max-line-bytes 1K '" + d.file("a.log") + "'");
+  const RunResult small = run_dtriage("events --raw --max-line-bytes 1K '" + d.file("a.log") + "'");
   EXPECT_EQ(parse_jsonl(small.out)[0]["text"].get<std::string>().size(), 1024u);
 }
 
@@ -106,7 +106,7 @@ TEST(Cli, PermissionDeniedFileIsUnreadable) {
     ::chmod(d.file("job/ok.log").c_str(), 0644);
     prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
   }
-  const std::string cmd = prefix + "'" + DTRIAGE_BINARY + "' events --all-lines '" + d.file("job") + "' >'" +
+  const std::string cmd = prefix + "'" + DTRIAGE_BINARY + "' events --raw '" + d.file("job") + "' >'" +
                           d.file("out") + "' 2>'" + d.file("err") + "'";
   EXPECT_EQ(sh(cmd), 1);
   EXPECT_NE(read_file(d.file("err")).find("secret.log: Permission denied"), std::string::npos) << read_file(d.file("err"));

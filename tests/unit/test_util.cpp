@@ -76,7 +76,7 @@ class CollectSink final : public ingest::Sink {
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
     lines::LineReader reader(text, max_line_);
     formats::ParseOptions opt;
-    opt.all_lines = !parse_;
+    opt.raw = !parse_;
     formats::SourceParser parser(source, opt, [this](model::Event&& e) { c_.events.push_back(std::move(e)); });
     lines::Line line;
     while (reader.next(line)) {
