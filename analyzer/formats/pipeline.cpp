@@ -46,7 +46,7 @@ enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig,
 struct Block {
   BlockType type;
   model::Event event;
-  std::vector<std::string> lines;  // raw continuation texts (without prefixes), for tables
+  std::vector<std::pair<std::uint64_t, std::string>> lines;  // numbered rows, for tables
 };
 
 bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
@@ -186,7 +186,10 @@ struct SourceParser::Impl {
       }
       case BlockType::ExceptionTail: {
         if (blank(rest) || b.event.body.size() > 40) return false;
-        if (starts_with(rest, "Traceback (most recent call last)")) return false;
+        if (starts_with(rest, "Traceback (most recent call last)") || starts_with(rest, "===") ||
+            starts_with(rest, "---") || starts_with(rest, "Root Cause") || starts_with(rest, "Failures:") ||
+            contains(b.event.code, "ChildFailedError"))
+          return false;
         model::Event probe;
         if (recognised(rest, probe)) return false;
         add_body(rest);
@@ -224,7 +227,7 @@ struct SourceParser::Impl {
       }
       case BlockType::NpuSmi:
         if (!rest.empty() && (rest.front() == '|' || rest.front() == '+')) {
-          b.lines.emplace_back(rest);
+          b.lines.emplace_back(line.number, std::string(rest));
           b.event.end_line = line.number;
           return true;
         }
@@ -326,7 +329,7 @@ struct SourceParser::Impl {
       e.level = "info";
       e.code = "inventory";
       Block b{BlockType::NpuSmi, std::move(e), {}};
-      b.lines.emplace_back(rest);
+      b.lines.emplace_back(line.number, std::string(rest));
       open.emplace(key, std::move(b));
       return;
     }

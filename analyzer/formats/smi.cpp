@@ -38,18 +38,20 @@ bool numeric(const std::string& s) { return to_int(s).has_value(); }
 
 }  // namespace
 
-void parse_npu_smi(const std::vector<std::string>& rows, model::Event& summary,
+void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& rows, model::Event& summary,
                    const std::function<void(model::Event&&)>& emit) {
   struct Chip {
     std::int64_t npu = -1, chip = -1, device = -1;
     std::string name, health, bus;
+    std::uint64_t line = 0;
+    std::string text;
   };
   std::vector<Chip> chips;
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> device_of;  // (npu, chip) -> device
   Chip pending;
   bool have_pending = false;
   std::vector<model::Event> processes;
-  for (const std::string& row : rows) {
+  for (const auto& [number, row] : rows) {
     if (row.empty() || row.front() != '|') continue;
     if (row.find("npu-smi") != std::string::npos) {
       const auto v = row.find("Version:");
@@ -76,6 +78,8 @@ void parse_npu_smi(const std::vector<std::string>& rows, model::Event& summary,
       pending.chip = *to_int(first[0]);
       pending.device = first.size() >= 2 ? *to_int(first[1]) : pending.npu;
       pending.bus = c[1];
+      pending.line = number;
+      pending.text = row;
       chips.push_back(pending);
       device_of[{pending.npu, pending.chip}] = pending.device;
       have_pending = false;
@@ -91,6 +95,8 @@ void parse_npu_smi(const std::vector<std::string>& rows, model::Event& summary,
       p.set("npu", npu);
       p.set("chip", chip);
       p.pid = to_int(c[1]);
+      p.line = number;
+      p.text = row;
       if (c.size() >= 3) p.set("process", c[2]);
       if (c.size() >= 4)
         if (auto mem = to_int(c[3])) p.set("memory_mb", *mem);
@@ -118,8 +124,8 @@ void parse_npu_smi(const std::vector<std::string>& rows, model::Event& summary,
   for (const Chip& ch : chips) {
     model::Event d;
     d.path = summary.path;
-    d.line = summary.line;
-    d.text = summary.text;
+    d.line = ch.line;
+    d.text = ch.text;
     d.node = summary.node;
     d.kind = "npu-smi";
     d.level = ch.health == "OK" ? "info" : "error";
@@ -133,8 +139,6 @@ void parse_npu_smi(const std::vector<std::string>& rows, model::Event& summary,
   }
   for (model::Event& p : processes) {
     p.path = summary.path;
-    p.line = summary.line;
-    p.text = summary.text;
     p.node = summary.node;
     const auto npu = p.get_int("npu").value_or(-1);
     const auto chip = p.get_int("chip").value_or(-1);
