@@ -4,12 +4,19 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/inventory.hpp"
+#include "correlate/facts.hpp"
+#include "report/report.hpp"
+#include "rules/engine.hpp"
+#include "rules/loader.hpp"
 #include "cli/output.hpp"
 #include "formats/pipeline.hpp"
 #include "ingest/ingest.hpp"
@@ -31,6 +38,9 @@ struct RawArgs {
   std::string node_from_path;
   bool all_lines = false;
   bool raw = false;
+  std::vector<std::string> rules_dirs;
+  bool no_default_rules = false;
+  std::string color = "auto";
 };
 
 // ---- validated configuration ---------------------------------------------------------------
@@ -42,6 +52,8 @@ struct Config {
   ingest::Limits limits;
   ingest::NodeHints hints;
   formats::ParseOptions parse;
+  std::vector<std::string> rules_dirs;  // pack first, then --rules
+  std::string color;
 };
 
 // "1048576", "64K", "1M", "2G", "1T" (binary multiples).
@@ -98,6 +110,9 @@ std::optional<Config> validate(const RawArgs& raw, std::string& error) {
     }
     c.hints = std::move(hints.value());
   }
+  if (!raw.no_default_rules) c.rules_dirs.push_back(rules::default_rules_dir());
+  for (const auto& d : raw.rules_dirs) c.rules_dirs.push_back(d);
+  c.color = raw.color;
   c.parse.all_lines = raw.all_lines;
   c.parse.raw = raw.raw;
   return c;
@@ -164,6 +179,11 @@ void print_problems(const base::Inventory& inv) {
     std::fprintf(stderr, "dtriage: skipped %s: %s\n", p.path.c_str(), p.reason.c_str());
 }
 
+void print_problems_brief(const base::Inventory& inv) {
+  if (!inv.unreadable.empty())
+    std::fprintf(stderr, "dtriage: %zu input(s) could not be read (listed in the report)\n", inv.unreadable.size());
+}
+
 int exit_code(const ingest::Ingestor& ing, const base::Inventory& inv) {
   if (!ing.read_anything()) return 2;
   return inv.unreadable.empty() ? 0 : 1;
@@ -189,35 +209,58 @@ int cmd_events(Config& config) {
 
 // ---- analyze --------------------------------------------------------------------------------
 
+// Parses every source and keeps the events that a parser recognised or a rule matches.
 class Collector final : public ingest::Sink {
  public:
-  Collector(const Config& config, base::Inventory& inv) : config_(config), inv_(inv) {}
+  Collector(const Config& config, const rules::Engine& engine, base::Inventory& inv)
+      : config_(config), engine_(engine), inv_(inv) {}
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
     lines::LineReader reader(text, config_.max_line);
+    formats::ParseOptions opt;
+    opt.all_lines = true;
+    formats::SourceParser parser(source, opt, [this](model::Event&& e) {
+      if (e.kind == "line" && engine_.match(e).empty()) return;
+      events_.push_back(std::move(e));
+    });
     lines::Line line;
-    while (reader.next(line)) ++inv_.lines;
+    while (reader.next(line)) {
+      ++inv_.lines;
+      parser.feed(line);
+    }
+    parser.finish();
     inv_.lines_cut += reader.lines_cut();
-    if (!source.node.empty()) nodes_[source.node] += 1;
   }
-  const std::map<std::string, int>& nodes() const { return nodes_; }
+  std::vector<model::Event>& events() { return events_; }
 
  private:
   const Config& config_;
+  const rules::Engine& engine_;
   base::Inventory& inv_;
-  std::map<std::string, int> nodes_;
+  std::vector<model::Event> events_;
 };
 
-nlohmann::json inventory_json(const base::Inventory& inv) {
-  nlohmann::json j;
-  j["files"] = inv.files;
-  j["bytes"] = inv.bytes;
-  j["lines"] = inv.lines;
-  j["lines_cut"] = inv.lines_cut;
-  j["unreadable"] = nlohmann::json::array();
-  for (const auto& p : inv.unreadable) j["unreadable"].push_back({{"path", p.path}, {"reason", p.reason}});
-  j["skipped"] = nlohmann::json::array();
-  for (const auto& p : inv.skipped) j["skipped"].push_back({{"path", p.path}, {"reason", p.reason}});
-  return j;
+struct LoadedRules {
+  rules::RuleSet set;
+  std::shared_ptr<rules::Engine> engine;
+};
+
+std::optional<LoadedRules> load_engine(const Config& config) {
+  LoadedRules lr;
+  lr.set = rules::load_rules(config.rules_dirs);
+  auto eng = rules::Engine::compile(lr.set.rules);
+  if (!eng) {
+    std::fprintf(stderr, "dtriage: rules: %s\n", eng.error().c_str());
+    return std::nullopt;
+  }
+  lr.engine = eng.value();
+  return lr;
+}
+
+bool use_color(const Config& config, const Output& out) {
+  if (config.color == "always") return true;
+  if (config.color == "never") return false;
+  if (std::getenv("NO_COLOR") != nullptr) return false;
+  return out.is_terminal();
 }
 
 int cmd_analyze(Config& config) {
@@ -226,28 +269,70 @@ int cmd_analyze(Config& config) {
     std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
     return 2;
   }
+  auto loaded = load_engine(config);
+  if (!loaded) return 2;
+  for (const auto& p : loaded->set.problems) std::fprintf(stderr, "dtriage: rule problem: %s: %s\n", p.where.c_str(), p.message.c_str());
   base::Inventory inv;
   ingest::Ingestor ing(config.limits, std::move(config.hints), inv);
-  Collector collector(config, inv);
+  Collector collector(config, *loaded->engine, inv);
   ing.run(config.paths, collector);
-  if (config.format == "json") {
-    nlohmann::json j;
-    j["schema"] = "dtriage.report/1";
-    j["nodes"] = nlohmann::json::array();
-    for (const auto& [name, files] : collector.nodes()) j["nodes"].push_back({{"name", name}, {"files", files}});
-    j["inputs"] = inventory_json(inv);
-    out.buffer() += j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out.buffer() += '\n';
-  } else {
-    std::string& b = out.buffer();
-    b += "inputs: " + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
-         std::to_string(inv.lines) + " lines\n";
-    for (const auto& [name, files] : collector.nodes()) b += "  node " + name + ": " + std::to_string(files) + " files\n";
-    for (const auto& p : inv.unreadable) b += "  unreadable " + p.path + ": " + p.reason + "\n";
-    for (const auto& p : inv.skipped) b += "  skipped " + p.path + ": " + p.reason + "\n";
-  }
+  std::vector<model::Event>& events = collector.events();
+  const correlate::Facts facts = correlate::correlate(events);
+  const rules::Analysis analysis = loaded->engine->analyze(events, facts);
+  const report::Report rep{events, facts, analysis, inv, loaded->set.problems, loaded->set.rules.size(), kVersion};
+  if (config.format == "json") out.buffer() += report::render_json(rep);
+  else out.buffer() += report::render_text(rep, use_color(config, out));
   out.flush();
+  if (config.format != "json") print_problems_brief(inv);
   return exit_code(ing, inv);
+}
+
+// ---- rules ----------------------------------------------------------------------------------
+
+int cmd_rules(const std::string& action, Config& config, const std::string& id) {
+  auto loaded = load_engine(config);
+  if (!loaded) return 2;
+  const auto& problems = loaded->set.problems;
+  for (const auto& p : problems) std::fprintf(stderr, "%s: %s\n", p.where.c_str(), p.message.c_str());
+  const auto& rs = loaded->engine->rules();
+  if (action == "list") {
+    for (const auto& r : rs)
+      std::printf("%-40s %-26s %-8s %s\n", r.id.c_str(), r.category.c_str(), r.severity.c_str(), r.title.c_str());
+    std::printf("%zu rules\n", rs.size());
+    return problems.empty() ? 0 : 1;
+  }
+  if (action == "show") {
+    for (const auto& r : rs) {
+      if (r.id != id) continue;
+      std::printf("id: %s\nfile: %s:%d\ntitle: %s\ncategory: %s\nseverity: %s\nrole: %s\nscope: %s\n", r.id.c_str(),
+                  r.file.c_str(), r.line, r.title.c_str(), r.category.c_str(), r.severity.c_str(), rules::role_name(r.role),
+                  rules::scope_name(r.scope));
+      if (!r.regex.empty()) std::printf("regex: %s\n", r.regex.c_str());
+      for (const auto& c : r.when) std::printf("when: %s\n", c.text.c_str());
+      std::printf("summary: %s\nremedy: %s\n", r.summary.c_str(), r.remedy.c_str());
+      for (const auto& e : r.explains) std::printf("explains: %s\n", e.c_str());
+      if (!r.description.empty()) std::printf("\n%s\n", r.description.c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "dtriage: no rule with id '%s'\n", id.c_str());
+    return 2;
+  }
+  // test and lint: examples must behave; lint also checks explains targets.
+  std::vector<std::string> failures = rules::check_examples(*loaded->engine);
+  if (action == "lint") {
+    for (const auto& r : rs)
+      for (const auto& x : r.explains) {
+        bool found = false;
+        for (const auto& o : rs) found = found || (x == o.id || (x.back() == '*' && r.explains_rule(o.id)));
+        if (!found) failures.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": explains unknown rule " + x);
+      }
+  }
+  for (const auto& f : failures) std::printf("FAIL %s\n", f.c_str());
+  std::size_t examples = 0;
+  for (const auto& r : rs) examples += r.examples_match.size() + r.examples_no_match.size();
+  std::printf("%zu rules, %zu examples: %zu passed, %zu failed\n", rs.size(), examples, examples - std::min(examples, failures.size()),
+              failures.size() + problems.size());
+  return failures.empty() && problems.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -261,8 +346,23 @@ int run(int argc, char** argv) {
   analyze_raw.format = "text";
   CLI::App* analyze = app.add_subcommand("analyze", "Name the root cause of one failed job");
   add_input_options(*analyze, analyze_raw);
-  analyze->add_option("--format", analyze_raw.format, "text or json")
+  analyze->add_option("--format", analyze_raw.format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
+  analyze->add_option("--rules", analyze_raw.rules_dirs, "Also load rules from this directory (repeatable)");
+  analyze->add_flag("--no-default-rules", analyze_raw.no_default_rules, "Do not load the installed rule pack");
+  analyze->add_option("--color", analyze_raw.color, "auto (default), always or never; NO_COLOR is honoured")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
+  RawArgs rules_raw;
+  std::string rule_action;
+  std::string rule_id;
+  CLI::App* rules_cmd = app.add_subcommand("rules", "List, show, test or lint the rules");
+  rules_cmd->add_option("action", rule_action, "list, show ID, test or lint")
+      ->required()
+      ->check(CLI::IsMember({"list", "show", "test", "lint"}));
+  rules_cmd->add_option("id", rule_id, "Rule id (for show)");
+  rules_cmd->add_option("--rules", rules_raw.rules_dirs, "Also load rules from this directory (repeatable)");
+  rules_cmd->add_flag("--no-default-rules", rules_raw.no_default_rules, "Do not load the installed rule pack");
 
   RawArgs events_raw;
   events_raw.format = "jsonl";
@@ -286,6 +386,16 @@ int run(int argc, char** argv) {
     return 2;
   }
 
+  if (rules_cmd->parsed()) {
+    std::string error;
+    rules_raw.paths = {"-"};
+    auto config = validate(rules_raw, error);
+    if (!config) {
+      std::fprintf(stderr, "dtriage: %s\n", error.c_str());
+      return 2;
+    }
+    return cmd_rules(rule_action, *config, rule_id);
+  }
   const RawArgs& raw = analyze->parsed() ? analyze_raw : events_raw;
   std::string error;
   auto config = validate(raw, error);

@@ -1,0 +1,158 @@
+#include "correlate/facts.hpp"
+
+#include <algorithm>
+
+namespace dtriage::correlate {
+
+std::int64_t Node::processes() const {
+  if (nproc_per_node) return *nproc_per_node;
+  return static_cast<std::int64_t>(std::max(local_ranks.size(), device_pids.size()));
+}
+
+std::optional<std::int64_t> Node::shared_device() const {
+  for (const auto& [dev, users] : device_pids)
+    if (users.size() >= 2) return dev;
+  return std::nullopt;
+}
+
+const Node* Facts::node(const std::string& name) const {
+  for (const Node& n : nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+std::vector<std::int64_t> Facts::ranks_without_timeout() const {
+  std::vector<std::int64_t> out;
+  if (job.ranks_with_timeout.empty()) return out;
+  std::set<std::int64_t> known;
+  for (const auto& [r, info] : ranks) known.insert(r);
+  if (job.world_size && *job.world_size <= 4096)
+    for (std::int64_t r = 0; r < *job.world_size; ++r) known.insert(r);
+  for (std::int64_t r : known)
+    if (job.ranks_with_timeout.count(r) == 0) out.push_back(r);
+  return out;
+}
+
+bool is_error(const model::Event& e) {
+  if (e.level == "error") return true;
+  if (e.kind == "nccl" && e.level == "warning") return true;  // NCCL WARN is NCCL's error level
+  return false;
+}
+
+namespace {
+
+bool before(const model::Event& a, const model::Event& b) {
+  if (a.time.empty() != b.time.empty()) return !a.time.empty();  // dated events first
+  if (a.time != b.time) return a.time < b.time;
+  if (a.path != b.path) return a.path < b.path;
+  return a.line < b.line;
+}
+
+void keep_first(std::optional<EventIndex>& slot, EventIndex i, const std::vector<model::Event>& ev) {
+  if (!slot || before(ev[i], ev[*slot])) slot = i;
+}
+
+}  // namespace
+
+Facts correlate(std::vector<model::Event>& events) {
+  // A source whose lines name a host (NCCL prefix, failure table) lends it to its other lines.
+  std::map<std::string, std::map<std::string, int>> content_nodes;  // path -> node -> count
+  for (const auto& e : events)
+    if ((e.kind == "nccl" || e.code == "failure-row") && !e.node.empty()) content_nodes[e.path][e.node]++;
+  std::map<std::string, std::string> path_host;
+  for (const auto& [path, counts] : content_nodes) {
+    if (counts.size() == 1) path_host[path] = counts.begin()->first;
+  }
+  for (auto& e : events) {
+    if (!e.node.empty()) continue;
+    if (auto it = path_host.find(e.path); it != path_host.end()) e.node = it->second;
+  }
+
+  Facts f;
+  std::map<std::string, Node> nodes;
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    Node& n = nodes[e.node];
+    n.name = e.node;
+    if (auto v = e.get_int("nproc_per_node")) {
+      n.nproc_per_node = *v;
+      n.nproc_evidence.push_back(i);
+      f.job.nproc_values.insert(*v);
+      if (auto nn = e.get_int("nnodes")) f.job.expected_nodes = *nn;
+      if (auto mx = e.get_int("max_nodes")) f.job.expected_nodes = *mx;
+      if (const std::string a = e.get_str("master_addr"); !a.empty()) f.job.master_addr = a;
+      if (auto p = e.get_int("master_port")) f.job.master_port = *p;
+    }
+    if (e.kind == "npu-smi" && e.code == "inventory") {
+      if (auto dc = e.get_int("device_count"); dc && *dc > 0) {
+        n.devices = *dc;
+        n.device_evidence.push_back(i);
+      }
+    }
+    if (e.kind == "npu-smi" && e.code == "npu-device" && e.get_str("health") != "OK" && e.device)
+      n.unhealthy_devices.insert(*e.device);
+    if (n.chip.empty()) {
+      if (const std::string c = e.get_str("chip_name"); !c.empty()) n.chip = c;
+      else if (const std::string g = e.get_str("gpu_name"); !g.empty()) n.chip = g;
+    }
+    if (e.kind == "nvidia-smi" && e.code == "gpu" && e.device) {
+      const std::int64_t count = *e.device + 1;
+      if (!n.devices || *n.devices < count) n.devices = count;
+      n.device_evidence.push_back(i);
+    }
+    for (const char* k : {"nccl_version", "driver_version", "cuda_version", "cann_version", "torch_version",
+                          "npu_smi_version"}) {
+      if (const std::string v = e.get_str(k); !v.empty()) n.versions[k] = v;
+    }
+    // Worker processes and the devices they used. NCCL lines carry the device per thread, and
+    // launcher lines carry the agent's pid, so only process-level sources count here.
+    const bool worker_source = e.kind == "plog" || e.kind == "torch_npu" || e.kind == "cann" ||
+                               (e.kind == "nccl" && e.level == "info");
+    if (e.pid && *e.pid > 0 && (worker_source || e.code == "failure-row" || e.code == "worker-failed"))
+      n.pids.insert(*e.pid);
+    if (e.pid && e.device && worker_source && *e.device >= 0) {
+      auto& set = n.device_pids[*e.device];
+      if (set.insert(*e.pid).second) n.device_pid_evidence_first.emplace(*e.pid, i);
+    }
+    if (e.local_rank) n.local_ranks.insert(*e.local_rank);
+    if (e.rank) {
+      n.ranks.insert(*e.rank);
+      Rank& r = f.ranks[*e.rank];
+      r.rank = *e.rank;
+      if (r.node.empty()) r.node = e.node;
+      if (e.pid && !r.pid && e.kind != "torchrun") r.pid = e.pid;
+      if (is_error(e) && e.code != "watchdog-timeout" && e.code != "watchdog-work") keep_first(r.first_error, i, events);
+      if (e.code == "watchdog-timeout" || e.code == "watchdog-work" ||
+          (e.kind == "cann" && (e.code == "EI0002" || e.code == "EI0006"))) {
+        r.reported_timeout = true;
+      }
+      if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
+    }
+    if (auto nr = e.get_int("nranks")) {
+      if (!f.job.world_size || *nr > *f.job.world_size) {
+        f.job.world_size = *nr;
+        f.job.world_size_evidence = {i};
+      }
+    }
+    if (e.code == "watchdog-timeout" || (e.kind == "cann" && e.code == "EI0002")) {
+      if (e.rank) f.job.ranks_with_timeout.insert(*e.rank);
+      f.job.timeout_evidence.push_back(i);
+      if (const std::string op = e.get_str("op_type"); !op.empty()) f.job.timeout_op = op;
+      if (auto s = e.get_int("seq")) f.job.timeout_seq = *s;
+      if (auto t = e.get_int("timeout_ms")) f.job.timeout_ms = *t;
+    }
+    if (is_error(e)) {
+      ++n.errors;
+      keep_first(n.first_error, i, events);
+      keep_first(f.job.first_error, i, events);
+    }
+  }
+  if (f.job.nproc_values.size() == 1 && f.job.expected_nodes) {
+    const std::int64_t launched = *f.job.nproc_values.begin() * *f.job.expected_nodes;
+    if (!f.job.world_size) f.job.world_size = launched;
+  }
+  for (auto& [name, n] : nodes) f.nodes.push_back(std::move(n));
+  return f;
+}
+
+}  // namespace dtriage::correlate

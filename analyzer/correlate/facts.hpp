@@ -1,0 +1,80 @@
+// Facts per node and per job, built from all events of one analysis, each with the events that
+// support it (indices into the event list).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/event.hpp"
+
+namespace dtriage::correlate {
+
+using EventIndex = std::size_t;
+
+struct Node {
+  std::string name;                                 // "" = no node could be named
+  std::optional<std::int64_t> nproc_per_node;       // launcher (command line or config dump)
+  std::vector<EventIndex> nproc_evidence;
+  std::optional<std::int64_t> devices;              // inventory: npu-smi / nvidia-smi
+  std::vector<EventIndex> device_evidence;
+  std::set<std::int64_t> pids;                      // worker processes seen (plog, torch_npu, failures)
+  std::map<std::int64_t, std::set<std::int64_t>> device_pids;  // device -> pids that used it
+  std::map<std::int64_t, EventIndex> device_pid_evidence_first;  // pid -> first event tying it to a device
+  std::set<std::int64_t> ranks;
+  std::set<std::int64_t> local_ranks;
+  std::map<std::string, std::string> versions;      // nccl_version, driver_version, ...
+  std::optional<EventIndex> first_error;
+  std::uint64_t errors = 0;
+  std::set<std::int64_t> unhealthy_devices;
+  std::string chip;                                 // accelerator model from the inventory
+
+  // Derived.
+  std::int64_t processes() const;  // nproc_per_node if known, else worker pids at once
+  std::optional<std::int64_t> shared_device() const;  // a device used by two or more pids
+};
+
+struct Rank {
+  std::int64_t rank = 0;
+  std::string node;
+  std::optional<std::int64_t> pid;
+  std::optional<EventIndex> first_error;
+  bool reported_timeout = false;
+  std::optional<std::int64_t> last_completed;
+};
+
+struct Job {
+  std::optional<std::int64_t> world_size;
+  std::vector<EventIndex> world_size_evidence;
+  std::set<std::int64_t> nproc_values;
+  std::optional<std::int64_t> expected_nodes;
+  std::string master_addr;
+  std::optional<std::int64_t> master_port;
+  std::set<std::int64_t> ranks_with_timeout;
+  std::vector<EventIndex> timeout_evidence;
+  std::string timeout_op;
+  std::optional<std::int64_t> timeout_seq;
+  std::optional<std::int64_t> timeout_ms;
+  std::optional<EventIndex> first_error;
+};
+
+struct Facts {
+  std::vector<Node> nodes;            // sorted by name
+  std::map<std::int64_t, Rank> ranks;
+  Job job;
+
+  const Node* node(const std::string& name) const;
+  // Ranks known to exist (world size, comm init, failures) that never reported a timeout.
+  std::vector<std::int64_t> ranks_without_timeout() const;
+};
+
+// Fills in nodes for events whose source revealed a host elsewhere, then builds the facts.
+Facts correlate(std::vector<model::Event>& events);
+
+// True for events that report a failure (used for first errors and the "failed" status).
+bool is_error(const model::Event& e);
+
+}  // namespace dtriage::correlate

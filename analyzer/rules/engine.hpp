@@ -1,0 +1,70 @@
+// Compiles rules into one matcher and turns events + facts into findings and a verdict.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.hpp"
+#include "correlate/facts.hpp"
+#include "model/event.hpp"
+#include "rules/rule.hpp"
+
+namespace dtriage::rules {
+
+struct Finding {
+  const Rule* rule = nullptr;
+  std::string node;
+  std::optional<std::int64_t> rank;
+  std::string summary;
+  std::string remedy;
+  std::string time;                             // earliest evidence time, "" when undated
+  std::vector<correlate::EventIndex> events;    // evidence, earliest first
+  std::size_t count = 0;                        // events the rule matched
+  std::string role;                             // root-cause | consequence | warning | related
+  std::string explained_by;                     // rule id of the finding that explains it
+};
+
+struct Verdict {
+  std::string status;    // failed | healthy | inconclusive
+  std::string category;  // "" when healthy
+  std::string summary;
+  std::string remedy;
+  std::string node;
+  std::optional<std::int64_t> rank;
+  std::string rule;
+  int root = -1;                                  // index into findings
+  std::optional<correlate::EventIndex> lead;      // the earliest error when no rule names the cause
+};
+
+struct Analysis {
+  std::vector<Finding> findings;
+  Verdict verdict;
+};
+
+class Engine {
+ public:
+  // Compiles the rules; problems (bad regexes) are returned as errors.
+  static base::Result<std::shared_ptr<Engine>> compile(std::vector<Rule> rules);
+  ~Engine();
+
+  const std::vector<Rule>& rules() const { return rules_; }
+  // Indices of the event rules that match `e`.
+  std::vector<int> match(const model::Event& e) const;
+  Analysis analyze(const std::vector<model::Event>& events, const correlate::Facts& facts) const;
+
+  struct Impl;
+
+ private:
+  Engine() = default;
+  std::vector<Rule> rules_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs every rule's examples through the parsers and the matcher. Returns one message per
+// failed example ("file:line: rule id: example ... should match"), empty when all pass.
+std::vector<std::string> check_examples(const Engine& engine);
+
+}  // namespace dtriage::rules

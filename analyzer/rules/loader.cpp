@@ -1,0 +1,227 @@
+#include "rules/loader.hpp"
+
+#include <re2/re2.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace dtriage::rules {
+
+const std::vector<std::string> kCategories = {
+    "nproc-device-mismatch", "device-binding-duplicate", "rendezvous-failure", "port-in-use",
+    "world-size-mismatch",   "env-version-mismatch",     "collective-timeout", "network-transport-error",
+    "shm-insufficient",      "device-hardware-error",    "device-oom",         "host-oom-killed",
+    "worker-signal",         "operator-error",           "worker-exception",   "hccl-config-error",
+    "collective-mismatch",   "device-visibility-config", "external-termination", "unknown"};
+
+namespace {
+
+std::string where(const std::string& file, const YAML::Node& n) {
+  return file + ":" + std::to_string(n.Mark().line + 1);
+}
+
+std::vector<std::string> string_list(const YAML::Node& n) {
+  std::vector<std::string> out;
+  if (!n) return out;
+  if (n.IsSequence()) {
+    for (const auto& x : n) out.push_back(x.as<std::string>());
+  } else {
+    out.push_back(n.as<std::string>());
+  }
+  return out;
+}
+
+bool parse_condition(const std::string& text, Condition& c) {
+  static const re2::RE2 re(R"(^\s*([\w.]+)\s*(<=|>=|==|!=|<|>)\s*([\w.-]+)\s*$)");
+  c.text = text;
+  return re2::RE2::FullMatch(text, re, &c.lhs, &c.op, &c.rhs);
+}
+
+void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
+  const std::string at = where(file, n);
+  auto problem = [&](const std::string& msg) { out.problems.push_back({at, msg}); };
+  if (!n.IsMap()) {
+    problem("a rule must be a mapping");
+    return;
+  }
+  static const std::set<std::string> known = {
+      "id", "title", "description", "category", "severity", "role", "scope", "match", "when", "requires",
+      "summary", "remedy", "references", "explains", "examples", "priority", "rank"};
+  for (const auto& kv : n) {
+    const std::string key = kv.first.as<std::string>();
+    if (known.count(key) == 0) {
+      problem("unknown key '" + key + "'");
+      return;
+    }
+  }
+  Rule r;
+  r.file = file;
+  r.line = n.Mark().line + 1;
+  r.id = n["id"] ? n["id"].as<std::string>() : "";
+  if (r.id.empty()) {
+    problem("missing id");
+    return;
+  }
+  r.title = n["title"] ? n["title"].as<std::string>() : r.id;
+  r.description = n["description"] ? n["description"].as<std::string>() : "";
+  r.category = n["category"] ? n["category"].as<std::string>() : "";
+  if (std::find(kCategories.begin(), kCategories.end(), r.category) == kCategories.end()) {
+    problem(r.id + ": category '" + r.category + "' is not one of CONTRACT.md's ids");
+    return;
+  }
+  r.severity = n["severity"] ? n["severity"].as<std::string>() : "error";
+  if (r.severity != "critical" && r.severity != "error" && r.severity != "warning" && r.severity != "info") {
+    problem(r.id + ": severity must be critical, error, warning or info");
+    return;
+  }
+  const std::string role = n["role"] ? n["role"].as<std::string>() : "cause";
+  if (role == "cause") r.role = Role::Cause;
+  else if (role == "symptom") r.role = Role::Symptom;
+  else if (role == "warning") r.role = Role::Warning;
+  else {
+    problem(r.id + ": role must be cause, symptom or warning");
+    return;
+  }
+  const std::string scope = n["scope"] ? n["scope"].as<std::string>() : "event";
+  if (scope == "event") r.scope = Scope::Event;
+  else if (scope == "node") r.scope = Scope::Node;
+  else if (scope == "job") r.scope = Scope::Job;
+  else {
+    problem(r.id + ": scope must be event, node or job");
+    return;
+  }
+  if (const YAML::Node m = n["match"]) {
+    r.kinds = string_list(m["kind"]);
+    r.codes = string_list(m["code"]);
+    if (m["regex"]) r.regex = m["regex"].as<std::string>();
+    if (const YAML::Node fl = m["fields"]) {
+      for (const auto& kv : fl) r.fields.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+    }
+  }
+  if (!r.regex.empty()) {
+    re2::RE2 re(r.regex, re2::RE2::Quiet);
+    if (!re.ok()) {
+      problem(r.id + ": bad regex: " + re.error());
+      return;
+    }
+  }
+  if (r.scope == Scope::Event && r.regex.empty() && r.codes.empty() && r.fields.empty()) {
+    problem(r.id + ": an event rule needs match.regex, match.code or match.fields");
+    return;
+  }
+  for (const std::string& c : string_list(n["when"])) {
+    Condition cond;
+    if (!parse_condition(c, cond)) {
+      problem(r.id + ": cannot read condition '" + c + "' (expected: fact op value)");
+      return;
+    }
+    r.when.push_back(cond);
+  }
+  if (r.scope != Scope::Event && r.when.empty() && n["requires"].IsNull()) {
+    problem(r.id + ": a node or job rule needs 'when' conditions");
+    return;
+  }
+  r.requires_rules = string_list(n["requires"]);
+  r.summary = n["summary"] ? n["summary"].as<std::string>() : r.title;
+  r.remedy = n["remedy"] ? n["remedy"].as<std::string>() : "";
+  r.references = string_list(n["references"]);
+  r.explains = string_list(n["explains"]);
+  r.priority = n["priority"] ? n["priority"].as<int>() : 0;
+  r.rank_field = n["rank"] ? n["rank"].as<std::string>() : "";
+  if (const YAML::Node ex = n["examples"]) {
+    r.examples_match = string_list(ex["match"]);
+    r.examples_no_match = string_list(ex["no_match"]);
+  }
+  if (r.scope == Scope::Event && r.examples_match.empty()) {
+    problem(r.id + ": an event rule needs examples.match lines");
+    return;
+  }
+  for (auto& existing : out.rules) {
+    if (existing.id == r.id) {  // a later directory overrides
+      existing = std::move(r);
+      return;
+    }
+  }
+  out.rules.push_back(std::move(r));
+}
+
+}  // namespace
+
+void load_rules_text(const std::string& text, const std::string& file, RuleSet& out) {
+  try {
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    for (const YAML::Node& doc : docs) {
+      if (!doc || doc.IsNull()) continue;
+      if (doc.IsSequence()) {
+        for (const auto& r : doc) load_one(r, file, out);
+      } else {
+        load_one(doc, file, out);
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    out.problems.push_back({file + ":" + std::to_string(e.mark.line + 1), e.msg});
+  } catch (const std::exception& e) {
+    out.problems.push_back({file, e.what()});
+  }
+}
+
+RuleSet load_rules(const std::vector<std::string>& dirs) {
+  RuleSet out;
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) {
+      out.problems.push_back({dir, "no such rules directory"});
+      continue;
+    }
+    std::vector<std::string> files;
+    if (std::filesystem::is_regular_file(dir, ec)) {
+      files.push_back(dir);
+    } else {
+      for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        const std::string ext = it->path().extension().string();
+        if (it->is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) files.push_back(it->path().string());
+      }
+      if (ec) out.problems.push_back({dir, ec.message()});
+    }
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files) {
+      std::ifstream in(f);
+      if (!in) {
+        out.problems.push_back({f, "cannot read"});
+        continue;
+      }
+      std::stringstream ss;
+      ss << in.rdbuf();
+      load_rules_text(ss.str(), f, out);
+    }
+  }
+  return out;
+}
+
+std::string default_rules_dir() {
+  if (const char* env = std::getenv("DTRIAGE_RULES_DIR")) return env;
+  // Next to the executable: <prefix>/bin/dtriage -> <prefix>/share/dtriage/rules; in a build tree
+  // fall back to the source tree the binary was configured from.
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) {
+    buf[n] = '\0';
+    const std::filesystem::path exe(buf);
+    const auto installed = exe.parent_path().parent_path() / "share" / "dtriage" / "rules";
+    if (std::filesystem::is_directory(installed)) return installed.string();
+  }
+#ifdef DTRIAGE_SOURCE_RULES
+  return DTRIAGE_SOURCE_RULES;
+#else
+  return "rules";
+#endif
+}
+
+}  // namespace dtriage::rules

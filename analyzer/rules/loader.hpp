@@ -1,0 +1,33 @@
+// Loads rule files (rules/<family>/<slug>.yaml) and checks them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rules/rule.hpp"
+
+namespace dtriage::rules {
+
+struct LoadProblem {
+  std::string where;  // file:line
+  std::string message;
+};
+
+struct RuleSet {
+  std::vector<Rule> rules;
+  std::vector<LoadProblem> problems;
+};
+
+// Loads every *.yaml / *.yml below each directory (sorted), later directories adding to (or, with
+// the same id, replacing) earlier ones. A broken file or rule becomes a problem, never a crash.
+RuleSet load_rules(const std::vector<std::string>& dirs);
+
+// Parses rules from YAML text (tests). `file` names it in problems.
+void load_rules_text(const std::string& text, const std::string& file, RuleSet& out);
+
+// The directory of the installed rule pack, or the source tree's rules/ when run from a build.
+std::string default_rules_dir();
+
+extern const std::vector<std::string> kCategories;
+
+}  // namespace dtriage::rules

@@ -1,0 +1,57 @@
+// A rule: which events it matches, which facts must hold, what it says, what it explains.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtriage::rules {
+
+enum class Scope { Event, Node, Job };
+enum class Role { Cause, Symptom, Warning };
+
+struct Condition {
+  std::string lhs;  // fact path or number
+  std::string op;   // < <= > >= == !=
+  std::string rhs;
+  std::string text;  // as written, for messages
+};
+
+struct Rule {
+  std::string id;
+  std::string title;
+  std::string description;
+  std::string category;
+  std::string severity = "error";  // critical | error | warning | info
+  Role role = Role::Cause;
+  Scope scope = Scope::Event;
+  // match (events)
+  std::vector<std::string> kinds;
+  std::vector<std::string> codes;
+  std::string regex;  // RE2, searched in the event's text, message and body
+  std::vector<std::pair<std::string, std::string>> fields;  // event field == value
+  // facts
+  std::vector<Condition> when;
+  std::vector<std::string> requires_rules;  // findings of these rules must exist (same node for node scope)
+  // output
+  std::string summary;
+  std::string remedy;
+  std::vector<std::string> references;
+  std::vector<std::string> explains;  // rule ids (a trailing * matches a prefix)
+  // self-check
+  std::vector<std::string> examples_match;
+  std::vector<std::string> examples_no_match;
+  // where it came from
+  std::string file;
+  int line = 0;
+  std::string rank_field;  // the event field that names the root rank (default: the event's rank)
+  int priority = 0;  // tie-break between equally severe causes: higher wins
+
+  int severity_rank() const;
+  bool explains_rule(const std::string& other) const;
+};
+
+const char* role_name(Role r);
+const char* scope_name(Scope s);
+
+}  // namespace dtriage::rules
