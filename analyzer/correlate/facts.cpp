@@ -68,6 +68,15 @@ Facts correlate(std::vector<model::Event>& events) {
     if (auto it = path_host.find(e.path); it != path_host.end()) e.node = it->second;
   }
 
+  // A process log whose communicator-init lines name exactly one rank lends it to its other lines.
+  std::map<std::string, std::set<std::int64_t>> path_ranks;
+  for (const auto& e : events)
+    if (e.code == "hccl-comm-init" && e.rank) path_ranks[e.path].insert(*e.rank);
+  for (auto& e : events) {
+    if (e.rank) continue;
+    if (auto it = path_ranks.find(e.path); it != path_ranks.end() && it->second.size() == 1) e.rank = *it->second.begin();
+  }
+
   Facts f;
   std::map<std::string, Node> nodes;
   for (EventIndex i = 0; i < events.size(); ++i) {
@@ -140,6 +149,11 @@ Facts correlate(std::vector<model::Event>& events) {
       if (const std::string op = e.get_str("op_type"); !op.empty()) f.job.timeout_op = op;
       if (auto s = e.get_int("seq")) f.job.timeout_seq = *s;
       if (auto t = e.get_int("timeout_ms")) f.job.timeout_ms = *t;
+    }
+    if (e.code == "notify-wait" && e.rank) {
+      if (auto ix = e.get_int("op_index")) f.job.notify_index[*e.rank] = *ix;
+      if (const std::string t = e.get_str("op_tag"); !t.empty()) f.job.notify_tag[*e.rank] = t;
+      f.job.notify_evidence.push_back(i);
     }
     if (is_error(e)) {
       ++n.errors;

@@ -50,6 +50,7 @@ DT_RE(re_plog_fileline, R"(^\[([^\]\s]+):(\d+)\]\s?(.*)$)")
 DT_RE(re_nccl,
       R"(^(?:\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?\] )?([^\s:\[\]]+):(\d+):(\d+) (?:\[(\d+)\] )?(.*)$)")
 DT_RE(re_nccl_stripped, R"(^\[(\d+)\] (?:([\w./-]+):(\d+) )?NCCL (INFO|WARN|TRACE) (.*)$)")
+DT_RE(re_nccl_bare, R"(^([\w./-]+\.(?:cc|h|cu|c)):(\d+) NCCL (WARN|INFO) (.*)$)")
 DT_RE(re_nccl_body_warn, R"(^(?:([\w./-]+):(\d+) )?(?:\(\w+\) )?NCCL WARN (.*)$)")
 DT_RE(re_nccl_body_info, R"(^NCCL INFO (.*)$)")
 DT_RE(re_nccl_body_trace, R"(^(?:[\d.]+ )?([\w./-]+):(\d+) NCCL TRACE (.*)$)")
@@ -112,6 +113,8 @@ DT_RE(re_node_rank_opt, R"(--node[_-]rank[= ](\d+))")
 DT_RE(re_visible_devices, R"((ASCEND_RT_VISIBLE_DEVICES|CUDA_VISIBLE_DEVICES|ASCEND_VISIBLE_DEVICES)[:=]\s*([\d,]+))")
 DT_RE(re_cuda_error, R"(CUDA error: ([^.\n]+))")
 DT_RE(re_nccl_error_in, R"(NCCL error in: [^,]+, ([^(,]+?)(?: \(run with NCCL_DEBUG.*?\))?, NCCL version ([\w.+-]+))")
+DT_RE(re_nccl_comm,
+      R"(comm (0x[0-9a-fA-F]+) rank (\d+) nranks (\d+)(?: cudaDev (\d+))?(?: nvmlDev \d+)?(?: busId (\w+))?(?: commId (0x\w+))? - (Init START|Init COMPLETE|Abort COMPLETE))")
 DT_RE(re_hccl_server, R"(server\[([\w.:-]+))")
 DT_RE(re_hccl_remote_rank, R"(remote rank \[?(\w+)\]?)")
 DT_RE(re_heartbeat_loc, R"(Cluster Exception Location\[IP/ID\]:\[([\w.*]+)/(\d+)\])")
@@ -282,6 +285,14 @@ bool parse_nccl(std::string_view s, model::Event& e) {
     e.level = m[4] == "WARN" ? "warning" : level_word(m[4]);
     if (!m[2].empty()) e.set("src", std::string(m[2]) + ":" + std::string(m[3]));
     e.message = std::string(m[5]);
+    scan_message(e.message, e);
+    return true;
+  }
+  if (rx(re_nccl_bare(), s, m)) {  // prefix stripped down to the source file by the user
+    e.kind = "nccl";
+    e.level = m[3] == "WARN" ? "warning" : "info";
+    e.set("src", std::string(m[1]) + ":" + std::string(m[2]));
+    e.message = std::string(m[4]);
     scan_message(e.message, e);
     return true;
   }
@@ -608,6 +619,16 @@ bool scan_message(std::string_view msg, model::Event& e) {
     e.set("worker_count", *int_of(m[3]));
     set_code("store-barrier-wait");
   }
+  if (contains(msg, "nranks ") && rx(re_nccl_comm(), msg, m, RE2::UNANCHORED)) {
+    e.set("comm", std::string(m[1]));
+    e.set("comm_rank", *int_of(m[2]));
+    e.set("nranks", *int_of(m[3]));
+    if (!m[4].empty() && !e.device) e.device = int_of(m[4]);
+    if (!m[5].empty()) e.set("bus_id", std::string(m[5]));
+    if (!m[6].empty()) e.set("comm_id", std::string(m[6]));
+    e.set("comm_state", std::string(m[7]));
+    set_code(m[7] == "Abort COMPLETE" ? "nccl-comm-abort" : "nccl-comm-init");
+  }
   if (contains(msg, "Duplicate GPU") && rx(re_dup_gpu(), msg, m, RE2::UNANCHORED)) {
     e.set("dup_rank_a", *int_of(m[1]));
     e.set("dup_rank_b", *int_of(m[2]));
@@ -633,6 +654,11 @@ bool scan_message(std::string_view msg, model::Event& e) {
     const std::string n(m[2]);
     e.set("signal", n == "1" ? "SIGHUP" : n == "15" ? "SIGTERM" : n == "2" ? "SIGINT" : "SIG" + n);
     set_code("agent-death-signal");
+  }
+  if (contains(msg, "NPU function error") || contains(msg, "OPS function error") || contains(msg, "HCCL function error") ||
+      contains(msg, "HCCL error in:") || contains(msg, "NCCL error in:") || contains(msg, "DistBackendError") ||
+      contains(msg, "error code is")) {
+    e.set("wrapped", true);  // a framework wrapper around a device / library error
   }
   if (contains(msg, "error code is") && rx(re_acl_code(), msg, m, RE2::UNANCHORED)) {
     e.set("api", std::string(m[1]));
@@ -690,6 +716,13 @@ bool scan_message(std::string_view msg, model::Event& e) {
     e.set("lost_server", std::string(m[1]));
     e.set("lost_device", *int_of(m[2]));
     set_code("heartbeat-lost");
+  }
+  if (contains(msg, "taskType[Notify Wait]")) {
+    static const RE2 tag_re(R"(tag\[([A-Za-z]+)_)");
+    static const RE2 index_re(R"(index\[(\d+)\])");
+    if (rx(tag_re, msg, m, RE2::UNANCHORED)) e.set("op_tag", std::string(m[1]));
+    if (rx(index_re, msg, m, RE2::UNANCHORED)) e.set("op_index", *int_of(m[1]));
+    set_code("notify-wait");
   }
   if (contains(msg, "timeout[") && rx(re_hccl_timeout(), msg, m, RE2::UNANCHORED)) {
     e.set("timeout_s", *int_of(m[1]));

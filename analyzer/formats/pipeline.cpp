@@ -191,7 +191,7 @@ struct SourceParser::Impl {
             contains(b.event.code, "ChildFailedError"))
           return false;
         model::Event probe;
-        if (recognised(rest, probe)) return false;
+        if (recognised(rest, probe) || scan_message(rest, probe)) return false;
         add_body(rest);
         return true;
       }
@@ -283,7 +283,20 @@ struct SourceParser::Impl {
       close(key);
     }
     model::Event e = base(line, p);
-    if (parse_plog(rest, e) || parse_nccl(rest, e) || parse_torch_npu(rest, e)) {
+    if (parse_plog(rest, e)) {
+      // Framework lines (MindSpore) may end in a CANN error-code message whose body follows.
+      static const RE2 embedded(R"(\b([EW][A-Z0-9]\d{4}): )");
+      std::string code;
+      if (contains(e.message, "Ascend Error Message") && RE2::PartialMatch(e.message, embedded, &code)) {
+        e.code = code;
+        e.kind = "cann";
+        open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
+        return;
+      }
+      emit_event(std::move(e), &p);
+      return;
+    }
+    if (parse_nccl(rest, e) || parse_torch_npu(rest, e)) {
       if (e.node.empty() || e.kind != "nccl") e.node = p.host.empty() ? e.node : p.host;
       emit_event(std::move(e), &p);
       return;

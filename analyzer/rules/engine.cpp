@@ -4,6 +4,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -119,7 +120,7 @@ struct FactView {
     if (path.rfind("node.", 0) == 0) {
       if (node == nullptr) return std::nullopt;
       const std::string k = path.substr(5);
-      if (k == "name") return node->name.empty() ? std::string("(unnamed node)") : node->name;
+      if (k == "name") return node->name.empty() ? std::string("this host") : node->name;
       if (k == "chip") return node->chip.empty() ? std::nullopt : std::optional(node->chip);
       if (k == "devices") return node->devices ? std::optional(std::to_string(*node->devices)) : std::nullopt;
       if (k == "nproc_per_node") return node->nproc_per_node ? std::optional(std::to_string(*node->nproc_per_node)) : std::nullopt;
@@ -168,6 +169,42 @@ struct FactView {
       if (k == "timeout_seq") return j.timeout_seq ? std::optional(std::to_string(*j.timeout_seq)) : std::nullopt;
       if (k == "timeout_s") return j.timeout_ms ? std::optional(std::to_string(*j.timeout_ms / 1000)) : std::nullopt;
       if (k == "ranks_known") return std::to_string(facts.ranks.size());
+      if (k == "notify_index_variants" || k == "notify_tag_variants") {
+        std::set<std::string> vals;
+        if (k == "notify_tag_variants")
+          for (const auto& [r, t] : j.notify_tag) vals.insert(t);
+        else
+          for (const auto& [r, ix] : j.notify_index) vals.insert(std::to_string(ix));
+        return std::to_string(vals.size());
+      }
+      if (k == "lagging_rank" || k == "lagging_index" || k == "leading_index") {
+        if (j.notify_index.empty()) return std::nullopt;
+        std::int64_t lo = INT64_MAX, hi = INT64_MIN, who = -1;
+        int at_lo = 0;
+        for (const auto& [r, ix] : j.notify_index) {
+          if (ix < lo) { lo = ix; who = r; at_lo = 1; }
+          else if (ix == lo) ++at_lo;
+          hi = std::max(hi, ix);
+        }
+        if (k == "lagging_index") return std::to_string(lo);
+        if (k == "leading_index") return std::to_string(hi);
+        if (at_lo != 1) return std::nullopt;
+        return std::to_string(who);
+      }
+      if (k == "odd_tag_rank" || k == "odd_tag" || k == "common_tag") {
+        std::map<std::string, std::vector<std::int64_t>> by;
+        for (const auto& [r, t] : j.notify_tag) by[t].push_back(r);
+        if (by.size() < 2) return std::nullopt;
+        std::string odd, common;
+        for (const auto& [t, rs] : by) {
+          if (rs.size() == 1 && odd.empty()) odd = t;
+          if (common.empty() || rs.size() > by[common].size()) common = t;
+        }
+        if (k == "common_tag") return common;
+        if (odd.empty() || odd == common) return std::nullopt;
+        if (k == "odd_tag") return odd;
+        return std::to_string(by[odd].front());
+      }
       return std::nullopt;
     }
     return std::nullopt;
@@ -199,6 +236,8 @@ bool holds(const Condition& c, const FactView& fv) {
     return s;
   };
   const auto a = side(c.lhs);
+  if (c.op == "missing") return !a.has_value();
+  if (c.op == "exists") return a.has_value();
   const auto b = side(c.rhs);
   if (!a || !b) return false;  // an unknown fact never satisfies a condition
   return compare(*a, c.op, *b);
@@ -231,7 +270,7 @@ std::map<std::string, std::string> event_vars(const model::Event& e) {
   v["code"] = e.code;
   v["level"] = e.level;
   v["time"] = e.time;
-  v["node"] = e.node.empty() ? "(unnamed node)" : e.node;
+  v["node"] = e.node.empty() ? "this host" : e.node;
   v["message"] = e.message;
   v["path"] = e.path;
   v["line"] = std::to_string(e.line);
@@ -381,8 +420,14 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
       Finding f;
       f.rule = &r;
       std::vector<correlate::EventIndex> ev(facts.job.timeout_evidence.begin(), facts.job.timeout_evidence.end());
+      ev.insert(ev.end(), facts.job.notify_evidence.begin(), facts.job.notify_evidence.end());
       const auto missing = facts.ranks_without_timeout();
-      if (missing.size() == 1) {
+      if (!r.rank_field.empty()) {
+        if (auto v = job_view.get(r.rank_field)) {
+          f.rank = std::strtoll(v->c_str(), nullptr, 10);
+          if (auto it = facts.ranks.find(*f.rank); it != facts.ranks.end()) f.node = it->second.node;
+        }
+      } else if (missing.size() == 1) {
         f.rank = missing.front();
         if (auto it = facts.ranks.find(missing.front()); it != facts.ranks.end()) {
           f.node = it->second.node;
@@ -444,7 +489,9 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
   };
   for (std::size_t i = 0; i < n; ++i) {
     Finding& f = a.findings[i];
-    if (static_cast<int>(i) == root) f.role = "root-cause";
+    const bool same_as_root = root >= 0 && f.explained_by.empty() &&
+                              f.rule == a.findings[static_cast<std::size_t>(root)].rule;
+    if (static_cast<int>(i) == root || same_as_root) f.role = "root-cause";
     else if (f.rule->role == Role::Warning || f.rule->severity_rank() < 2) f.role = "warning";
     else if (explained_by_root(i, 0)) f.role = "consequence";
     else if (root >= 0 && f.rule->role == Role::Symptom &&
@@ -480,6 +527,16 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     v.status = "failed";
     v.category = f.rule->category;
     v.summary = f.summary;
+    std::vector<std::string> also;
+    for (std::size_t i = 1; i < a.findings.size(); ++i)
+      if (a.findings[i].role == "root-cause" && !a.findings[i].node.empty() && a.findings[i].node != f.node)
+        also.push_back(a.findings[i].node);
+    if (!also.empty()) {
+      v.summary += " (the same on " + (also.size() <= 3 ? std::string() : std::to_string(also.size()) + " nodes: ");
+      for (std::size_t k = 0; k < also.size() && k < 3; ++k) v.summary += (k ? ", " : "") + also[k];
+      if (also.size() > 3) v.summary += ", ...";
+      v.summary += ")";
+    }
     v.remedy = f.remedy;
     v.node = f.node;
     v.rank = f.rank;
@@ -514,7 +571,14 @@ std::vector<std::string> check_examples(const Engine& engine) {
       bool hit = false;
       formats::SourceParser parser(src, formats::ParseOptions{true, false}, [&](model::Event&& e) {
         const auto m = engine.match(e);
-        if (std::find(m.begin(), m.end(), static_cast<int>(ri)) != m.end()) hit = true;
+        if (std::find(m.begin(), m.end(), static_cast<int>(ri)) == m.end()) return;
+        // Conditions on the event itself apply; node and job facts do not exist for one line.
+        const auto vars = event_vars(e);
+        const correlate::Facts none;
+        const FactView fv{none, nullptr, &vars};
+        for (const Condition& c : r.when)
+          if (c.lhs.rfind("event.", 0) == 0 && !holds(c, fv)) return;
+        hit = true;
       });
       ingest::MemoryReader mem(example);
       lines::LineReader lr(mem);

@@ -38,8 +38,10 @@ std::vector<std::string> string_list(const YAML::Node& n) {
 }
 
 bool parse_condition(const std::string& text, Condition& c) {
-  static const re2::RE2 re(R"(^\s*([\w.]+)\s*(<=|>=|==|!=|<|>)\s*([\w.-]+)\s*$)");
+  static const re2::RE2 re(R"(^\s*([\w.]+)\s*(<=|>=|==|!=|<|>)\s*([\w.*-]+)\s*$)");
+  static const re2::RE2 unary(R"(^\s*([\w.]+)\s+(missing|exists)\s*$)");
   c.text = text;
+  if (re2::RE2::FullMatch(text, unary, &c.lhs, &c.op)) return true;
   return re2::RE2::FullMatch(text, re, &c.lhs, &c.op, &c.rhs);
 }
 

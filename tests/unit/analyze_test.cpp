@@ -1,0 +1,178 @@
+// dtriage analyze end to end: verdicts on the bundled samples and on small dumps written here.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_util.hpp"
+
+namespace dtriage::test {
+namespace {
+
+using nlohmann::json;
+
+json analyze(const std::string& args, int* exit_code = nullptr, std::string* err = nullptr) {
+  const RunResult r = run_dtriage("analyze --format json " + args);
+  if (exit_code != nullptr) *exit_code = r.exit_code;
+  if (err != nullptr) *err = r.err;
+  return json::parse(r.out.empty() ? "{}" : r.out);
+}
+
+const json* finding(const json& report, const std::string& rule) {
+  for (const auto& f : report["findings"])
+    if (f["rule"] == rule) return &f;
+  return nullptr;
+}
+
+TEST(Analyze, SeedIncidentNamesNprocAndTheSharedDevice) {
+  int code = -1;
+  const json j = analyze(std::string("'") + DTRIAGE_SOURCE_DIR + "/samples/seed-nproc-sdma'", &code);
+  EXPECT_EQ(code, 0);
+  const auto& v = j["verdict"];
+  EXPECT_EQ(v["status"], "failed");
+  EXPECT_EQ(v["category"], "nproc-device-mismatch");
+  const std::string summary = v["summary"];
+  EXPECT_NE(summary.find("nproc_per_node=8"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("16-device node npu-a01"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("51302 and 60120"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("device 0"), std::string::npos) << summary;
+  EXPECT_EQ(v["node"], "npu-a01");
+  EXPECT_NE(v["remedy"].get<std::string>().find("--nproc_per_node 16"), std::string::npos);
+  // The root finding carries evidence lines with paths relative to the sample and 1-based lines.
+  const json* root = finding(j, "launcher.nproc-below-devices");
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ((*root)["role"], "root-cause");
+  bool plog_51302 = false, launcher_line = false;
+  for (const auto& ev : (*root)["evidence"]) {
+    EXPECT_GE(ev["line"].get<int>(), 1);
+    const std::string path = ev["path"];
+    plog_51302 |= path.find("plog-51302_") != std::string::npos;
+    launcher_line |= path == "npu-a01/train.log" && ev["text"].get<std::string>().find("--nproc_per_node 8") != std::string::npos;
+  }
+  EXPECT_TRUE(plog_51302 && launcher_line);
+  // The SDMA / memcpy errors are consequences, not the cause.
+  const json* sdma = finding(j, "ascend.sdma-error");
+  ASSERT_NE(sdma, nullptr);
+  EXPECT_EQ((*sdma)["role"], "consequence");
+  EXPECT_EQ(j["nodes"].size(), 2u);
+  EXPECT_EQ(j["nodes"][0]["devices"], 16);
+  EXPECT_EQ(j["nodes"][0]["processes"], 8);
+}
+
+TEST(Analyze, OomOnOneRankExplainsTimeoutsOnTheOthers) {
+  TempDir d;
+  // Written for this test in the real formats: rank 2 on node gpu-b02 runs out of memory; the
+  // ranks on gpu-b01 time out in the next all-reduce a few minutes later.
+  d.write("job/gpu-b01/train.log",
+          "[rank0]:[E1104 10:20:00.100000000 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=88, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for "
+          "600012 milliseconds before timing out.\n"
+          "[rank1]:[E1104 10:20:00.200000000 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=88, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for "
+          "600010 milliseconds before timing out.\n");
+  d.write("job/gpu-b02/train.log",
+          "[rank2]: Traceback (most recent call last):\n"
+          "[rank2]:   File \"train.py\", line 10, in <module>\n"
+          "[rank2]:     loss.backward()\n"
+          "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total "
+          "capacity of 79.15 GiB of which 1.00 GiB is free.\n"
+          "gpu-b02:4411:4490 [2] NCCL INFO [Service thread] Connection closed by localRank 2\n");
+  const json j = analyze("'" + d.file("job") + "'");
+  const auto& v = j["verdict"];
+  EXPECT_EQ(v["category"], "device-oom");
+  EXPECT_EQ(v["rank"], 2);
+  EXPECT_EQ(v["node"], "gpu-b02");
+  const json* wd = finding(j, "torch.watchdog-timeout");
+  ASSERT_NE(wd, nullptr);
+  EXPECT_EQ((*wd)["role"], "consequence");
+  const json* closed = finding(j, "nccl.peer-closed");
+  ASSERT_NE(closed, nullptr);
+  EXPECT_EQ((*closed)["role"], "consequence");
+}
+
+TEST(Analyze, TimeoutOnAllRanksButOnePointsAtTheSilentRank) {
+  TempDir d;
+  std::string log;
+  for (int r : {0, 1, 3})
+    log += "[rank" + std::to_string(r) + "]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank " + std::to_string(r) +
+           "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=4, "
+           "NumelOut=4, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.\n";
+  log += "gpu01:100:100 [0] NCCL INFO comm 0x55 rank 0 nranks 4 cudaDev 0 busId 1000 - Init COMPLETE\n";
+  d.write("job/console.log", log);
+  const json j = analyze("'" + d.file("job") + "'");
+  EXPECT_EQ(j["verdict"]["category"], "collective-timeout");
+  EXPECT_EQ(j["verdict"]["rank"], 2);
+  EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("rank(s) 2 never reported"), std::string::npos);
+}
+
+TEST(Analyze, HealthyJobAndWarningsOnly) {
+  TempDir d;
+  d.write("job/node1/train.log",
+          "+ torchrun --nproc_per_node 8 --nnodes 2 train.py\n"
+          "gpu01:100:100 [0] NCCL INFO comm 0x55 rank 0 nranks 16 cudaDev 0 busId 1000 - Init COMPLETE\n"
+          "epoch 1 loss 0.3\n");
+  d.write("job/node2/train.log", "+ torchrun --nproc_per_node 4 --nnodes 2 train.py\nepoch 1 loss 0.3\n");
+  int code = -1;
+  const json j = analyze("'" + d.file("job") + "'", &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(j["verdict"]["status"], "healthy");
+  EXPECT_TRUE(j["verdict"]["category"].is_null());
+  const json* w = finding(j, "launcher.nproc-unequal-across-nodes");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ((*w)["role"], "warning");
+}
+
+TEST(Analyze, ErrorNoRuleKnowsIsUnknownWithTheEarliestErrorAsLead) {
+  TempDir d;
+  d.write("job/node1/plog/plog-77_20250101000000000.log",
+          "[ERROR] RUNTIME(77,python3):2025-01-01-00:00:05.000.000 [x.cc:1]77 Frobnicate:the flux capacitor failed\n"
+          "[ERROR] RUNTIME(77,python3):2025-01-01-00:00:09.000.000 [x.cc:2]77 Frobnicate:again\n");
+  const json j = analyze("'" + d.file("job") + "'");
+  EXPECT_EQ(j["verdict"]["status"], "failed");
+  EXPECT_EQ(j["verdict"]["category"], "unknown");
+  ASSERT_TRUE(j["verdict"].contains("evidence"));
+  EXPECT_EQ(j["verdict"]["evidence"][0]["line"], 1);
+  EXPECT_EQ(j["verdict"]["node"], "node1");
+}
+
+TEST(Analyze, UserRulesAddToThePackAndBadOnesAreReported) {
+  TempDir d;
+  d.write("job/a.log", "my-trainer: FATAL disk quota exceeded on /ckpt\n");
+  d.write("rules/site/quota.yaml",
+          "id: site.disk-quota\n"
+          "title: Checkpoint disk quota exceeded\n"
+          "category: worker-exception\n"
+          "severity: critical\n"
+          "match:\n"
+          "  regex: 'disk quota exceeded on (?P<mount>\\S+)'\n"
+          "summary: \"Disk quota exceeded on {mount}\"\n"
+          "examples:\n"
+          "  match: ['my-trainer: FATAL disk quota exceeded on /x']\n");
+  d.write("rules/site/broken.yaml", "id: site.broken\ncategory: not-a-category\nmatch: {regex: 'x'}\n");
+  d.write("rules/site/garbage.yaml", "id: [unclosed\n");
+  int code = -1;
+  std::string err;
+  const json j = analyze("--rules '" + d.file("rules") + "' '" + d.file("job") + "'", &code, &err);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(j["verdict"]["rule"], "site.disk-quota");
+  EXPECT_EQ(j["verdict"]["summary"], "Disk quota exceeded on /ckpt");
+  EXPECT_NE(err.find("broken.yaml:1"), std::string::npos) << err;
+  EXPECT_NE(err.find("not-a-category"), std::string::npos) << err;
+  EXPECT_NE(err.find("garbage.yaml"), std::string::npos) << err;
+  EXPECT_EQ(j["rules"]["problems"].size(), 2u);
+}
+
+TEST(Analyze, ReportIsDeterministic) {
+  const std::string args = std::string("'") + DTRIAGE_SOURCE_DIR + "/samples/seed-nproc-sdma'";
+  EXPECT_EQ(run_dtriage("analyze --format json " + args).out, run_dtriage("analyze --format json " + args).out);
+}
+
+TEST(Analyze, RulesTestFailsOnABrokenExample) {
+  TempDir d;
+  d.write("r/x.yaml",
+          "id: x.never\ncategory: unknown\nmatch: {regex: 'needle'}\nexamples: {match: ['haystack only']}\n");
+  const RunResult r = run_dtriage("rules test --no-default-rules --rules '" + d.file("r") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("x.yaml:1: x.never: should match: haystack only"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace dtriage::test

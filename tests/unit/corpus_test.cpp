@@ -1,0 +1,119 @@
+// Regression over the real logs in ../shared/corpus (skipped where it is absent):
+//  - every key-evidence line a CASE.md quotes must come out of `dtriage events` as (part of) an event;
+//  - `dtriage analyze` must give the category CASE.md names, for at least as many cases as today.
+// Both print a per-case score so that a change shows what it gained and lost.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "test_util.hpp"
+
+namespace dtriage::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  std::string name;
+  std::string dir;
+  std::string category;
+  std::vector<std::string> key_evidence;
+};
+
+std::vector<Case> load_cases(const std::string& corpus) {
+  std::vector<Case> out;
+  std::vector<fs::path> dirs;
+  for (const auto& family : fs::directory_iterator(corpus)) {
+    if (!family.is_directory()) continue;
+    for (const auto& c : fs::directory_iterator(family.path()))
+      if (fs::exists(c.path() / "CASE.md") && fs::is_directory(c.path() / "logs")) dirs.push_back(c.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  static const std::regex category_re(R"(^(?:- )?category:\s*([a-z-]+))");
+  static const std::regex evidence_re(R"(^\s*- `([^`]{12,})`)");
+  for (const auto& d : dirs) {
+    Case c;
+    c.name = d.filename().string();
+    c.dir = (d / "logs").string();
+    std::ifstream in(d / "CASE.md");
+    std::string line;
+    bool in_evidence = false;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (c.category.empty() && std::regex_search(line, m, category_re)) c.category = m[1];
+      if (line.find("key_evidence") != std::string::npos) {
+        in_evidence = true;
+        continue;
+      }
+      if (in_evidence) {
+        if (std::regex_search(line, m, evidence_re)) c.key_evidence.push_back(m[1]);
+        else if (!line.empty() && line[0] != ' ' && line[0] != '-') in_evidence = false;
+      }
+    }
+    if (!c.category.empty()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The first 50 characters of a quoted line, without the "..." a CASE.md may use for elisions.
+std::string probe_of(const std::string& quote) {
+  std::string q = quote.substr(0, quote.find("..."));
+  if (q.size() > 50) q = q.substr(0, 50);
+  return q;
+}
+
+TEST(Corpus, KeyEvidenceLinesBecomeEvents) {
+  const std::string corpus = corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << "../shared/corpus is not beside the checkout";
+  std::size_t total = 0, found = 0;
+  std::ostringstream misses;
+  for (const Case& c : load_cases(corpus)) {
+    const Collected got = collect_events({c.dir});
+    for (const std::string& quote : c.key_evidence) {
+      const std::string probe = probe_of(quote);
+      if (probe.size() < 12) continue;
+      ++total;
+      bool hit = false;
+      for (const auto& e : got.events) {
+        if (e.kind.empty() || e.kind == "line") continue;
+        hit = e.text.find(probe) != std::string::npos;
+        for (const auto& b : e.body) hit = hit || b.find(probe) != std::string::npos;
+        if (hit) break;
+      }
+      if (hit) ++found;
+      else misses << "  " << c.name << ": " << probe << "\n";
+    }
+  }
+  std::printf("key evidence recognised: %zu of %zu\n%s", found, total, misses.str().c_str());
+  // Floor from the state of the parsers when this test was written; raise it as they improve.
+  EXPECT_GE(found * 100, total * 95) << "fewer key-evidence lines are recognised than before";
+}
+
+TEST(Corpus, AnalyzeNamesTheCategoryOfEachCase) {
+  const std::string corpus = corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << "../shared/corpus is not beside the checkout";
+  std::size_t total = 0, right = 0;
+  std::ostringstream report;
+  for (const Case& c : load_cases(corpus)) {
+    const RunResult r = run_dtriage("analyze --format json '" + c.dir + "'");
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << c.name << ": exit " << r.exit_code << "\n" << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& v = j["verdict"];
+    const std::string got = v["category"].is_string() ? v["category"].get<std::string>() : "(" + v["status"].get<std::string>() + ")";
+    ++total;
+    const bool ok = got == c.category;
+    right += ok ? 1 : 0;
+    report << (ok ? "  ok    " : "  MISS  ") << c.name << ": expected " << c.category << ", got " << got << "\n";
+  }
+  std::printf("categories: %zu passed, %zu failed\n%s", right, total - right, report.str().c_str());
+  ASSERT_GT(total, 0u);
+  // Floor: 46 of 56 cases when this test was written; a change that loses one fails here.
+  EXPECT_GE(right, 46u);
+}
+
+}  // namespace
+}  // namespace dtriage::test
