@@ -533,10 +533,10 @@ bool parse_kernel(std::string_view s, model::Event& e) {
   return true;
 }
 
-bool parse_key_colon_value(std::string_view s, std::string& key, std::string& value) {
+bool parse_key_colon_value(std::string_view s, std::string& key, std::string& value, bool require_indent) {
   std::size_t i = 0;
   while (i < s.size() && s[i] == ' ') ++i;
-  if (i == 0) return false;
+  if (i == 0 && require_indent) return false;
   std::size_t k = i;
   while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
   if (k == i) return false;

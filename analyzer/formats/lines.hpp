@@ -44,6 +44,6 @@ bool scan_message(std::string_view msg, model::Event& e);
 std::optional<std::int64_t> find_device(std::string_view msg);
 
 // torchrun launch-config lines ("  nproc_per_node   : 8") and failure-table fields.
-bool parse_key_colon_value(std::string_view s, std::string& key, std::string& value);
+bool parse_key_colon_value(std::string_view s, std::string& key, std::string& value, bool require_indent = true);
 
 }  // namespace dtriage::formats

@@ -25,13 +25,14 @@ PathFacts path_facts(const std::string& path) {
   static const RE2 rank_part(R"((?:^|[/!_-])rank[_-]?(\d+)(?:[/._-]|$))");
   static const RE2 attempt(R"(attempt_\d+/(\d+)/(?:stdout|stderr)\.log$)");
   static const RE2 pid_part(R"((?:^|[/!_.-])pid[_-]?(\d+)(?:[/._-]|$))");
-  static const RE2 any_date(R"((20\d{2})-?(\d{2})-?(\d{2})[-_T]?\d{2})");
+  static const RE2 any_date(R"((20\d{2})-(\d{2})-(\d{2})(?:[^\d]|$))");
+  static const RE2 stamp(R"((?:^|[^\d])(20\d{2})(\d{2})(\d{2})\d{6,9}(?:[^\d]|$))");
   PathFacts f;
   std::string a, y, mo, d;
   if (RE2::PartialMatch(path, plog_name, &a, &y, &mo, &d)) {
     f.pid = to_int(a);
     f.date = y + "-" + mo + "-" + d;
-  } else if (RE2::PartialMatch(path, any_date, &y, &mo, &d)) {
+  } else if (RE2::PartialMatch(path, any_date, &y, &mo, &d) || RE2::PartialMatch(path, stamp, &y, &mo, &d)) {
     f.date = y + "-" + mo + "-" + d;
   }
   if (RE2::PartialMatch(path, device_dir, &a)) f.device = to_int(a);
@@ -203,7 +204,7 @@ struct SourceParser::Impl {
         return false;
       case BlockType::FailureRow: {
         std::string k, v;
-        if (parse_key_colon_value(rest, k, v) &&
+        if (parse_key_colon_value(rest, k, v, false) &&
             (k == "time" || k == "host" || k == "rank" || k == "exitcode" || k == "error_file" || k == "traceback")) {
           add_failure_field(b.event, k, v);
           b.event.end_line = line.number;

@@ -15,7 +15,7 @@ const re2::RE2& component_re() {
   //  - an IPv4 address
   static const re2::RE2 re(
       R"((?i)(?:(?:node|host|worker|server|gpu|npu|compute|machine|cn|gn|dn|slave|master)[-_]?[a-z]{0,3}[0-9][-a-z0-9_]*)"
-      R"(|[a-z0-9][-a-z0-9_]*-(?:worker|master|node|host)-?[0-9]+)"
+      R"(|w[-_][0-9]+|[a-z0-9][-a-z0-9_]*-(?:worker|master|node|host)-?[0-9]+)"
       R"(|[0-9]{1,3}(?:\.[0-9]{1,3}){3}))");
   return re;
 }

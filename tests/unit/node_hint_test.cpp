@@ -12,6 +12,7 @@ TEST(NodeHints, DirectoryPerHost) {
   EXPECT_EQ(h.infer("worker-2/process_log/debug/plog/plog-1_2.log"), "worker-2");
   EXPECT_EQ(h.infer("dump/10.0.0.12/train.log"), "10.0.0.12");
   EXPECT_EQ(h.infer("job-7f3a-worker-12/stdout.log"), "job-7f3a-worker-12");
+  EXPECT_EQ(h.infer("w_1/plog-parser-69396-1.log"), "w_1");
 }
 
 TEST(NodeHints, PerNodeArchive) {

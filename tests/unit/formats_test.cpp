@@ -1,0 +1,355 @@
+// One test per log family: old and new variants of each format, written for these tests in the
+// shapes documented in ../shared/corpus/*/FORMAT.md.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "formats/pipeline.hpp"
+#include "lines/line_reader.hpp"
+
+namespace dtriage::formats {
+namespace {
+
+std::vector<model::Event> parse(const std::string& text, const std::string& path = "logs/x.log",
+                                const std::string& node = "") {
+  ingest::Source src{path, node};
+  std::vector<model::Event> out;
+  SourceParser p(src, {}, [&](model::Event&& e) { out.push_back(std::move(e)); });
+  ingest::MemoryReader mem(text);
+  lines::LineReader lr(mem);
+  lines::Line line;
+  while (lr.next(line)) p.feed(line);
+  p.finish();
+  return out;
+}
+
+model::Event one(const std::string& text, const std::string& path = "logs/x.log") {
+  auto ev = parse(text, path);
+  EXPECT_EQ(ev.size(), 1u) << text;
+  return ev.empty() ? model::Event{} : ev.front();
+}
+
+TEST(Plog, HostLineWithDeviceAndReportedCode) {
+  auto e = one("[ERROR] RUNTIME(51302,python3):2025-06-04-10:14:21.402.250 [error_message_manage.cc:53]51302 "
+               "FuncErrorReason:report error module_type=3, module_name=EE8888\n");
+  EXPECT_EQ(e.kind, "plog");
+  EXPECT_EQ(e.level, "error");
+  EXPECT_EQ(e.pid, 51302);
+  EXPECT_EQ(e.time, "2025-06-04T10:14:21.402250");
+  EXPECT_EQ(e.code, "EE8888");
+  EXPECT_EQ(e.get_str("module"), "RUNTIME");
+  EXPECT_EQ(e.get_str("src"), "error_message_manage.cc:53");
+}
+
+TEST(Plog, EmptyProcessNameMindSporeFrameAndDeviceIds) {
+  auto a = one("[ERROR] RUNTIME(971,):2026-06-17-12:12:04.882.278 [api_c.cc:1081]971 rtMemcpy:ErrCode=107030, desc=[x]\n");
+  EXPECT_EQ(a.pid, 971);
+  auto b = one("[ERROR] DEVICE(170414,fffe397fa1e0,python):2021-09-13-15:29:07.466.049 [mindspore/ccsrc/x.cc:63] "
+               "Initialize] Malloc device memory failed, Device 6 may be other processes occupying this card\n");
+  EXPECT_EQ(b.pid, 170414);
+  EXPECT_EQ(b.device, 6);
+  EXPECT_EQ(b.get_str("process"), "python");
+  auto c = one("[INFO] HCCL(59420,python):2025-01-24-11:10:27.614.147 [topoinfo_detect.cc:221][3475][HCCL_TRACE]SetupAgent "
+               "rankNum[3], rank[0], rootInfo identifier[hccl_world_group], server[10.20.8.250%bond1], logicDevId[2], "
+               "phydevId[0], deviceIp[124.0.0.21]\n");
+  EXPECT_EQ(c.rank, 0);
+  EXPECT_EQ(c.device, 2);
+  EXPECT_EQ(c.get_int("nranks"), 3);
+  EXPECT_EQ(c.get_str("server"), "10.20.8.250");
+}
+
+TEST(Plog, PathGivesPidDeviceAndYear) {
+  auto e = one("[EVENT] CCECPU(4910,aicpu_scheduler):2023-01-16-07:00:09.871.074 [x.cc:78][F][tid:4910] soName is null.\n",
+               "node2/ascend/log/debug/device-3/device-111322_20230116070010213.log");
+  EXPECT_EQ(e.device, 3);
+  EXPECT_EQ(e.pid, 4910);  // the line's own pid wins over the file name
+}
+
+TEST(Cann, ErrorCodeBlockKeepsItsBodyAndItsVariants) {
+  auto ev = parse(
+      "EL0004: [PID: 6903] 2025-10-09-01:31:15.131.349 Failed to allocate memory.\n"
+      "        Possible Cause: Available memory is insufficient.\n"
+      "        TraceBack (most recent call last):\n"
+      "        Memory async copy failed, device_id=0, stream_id=2, task_id=2114[FUNC:GetError][FILE:stream.cc][LINE:1183]\n"
+      "EI9999: Inner Error!\n"
+      "[PID: 749] 2025-12-29-03:16:15.787.356 Get_Socket_Timeout(EI0006): Getting socket times out.\n"
+      "EZ9999[PID: 3058434] 2026-08-03-20:55:35.272.841 (EZ9999):  The error from device(chipId:0, dieId:1)\n");
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].code, "EL0004");
+  EXPECT_EQ(ev[0].pid, 6903);
+  EXPECT_EQ(ev[0].body.size(), 3u);
+  EXPECT_EQ(ev[0].end_line, 4u);
+  EXPECT_EQ(ev[0].device, 0);
+  EXPECT_EQ(ev[1].code, "EI9999");
+  EXPECT_EQ(ev[2].code, "EI0006");
+  EXPECT_EQ(ev[2].pid, 749);
+  EXPECT_EQ(ev[2].time, "2025-12-29T03:16:15.787356");
+  EXPECT_EQ(ev[3].code, "EZ9999");
+  EXPECT_EQ(ev[3].pid, 3058434);
+}
+
+TEST(TorchNpu, ErrorLineUnderARankPrefix) {
+  auto e = one("[rank7]: [ERROR] 2025-03-08-16:21:40 (PID:524, Device:7, RankID:7) ERR00100 PTA call acl api failed\n");
+  EXPECT_EQ(e.kind, "torch_npu");
+  EXPECT_EQ(e.code, "ERR00100");
+  EXPECT_EQ(e.pid, 524);
+  EXPECT_EQ(e.device, 7);
+  EXPECT_EQ(e.rank, 7);
+  auto unset = one("[ERROR] 2025-07-17-08:06:53 (PID:112081, Device:-1, RankID:-1) ERR00100 PTA call acl api failed\n");
+  EXPECT_FALSE(unset.device.has_value());
+  EXPECT_FALSE(unset.rank.has_value());
+}
+
+TEST(Nccl, PrefixVariantsAcrossVersions) {
+  // 2.2: no NCCL token
+  auto old = one("gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n");
+  EXPECT_EQ(old.kind, "nccl");
+  EXPECT_EQ(old.node, "gpu-bql-144-103");
+  EXPECT_EQ(old.pid, 18553);
+  EXPECT_EQ(old.level, "warning");
+  // 2.4-2.2x
+  auto mid = one("42692884fcba:140:39062 [0] NCCL INFO comm 0x7f558bec9670 rank 0 nranks 1 cudaDev 0 nvmlDev 0 - Init COMPLETE\n");
+  EXPECT_EQ(mid.code, "nccl-comm-init");
+  EXPECT_EQ(mid.get_int("nranks"), 1);
+  // recent: timestamp in front of WARN, inside a Ray prefix
+  auto recent = one("(MegatronPolicyWorker pid=1391870) [2026-07-10 06:19:36] pool0-00008:1391870:1393239 [7] init.cc:904 "
+                    "NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA device e4000\n");
+  EXPECT_EQ(recent.time, "2026-07-10T06:19:36");
+  EXPECT_EQ(recent.node, "pool0-00008");
+  EXPECT_EQ(recent.device, 7);
+  EXPECT_EQ(recent.code, "duplicate-gpu");
+  EXPECT_EQ(recent.get_str("bus_id"), "e4000");
+  // user-stripped prefixes
+  auto stripped = one("[1] misc/shmutils.cc:114 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-Nz (size 9637888)\n");
+  EXPECT_EQ(stripped.device, 1);
+  auto bare = one("include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device\n");
+  EXPECT_EQ(bare.kind, "nccl");
+  // pdsh prefix and the comm line with busId / commId
+  auto pdsh = one("rdma-test-gpu-worker-1: rdma-test-gpu-worker-1:4275:4275 [3] NCCL INFO comm 0x1 rank 11 nranks 16 "
+                  "cudaDev 3 nvmlDev 3 busId 9b000 commId 0x5ae77eb5ea4ec1ee - Init COMPLETE\n");
+  EXPECT_EQ(pdsh.node, "rdma-test-gpu-worker-1");
+  EXPECT_EQ(pdsh.get_int("comm_rank"), 11);
+  EXPECT_EQ(pdsh.get_str("bus_id"), "9b000");
+  auto version = one("NCCL version 2.18.3+cuda12.2\n");
+  EXPECT_EQ(version.get_str("nccl_version"), "2.18.3+cuda12.2");
+}
+
+TEST(Torch, WatchdogTimeoutOldAndNewHeaders) {
+  auto old = one("[rank5]:[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=15734, OpType=ALLREDUCE, NumelIn=220084533, NumelOut=220084533, Timeout(ms)=600000) "
+                 "ran for 600037 milliseconds before timing out.\n");
+  EXPECT_EQ(old.kind, "torch");
+  EXPECT_EQ(old.code, "watchdog-timeout");
+  EXPECT_EQ(old.rank, 5);
+  EXPECT_EQ(old.get_int("seq"), 15734);
+  EXPECT_EQ(old.get_str("op_type"), "ALLREDUCE");
+  EXPECT_EQ(old.get_int("timeout_ms"), 600000);
+  auto ev = parse("[rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or "
+                  "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579.\n",
+                  "job_2025-03-20/console.log");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].get_int("last_completed"), 1579);
+  EXPECT_EQ(ev[0].time, "2025-03-21T02:07:08.465150152");  // year from the path, marked as inferred
+  EXPECT_TRUE(ev[0].time_inferred);
+}
+
+TEST(Torch, SocketErrorsAndStoreTimeouts) {
+  auto bind = one("[W socket.cpp:401] [c10d] The server socket has failed to listen on [::]:47531 (errno: 98 - Address already in use).\n");
+  EXPECT_EQ(bind.code, "EADDRINUSE");
+  EXPECT_EQ(bind.get_int("errno"), 98);
+  auto store = one("[E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to connect to (IP1, 2222).\n");
+  EXPECT_EQ(store.code, "store-connect-timeout");
+  EXPECT_EQ(store.get_str("master_addr"), "IP1");
+  EXPECT_EQ(store.get_int("port"), 2222);
+}
+
+TEST(Torchrun, LauncherLinesInEveryHeaderStyle) {
+  auto a = one("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: /bin/python\n");
+  EXPECT_EQ(a.kind, "torchrun");
+  EXPECT_EQ(a.code, "worker-failed");
+  EXPECT_EQ(a.get_int("exitcode"), 1);
+  EXPECT_EQ(a.local_rank, 2);
+  EXPECT_EQ(a.pid, 5939);
+  auto b = one("W0626 10:12:11.821799 22703772874560 torch/distributed/elastic/multiprocessing/api.py:851] Sending process 2031187 closing signal SIGTERM\n");
+  EXPECT_EQ(b.code, "closing-signal");
+  EXPECT_EQ(b.get_int("target_pid"), 2031187);
+  auto c = one("W1130 12:13:49.388000 124326 torch/distributed/elastic/agent/server/api.py:723] Received 15 death signal, shutting down workers\n");
+  EXPECT_EQ(c.get_str("signal"), "SIGTERM");
+  auto d = one("+ torchrun --nproc_per_node=8 --nnodes=2 --node_rank 1 --master_addr 10.0.0.1 --master_port 29500 train.py\n");
+  EXPECT_EQ(d.get_int("nproc_per_node"), 8);
+  EXPECT_EQ(d.get_int("nnodes"), 2);
+  EXPECT_EQ(d.get_str("master_addr"), "10.0.0.1");
+}
+
+TEST(Torchrun, LaunchConfigDumpIsOneEvent) {
+  auto e = one("INFO:torch.distributed.launcher.api:Starting elastic_operator with launch configs:\n"
+               "  entrypoint       : launch_mnist.py\n"
+               "  min_nodes        : 2\n"
+               "  max_nodes        : 2\n"
+               "  nproc_per_node   : 4\n"
+               "  rdzv_endpoint    : IP1:2222\n"
+               "\n");
+  EXPECT_EQ(e.code, "launch-config");
+  EXPECT_EQ(e.get_int("nproc_per_node"), 4);
+  EXPECT_EQ(e.get_int("max_nodes"), 2);
+  EXPECT_EQ(e.get_str("rdzv_endpoint"), "IP1:2222");
+  EXPECT_EQ(e.end_line, 6u);
+}
+
+TEST(Torchrun, FailureTableRowsWithCollectorPrefixAndSignal) {
+  auto ev = parse(
+      "Failures:\n"
+      "[1]:\n"
+      "  time      : 2023-09-04_10:10:23\n"
+      "  host      : node7.cluster.example\n"
+      "  rank      : 9 (local_rank: 1)\n"
+      "  exitcode  : 1 (pid: 3669031)\n"
+      "  error_file: <N/A>\n"
+      "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+      "------------------------------------------------------------\n"
+      "Root Cause (first observed failure):\n"
+      "[0]:\n"
+      "2024-11-20 14:38:16   time      : 2024-11-20_14:38:03\n"
+      "2024-11-20 14:38:16   host      : node7\n"
+      "2024-11-20 14:38:16   rank      : 8 (local_rank: 0)\n"
+      "2024-11-20 14:38:16   exitcode  : -9 (pid: 14750)\n"
+      "2024-11-20 14:38:16   error_file: <N/A>\n"
+      "2024-11-20 14:38:16   traceback : Signal 9 (SIGKILL) received by PID 14750\n");
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].code, "failure-row");
+  EXPECT_EQ(ev[0].node, "node7");  // fqdn cut like NCCL does
+  EXPECT_EQ(ev[0].rank, 9);
+  EXPECT_EQ(ev[0].local_rank, 1);
+  EXPECT_EQ(ev[0].pid, 3669031);
+  EXPECT_EQ(ev[0].get("root_cause")->index(), 3u);
+  EXPECT_FALSE(std::get<bool>(*ev[0].get("root_cause")));
+  EXPECT_TRUE(std::get<bool>(*ev[1].get("root_cause")));
+  EXPECT_EQ(ev[1].get_int("exitcode"), -9);
+  EXPECT_EQ(ev[1].get_str("signal"), "SIGKILL");
+  EXPECT_EQ(ev[1].time, "2024-11-20T14:38:03");
+}
+
+TEST(Python, TracebackIsOneEventPerRankEvenWhenInterleaved) {
+  auto ev = parse(
+      "[rank1]: Traceback (most recent call last):\n"
+      "[rank0]: Traceback (most recent call last):\n"
+      "[rank1]:   File \"train.py\", line 3, in <module>\n"
+      "[rank0]:   File \"train.py\", line 3, in <module>\n"
+      "[rank1]: RuntimeError: CUDA error: invalid device ordinal\n"
+      "[rank0]: ValueError: bad shape\n");
+  ASSERT_EQ(ev.size(), 2u);
+  for (const auto& e : ev) {
+    EXPECT_EQ(e.kind, "python");
+    if (e.rank == 1) {
+      EXPECT_EQ(e.code, "RuntimeError");
+      EXPECT_EQ(e.get_str("cuda_error"), "invalid device ordinal");
+    } else {
+      EXPECT_EQ(e.rank, 0);
+      EXPECT_EQ(e.code, "ValueError");
+      EXPECT_EQ(e.message, "bad shape");
+    }
+  }
+}
+
+TEST(Python, ExceptionTailKeepsTheLastErrorDetail) {
+  auto ev = parse(
+      "torch.distributed.DistBackendError: NCCL error in: ../ProcessGroupNCCL.cpp:1691, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n"
+      "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n"
+      "Last error:\n"
+      "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000\n");
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].get_str("nccl_error"), "invalid usage");
+  EXPECT_EQ(ev[0].body.size(), 2u);
+  EXPECT_EQ(ev[1].code, "duplicate-gpu");
+}
+
+TEST(ContainerJson, InnerTextIsParsed) {
+  auto e = one(R"({"log":"[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800100 milliseconds before timing out.\n","stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"})"
+               "\n");
+  EXPECT_EQ(e.code, "watchdog-timeout");
+  EXPECT_EQ(e.rank, 3);
+  EXPECT_EQ(e.get_str("op_type"), "BROADCAST");
+}
+
+TEST(Smi, NpuSmiTableWithProcesses) {
+  auto ev = parse(
+      "+------------------------------------------------------------------------------------------------+\n"
+      "| npu-smi 23.0.0                   Version: 23.0.0                                               |\n"
+      "+---------------------------+---------------+----------------------------------------------------+\n"
+      "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
+      "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
+      "+===========================+===============+====================================================+\n"
+      "| 0     910B3               | OK            | 97.5        37                0    / 0             |\n"
+      "| 0                         | 0000:C1:00.0  | 0           0    / 0          3395 / 65536         |\n"
+      "+===========================+===============+====================================================+\n"
+      "| 1     910B3               | Warning       | 96.1        36                0    / 0             |\n"
+      "| 0                         | 0000:C2:00.0  | 0           0    / 0          3395 / 65536         |\n"
+      "+===========================+===============+====================================================+\n"
+      "| NPU     Chip              | Process id    | Process name             | Process memory(MB)      |\n"
+      "+===========================+===============+====================================================+\n"
+      "| 1       0                 | 2421318       | python3.9                | 3175                    |\n"
+      "+===========================+===============+====================================================+\n");
+  std::size_t devices = 0;
+  bool summary = false, process = false;
+  for (const auto& e : ev) {
+    EXPECT_EQ(e.kind, "npu-smi");
+    if (e.code == "inventory") {
+      summary = true;
+      EXPECT_EQ(e.get_int("device_count"), 2);
+      EXPECT_EQ(e.get_str("unhealthy"), "1:Warning");
+    }
+    if (e.code == "npu-device") ++devices;
+    if (e.code == "npu-process") {
+      process = true;
+      EXPECT_EQ(e.pid, 2421318);
+      EXPECT_EQ(e.device, 1);
+      EXPECT_EQ(e.line, 15u);
+    }
+  }
+  EXPECT_TRUE(summary && process);
+  EXPECT_EQ(devices, 2u);
+}
+
+TEST(Smi, NvidiaSmiListTableAndProcesses) {
+  auto ev = parse(
+      "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1b2c3d4e-aaaa-bbbb-cccc-000000000000)\n"
+      "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+      "|   1  NVIDIA A100-SXM4-80GB          On  | 00000000:0F:00.0 Off |                    0 |\n"
+      "|    1   N/A  N/A     12345      C   /usr/bin/python                           1234MiB |\n");
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].device, 0);
+  EXPECT_EQ(ev[1].get_str("driver_version"), "535.104.05");
+  EXPECT_EQ(ev[2].get_str("bus_id"), "00000000:0F:00.0");
+  EXPECT_EQ(ev[3].pid, 12345);
+  EXPECT_EQ(ev[3].device, 1);
+}
+
+TEST(Kernel, OomKillerAndXid) {
+  auto a = one("[123456.789012] Out of memory: Killed process 53040 (python) total-vm:98765432kB, anon-rss:1234kB\n");
+  EXPECT_EQ(a.code, "oom-kill");
+  EXPECT_EQ(a.pid, 53040);
+  auto b = one("Nov 30 03:00:00 gpu01 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n");
+  EXPECT_EQ(b.code, "Xid-79");
+  EXPECT_EQ(b.get_str("bus_id"), "0000:3b:00");
+}
+
+TEST(Prefixes, VllmRayAndViewerPrefixes) {
+  auto e = one("(VllmWorker rank=3 pid=112081) ERROR 07-17 08:06:53 [multiproc_executor.py:487] [ERROR] 2025-07-17-08:06:53 "
+               "(PID:112081, Device:-1, RankID:-1) ERR00100 PTA call acl api failed\n");
+  EXPECT_EQ(e.rank, 3);
+  EXPECT_EQ(e.pid, 112081);
+  EXPECT_EQ(e.code, "ERR00100");
+  auto v = one("[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+               "operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600060 milliseconds\n");
+  EXPECT_EQ(v.rank, 0);
+  EXPECT_EQ(v.code, "watchdog-timeout");
+}
+
+TEST(Prefixes, PerRankFilesInheritLocalRankFromThePath) {
+  auto e = one("RuntimeError: boom\n", "node3/logs/none_abc/attempt_0/5/stderr.log");
+  EXPECT_EQ(e.local_rank, 5);
+}
+
+}  // namespace
+}  // namespace dtriage::formats
