@@ -1,9 +1,11 @@
 #include "formats/lines.hpp"
 
 #include <re2/re2.h>
+#include <re2/set.h>
 #include <simdjson.h>
 
 #include <array>
+#include <memory>
 
 #include "formats/util.hpp"
 
@@ -44,15 +46,9 @@ DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:
 DT_RE(re_pdsh_nccl, R"(^([\w.-]+): ([\w.-]+):\d+:\d+ \[\d+\] )")
 
 // ---- families -----------------------------------------------------------------------------------
-DT_RE(re_plog,
-      R"(^\[(ERROR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|CRITICAL|EXCEPTION)\] ([A-Za-z_][A-Za-z0-9_]*)\((-?\d+),([^)]*)\):(\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3})\s?(.*)$)")
-DT_RE(re_plog_fileline, R"(^\[([^\]\s]+):(\d+)\]\s?(.*)$)")
-DT_RE(re_nccl,
-      R"(^(?:\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?\] )?([^\s:\[\]]+):(\d+):(\d+) (?:\[(\d+)\] )?(.*)$)")
 DT_RE(re_nccl_stripped, R"(^\[(\d+)\] (?:([\w./-]+):(\d+) )?NCCL (INFO|WARN|TRACE) (.*)$)")
 DT_RE(re_nccl_bare, R"(^([\w./-]+\.(?:cc|h|cu|c)):(\d+) NCCL (WARN|INFO) (.*)$)")
 DT_RE(re_nccl_body_warn, R"(^(?:([\w./-]+):(\d+) )?(?:\(\w+\) )?NCCL WARN (.*)$)")
-DT_RE(re_nccl_body_info, R"(^NCCL INFO (.*)$)")
 DT_RE(re_nccl_body_trace, R"(^(?:[\d.]+ )?([\w./-]+):(\d+) NCCL TRACE (.*)$)")
 DT_RE(re_nccl_body_old, R"(^(?:([\w./-]+):(\d+) )?(INFO|WARN) (.*)$)")
 DT_RE(re_nccl_version, R"(^NCCL version (\d[\w.+-]*))")
@@ -252,23 +248,92 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
 
 // ---- families -------------------------------------------------------------------------------------
 
+namespace {
+
+bool digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// The fixed plog header "[LEVEL] MODULE(PID,PNAME):YYYY-MM-DD-HH:MM:SS.mmm.uuu ", split by hand:
+// it starts most lines of the largest inputs, and a regex with captures costs several times more.
+struct PlogHeader {
+  std::string_view level, module, pid, pname, date, time, ms, us, rest;
+};
+
+bool split_plog(std::string_view s, PlogHeader& h) {
+  const std::size_t close = s.find(']');
+  if (close == std::string_view::npos || close < 4 || close > 10 || close + 2 >= s.size() || s[close + 1] != ' ')
+    return false;
+  h.level = s.substr(1, close - 1);
+  static constexpr std::string_view kLevels[] = {"ERROR", "WARNING", "WARN", "INFO", "DEBUG",
+                                                 "EVENT", "TRACE", "CRITICAL", "EXCEPTION"};
+  if (std::find(std::begin(kLevels), std::end(kLevels), h.level) == std::end(kLevels)) return false;
+  std::size_t i = close + 2;
+  const std::size_t paren = s.find('(', i);
+  if (paren == std::string_view::npos || paren == i || paren - i > 40) return false;
+  h.module = s.substr(i, paren - i);
+  for (char c : h.module)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  const std::size_t comma = s.find(',', paren);
+  const std::size_t rparen = s.find("):", paren);
+  if (comma == std::string_view::npos || rparen == std::string_view::npos || comma > rparen) return false;
+  h.pid = s.substr(paren + 1, comma - paren - 1);
+  const std::string_view pid_digits = !h.pid.empty() && h.pid[0] == '-' ? h.pid.substr(1) : h.pid;
+  if (!digits(pid_digits)) return false;
+  h.pname = s.substr(comma + 1, rparen - comma - 1);
+  i = rparen + 2;
+  // YYYY-MM-DD-HH:MM:SS.mmm.uuu = 27 bytes
+  if (s.size() < i + 27) return false;
+  const std::string_view t = s.substr(i, 27);
+  if (!digits(t.substr(0, 4)) || t[4] != '-' || !digits(t.substr(5, 2)) || t[7] != '-' || !digits(t.substr(8, 2)) ||
+      t[10] != '-' || !digits(t.substr(11, 2)) || t[13] != ':' || !digits(t.substr(14, 2)) || t[16] != ':' ||
+      !digits(t.substr(17, 2)) || t[19] != '.' || !digits(t.substr(20, 3)) || t[23] != '.' || !digits(t.substr(24, 3)))
+    return false;
+  h.date = t.substr(0, 10);
+  h.time = t.substr(11, 8);
+  h.ms = t.substr(20, 3);
+  h.us = t.substr(24, 3);
+  i += 27;
+  if (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  h.rest = s.substr(i);
+  return true;
+}
+
+}  // namespace
+
 bool parse_plog(std::string_view s, model::Event& e) {
   if (s.size() < 30 || s.front() != '[') return false;
-  M m;
-  if (!rx(re_plog(), s, m)) return false;
+  PlogHeader h;
+  if (!split_plog(s, h)) return false;
   e.kind = "plog";
-  e.level = level_word(m[1]);
-  e.set("module", std::string(m[2]));
-  e.pid = int_of(m[3]);
+  e.level = level_word(h.level);
+  e.set("module", std::string(h.module));
+  e.pid = int_of(h.pid);
   if (e.pid && *e.pid < 0) e.pid.reset();
-  const std::string_view pname = m[4];
-  if (!pname.empty()) e.set("process", std::string(pname.substr(pname.rfind(',') == std::string_view::npos ? 0 : pname.rfind(',') + 1)));
-  set_time_full(e, m[5], m[6], std::string(m[7]) + std::string(m[8]));
-  std::string_view msg = m[9];
-  M f;
-  if (rx(re_plog_fileline(), msg, f)) {
-    e.set("src", std::string(f[1]) + ":" + std::string(f[2]));
-    msg = f[3];
+  if (!h.pname.empty()) {
+    const std::size_t c = h.pname.rfind(',');
+    e.set("process", std::string(c == std::string_view::npos ? h.pname : h.pname.substr(c + 1)));
+  }
+  std::string frac(h.ms);
+  frac.append(h.us);
+  set_time_full(e, h.date, h.time, frac);
+  std::string_view msg = h.rest;
+  // "[file.cc:123]" before the message
+  if (!msg.empty() && msg.front() == '[') {
+    const std::size_t end = msg.find(']');
+    if (end != std::string_view::npos) {
+      const std::string_view inside = msg.substr(1, end - 1);
+      const std::size_t colon = inside.rfind(':');
+      if (colon != std::string_view::npos && digits(inside.substr(colon + 1)) &&
+          inside.find(' ') == std::string_view::npos) {
+        e.set("src", std::string(inside));
+        msg.remove_prefix(end + 1);
+        if (!msg.empty() && msg.front() == ' ') msg.remove_prefix(1);
+      }
+    }
   }
   e.message = std::string(msg);
   if (auto d = first_device(msg)) e.device = d;
@@ -313,19 +378,47 @@ bool parse_nccl(std::string_view s, model::Event& e) {
     return true;
   }
   if (!contains(s, "NCCL ") && !contains(s, "INFO") && !contains(s, "WARN")) return false;
-  if (!rx(re_nccl(), s, m)) return false;
-  body = m[8];
+  // "[date time] host:pid:tid [dev] body", split by hand (see split_plog).
+  std::string_view date, clock, frac, rest = s;
+  if (!rest.empty() && rest.front() == '[' && rest.size() > 22 && digits(rest.substr(1, 4)) && rest[5] == '-') {
+    const std::size_t end = rest.find("] ");
+    if (end == std::string_view::npos || end < 20) return false;
+    date = rest.substr(1, 10);
+    clock = rest.substr(12, 8);
+    if (end > 21 && rest[20] == '.') frac = rest.substr(21, end - 21);
+    rest.remove_prefix(end + 2);
+  }
+  const std::size_t c1 = rest.find(':');
+  if (c1 == std::string_view::npos || c1 == 0) return false;
+  const std::string_view host = rest.substr(0, c1);
+  for (char c : host)
+    if (c == ' ' || c == '[' || c == ']' || c == '\t') return false;
+  const std::size_t c2 = rest.find(':', c1 + 1);
+  const std::size_t sp = rest.find(' ', c1 + 1);
+  if (c2 == std::string_view::npos || sp == std::string_view::npos || c2 > sp) return false;
+  const std::string_view pid = rest.substr(c1 + 1, c2 - c1 - 1);
+  const std::string_view tid = rest.substr(c2 + 1, sp - c2 - 1);
+  if (!digits(pid) || !digits(tid)) return false;
+  body = rest.substr(sp + 1);
+  std::string_view dev;
+  if (!body.empty() && body.front() == '[') {
+    const std::size_t end = body.find("] ");
+    if (end != std::string_view::npos && digits(body.substr(1, end - 1))) {
+      dev = body.substr(1, end - 1);
+      body.remove_prefix(end + 2);
+    }
+  }
   M b;
   std::string level;
   std::string msg;
-  if (rx(re_nccl_body_info(), body, b)) {
+  if (starts_with(body, "NCCL INFO ")) {
     level = "info";
-    msg = std::string(b[1]);
-  } else if (rx(re_nccl_body_warn(), body, b)) {
+    msg = std::string(body.substr(10));
+  } else if (contains(body, "NCCL WARN") && rx(re_nccl_body_warn(), body, b)) {
     level = "warning";
     msg = std::string(b[3]);
     if (!b[1].empty()) e.set("src", std::string(b[1]) + ":" + std::string(b[2]));
-  } else if (rx(re_nccl_body_trace(), body, b)) {
+  } else if (contains(body, "NCCL TRACE") && rx(re_nccl_body_trace(), body, b)) {
     level = "trace";
     msg = std::string(b[3]);
   } else if (starts_with(body, "NCCL CALL ")) {
@@ -339,11 +432,11 @@ bool parse_nccl(std::string_view s, model::Event& e) {
   }
   e.kind = "nccl";
   e.level = level;
-  if (!m[1].empty()) set_time_full(e, m[1], m[2], m[3]);
-  e.node = std::string(m[4]);
-  e.pid = int_of(m[5]);
-  e.set("tid", *int_of(m[6]));
-  if (!m[7].empty()) e.device = int_of(m[7]);
+  if (!date.empty()) set_time_full(e, date, clock, frac);
+  e.node = std::string(host);
+  e.pid = int_of(pid);
+  e.set("tid", *int_of(tid));
+  if (!dev.empty()) e.device = int_of(dev);
   e.message = std::move(msg);
   scan_message(e.message, e);
   return true;
@@ -381,7 +474,10 @@ bool parse_glog(std::string_view s, model::Event& e) {
 bool parse_python_logging(std::string_view s, model::Event& e) {
   M m;
   std::string_view logger, level, msg;
-  if (rx(re_pylog(), s, m)) {
+  const bool pylog = starts_with(s, "INFO:") || starts_with(s, "WARNING:") || starts_with(s, "ERROR:") ||
+                     starts_with(s, "DEBUG:") || starts_with(s, "CRITICAL:");
+  if (!pylog && !contains(s.substr(0, 120), ": [")) return false;
+  if (pylog && rx(re_pylog(), s, m)) {
     level = m[1];
     logger = m[2];
     msg = m[3];
@@ -415,10 +511,23 @@ bool parse_torch_npu(std::string_view s, model::Event& e) {
   return true;
 }
 
+// True when the first 64 bytes hold something shaped like an error code (EE8888, EI0006, W11001).
+bool has_code_shape(std::string_view s) {
+  const std::size_t n = std::min<std::size_t>(s.size(), 64);
+  for (std::size_t i = 0; i + 6 <= n; ++i) {
+    if ((s[i] == 'E' || s[i] == 'W') && std::isalnum(static_cast<unsigned char>(s[i + 1])) &&
+        std::isdigit(static_cast<unsigned char>(s[i + 2])) && std::isdigit(static_cast<unsigned char>(s[i + 3])) &&
+        std::isdigit(static_cast<unsigned char>(s[i + 4])) && std::isdigit(static_cast<unsigned char>(s[i + 5])))
+      return true;
+  }
+  return false;
+}
+
 bool parse_cann_start(std::string_view s, model::Event& e) {
   if (s.size() < 7) return false;
   const char c0 = s[0];
   if (c0 != 'E' && c0 != 'W' && c0 != '[' && !(c0 >= 'A' && c0 <= 'Z')) return false;
+  if (!has_code_shape(s)) return false;
   M m;
   if (rx(re_cann_start2(), s, m)) {
     e.code = std::string(m[1]);
@@ -550,7 +659,30 @@ bool parse_key_colon_value(std::string_view s, std::string& key, std::string& va
 
 // ---- message contents -------------------------------------------------------------------------
 
+// Every literal scan_message looks for, in one automaton: most log lines hold none of them, and
+// one pass over the line is much cheaper than forty substring searches.
+bool may_hold_facts(std::string_view msg) {
+  static const std::unique_ptr<re2::RE2::Set> set = [] {
+    static const char* const kTriggers[] = {
+        "WorkNCCL(", "NCCL work", "Rank ", "errno: ", "failed to listen", "client socket has timed out",
+        "Rendezvous", "failed (exitcode", "closing signal", "death signal", "store based barrier",
+        "Duplicate GPU", "Connection closed by localRank", "out of memory", "received by PID",
+        "SignalException", "error code is", "NPU warning", "CUDA error: ", "NCCL error in:", "nproc",
+        "VISIBLE_DEVICES", "rankNum[", "ranks[", "totalRanks[", "remote rank", "Cluster Exception Location",
+        "Heartbeat Lost", "taskType[Notify Wait]", "timeout[", "|", "module_name=", "error_code:", "sdma error",
+        "ersion", "nranks ", "function error", "HCCL error in:", "DistBackendError"};
+    re2::RE2::Options opt;
+    opt.set_log_errors(false);
+    auto s = std::make_unique<re2::RE2::Set>(opt, re2::RE2::UNANCHORED);
+    for (const char* t : kTriggers) s->Add(re2::RE2::QuoteMeta(t), nullptr);
+    s->Compile();
+    return s;
+  }();
+  return set->Match(re2::StringPiece(msg.data(), msg.size()), nullptr);
+}
+
 bool scan_message(std::string_view msg, model::Event& e) {
+  if (!may_hold_facts(msg)) return false;
   bool hit = false;
   M m;
   auto set_code = [&](const char* code) {
