@@ -15,6 +15,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # used by the test suite to build the codec matrix
   gzip bzip2 xz-utils zstd tar zip python3
+  # report tests: JSON Schema validation, the HTML report in a real headless browser
+  python3-jsonschema chromium fonts-dejavu-core
   # optional: libFuzzer targets (cmake --preset fuzz)
   clang libclang-rt-14-dev
 )

@@ -41,6 +41,7 @@ struct RawArgs {
   std::vector<std::string> rules_dirs;
   bool no_default_rules = false;
   std::string color = "auto";
+  bool redact = false;
 };
 
 // ---- validated configuration ---------------------------------------------------------------
@@ -54,6 +55,7 @@ struct Config {
   formats::ParseOptions parse;
   std::vector<std::string> rules_dirs;  // pack first, then --rules
   std::string color;
+  bool redact = false;
 };
 
 // "1048576", "64K", "1M", "2G", "1T" (binary multiples).
@@ -113,6 +115,7 @@ std::optional<Config> validate(const RawArgs& raw, std::string& error) {
   if (!raw.no_default_rules) c.rules_dirs.push_back(rules::default_rules_dir());
   for (const auto& d : raw.rules_dirs) c.rules_dirs.push_back(d);
   c.color = raw.color;
+  c.redact = raw.redact;
   c.parse.all_lines = raw.all_lines;
   c.parse.raw = raw.raw;
   return c;
@@ -280,8 +283,13 @@ int cmd_analyze(Config& config) {
   const correlate::Facts facts = correlate::correlate(events);
   const rules::Analysis analysis = loaded->engine->analyze(events, facts);
   const report::Report rep{events, facts, analysis, inv, loaded->set.problems, loaded->set.rules.size(), kVersion};
-  if (config.format == "json") out.buffer() += report::render_json(rep);
-  else out.buffer() += report::render_text(rep, use_color(config, out));
+  std::string text;
+  if (config.format == "json") text = report::render_json(rep);
+  else if (config.format == "markdown") text = report::render_markdown(rep);
+  else if (config.format == "html") text = report::render_html(rep);
+  else text = report::render_text(rep, use_color(config, out));
+  if (config.redact) text = report::Redactor(rep).apply(text);
+  out.buffer() += text;
   out.flush();
   if (config.format != "json") print_problems_brief(inv);
   return exit_code(ing, inv);
@@ -346,8 +354,10 @@ int run(int argc, char** argv) {
   analyze_raw.format = "text";
   CLI::App* analyze = app.add_subcommand("analyze", "Name the root cause of one failed job");
   add_input_options(*analyze, analyze_raw);
-  analyze->add_option("--format", analyze_raw.format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  analyze->add_option("--format", analyze_raw.format, "text (default), json, markdown or html")
+      ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
+  analyze->add_flag("--redact", analyze_raw.redact,
+                    "Mask host names (node-1, ...), IP addresses, home-directory user names and secrets");
   analyze->add_option("--rules", analyze_raw.rules_dirs, "Also load rules from this directory (repeatable)");
   analyze->add_flag("--no-default-rules", analyze_raw.no_default_rules, "Do not load the installed rule pack");
   analyze->add_option("--color", analyze_raw.color, "auto (default), always or never; NO_COLOR is honoured")

@@ -24,5 +24,19 @@ struct Report {
 
 std::string render_json(const Report& r);
 std::string render_text(const Report& r, bool color);
+std::string render_markdown(const Report& r);
+std::string render_html(const Report& r);
+
+// Masks what should not leave a customer's site, in any rendered report: host names (mapped
+// consistently to node-1, node-2, ... in the order of the node table), IP addresses (ip-1, ...),
+// user names in home paths, and token / key / password values.
+class Redactor {
+ public:
+  explicit Redactor(const Report& r);
+  std::string apply(const std::string& text) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> hosts_;  // longest first
+};
 
 }  // namespace dtriage::report

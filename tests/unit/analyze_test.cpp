@@ -176,3 +176,51 @@ TEST(Analyze, RulesTestFailsOnABrokenExample) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+TEST(Analyze, RedactMasksHostsAddressesHomesAndSecretsInEveryFormat) {
+  TempDir d;
+  d.write("job/gpu-zeta7/train.log",
+          "[2025-11-04 10:20:00] gpu-zeta7:100:100 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from "
+          "peer 10.9.8.7<53249> with error 12, opcode 0, len 0, vendor err 129\n"
+          "[rank0]: RuntimeError: could not read /home/alice/ckpt/model.pt token=hf_AbCdEfGhIjKlMnOpQrStUvWx123 "
+          "password=hunter2 on 10.1.2.3\n");
+  d.write("job/gpu-zeta8/train.log",
+          "Root Cause (first observed failure):\n[0]:\n  time      : 2025-11-04_10:21:00\n"
+          "  host      : gpu-zeta8.corp.example.com\n  rank      : 1 (local_rank: 0)\n  exitcode  : 1 (pid: 4242)\n"
+          "  error_file: /home/alice/err.json\n  traceback : To enable traceback see: https://pytorch.org/\n");
+  const std::vector<std::string> secrets = {"gpu-zeta7", "gpu-zeta8", "corp.example.com", "10.9.8.7", "10.1.2.3",
+                                            "alice", "hf_AbCdEfGhIjKlMnOpQrStUvWx123", "hunter2"};
+  for (const char* fmt : {"text", "json", "markdown", "html"}) {
+    const std::string base = std::string("analyze --color never --format ") + fmt + " '" + d.file("job") + "'";
+    const RunResult plain = run_dtriage(base);
+    const RunResult red = run_dtriage(base + " --redact");
+    ASSERT_TRUE(red.exit_code == 0) << fmt;
+    // The originals are in the plain report (so the check below means something) ...
+    for (const char* must : {"gpu-zeta7", "10.9.8.7"})
+      EXPECT_NE(plain.out.find(must), std::string::npos) << fmt << " plain report lacks " << must;
+    // ... and none survives redaction.
+    for (const std::string& s : secrets) EXPECT_EQ(red.out.find(s), std::string::npos) << fmt << " leaks " << s;
+    EXPECT_NE(red.out.find("node-1"), std::string::npos) << fmt;
+    EXPECT_NE(red.out.find("ip-1"), std::string::npos) << fmt;
+    if (std::string(fmt) == "json") {
+      EXPECT_TRUE(nlohmann::json::accept(red.out));  // still valid JSON
+    }
+  }
+}
+
+TEST(Analyze, MarkdownAndHtmlEscapeLogText) {
+  TempDir d;
+  d.write("job/a.log", "[rank0]: RuntimeError: bad | pipe <b>bold</b> ``` fence\n");
+  const RunResult md = run_dtriage("analyze --format markdown '" + d.file("job") + "'");
+  EXPECT_NE(md.out.find("bad \\| pipe"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("~~~~text"), std::string::npos) << "a fence inside the evidence needs another fence";
+  const RunResult html = run_dtriage("analyze --format html '" + d.file("job") + "'");
+  EXPECT_EQ(html.out.find("<b>bold"), std::string::npos);
+  EXPECT_NE(html.out.find("&lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dtriage::test

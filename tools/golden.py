@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Golden reports: every bundled sample in every format, with the version scrubbed.
+
+  tools/golden.py --update [DTRIAGE]   rewrite tests/golden/ from the current build (then review the diff)
+  tools/golden.py --check  [DTRIAGE]   compare (ctest runs this)
+"""
+import difflib
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+GOLDEN = os.path.join(ROOT, "tests", "golden")
+FORMATS = {"text": "txt", "json": "json", "markdown": "md", "html": "html"}
+
+
+def scrub(text):
+    text = re.sub(r'"dtriage": "[^"]*"', '"dtriage": "VERSION"', text)
+    text = re.sub(r"Report by dtriage [^ <_]+\.", "Report by dtriage VERSION.", text)
+    return text
+
+
+def render(dtriage, sample, fmt, redact):
+    args = [dtriage, "analyze", "--format", fmt, "--color", "never"] if fmt == "text" else [dtriage, "analyze", "--format", fmt]
+    if redact:
+        args.append("--redact")
+    out = subprocess.run(args + [os.path.join("samples", sample)], cwd=ROOT, capture_output=True, text=True)
+    return scrub(out.stdout)
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else "--check"
+    dtriage = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else os.path.join(ROOT, "build", "dev", "analyzer", "dtriage")
+    samples = sorted(d for d in os.listdir(os.path.join(ROOT, "samples")) if os.path.isdir(os.path.join(ROOT, "samples", d)))
+    os.makedirs(GOLDEN, exist_ok=True)
+    bad = 0
+    total = 0
+    for sample in samples:
+        for fmt, ext in FORMATS.items():
+            for redact in (False, True):
+                if redact and fmt not in ("text", "markdown"):
+                    continue
+                name = f"{sample}{'.redacted' if redact else ''}.{ext}"
+                path = os.path.join(GOLDEN, name)
+                got = render(dtriage, sample, fmt, redact)
+                total += 1
+                if mode == "--update":
+                    with open(path, "w") as f:
+                        f.write(got)
+                    continue
+                want = open(path).read() if os.path.exists(path) else ""
+                if got != want:
+                    bad += 1
+                    print(f"FAIL {name} differs from the golden file (tools/golden.py --update, then review):")
+                    sys.stdout.writelines(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), name, "now"))[:40])
+    if mode == "--update":
+        print(f"wrote {total} golden files to tests/golden/")
+        return 0
+    print(f"golden: {total - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
