@@ -145,5 +145,128 @@ def seed():
     seed_node(base, "npu-a02", 1, "10.0.0.12", list(range(48811, 48819)), list(range(57302, 57310)))
 
 
+def nvidia_smi_l(n):
+    return [f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{i:08x}-5f3c-4b2e-9d1a-{0x7a10c3e5b2f0 + i:012x})" for i in range(n)]
+
+
+def gpu_oom():
+    """Two 8-GPU nodes; global rank 10 (gpu-b02, local rank 2) runs out of memory at step 4120. Its
+    peers on gpu-b02 see the closed connection; every other rank times out in the next all-reduce
+    ten minutes later and is aborted (exit -6). gpu-b01's torchrun table names its own rank 3 as
+    "root cause": a victim."""
+    base = os.path.join(ROOT, "gpu-oom-2node")
+    shutil.rmtree(base, ignore_errors=True)
+    for node_rank, host in enumerate(["gpu-b01", "gpu-b02"]):
+        d = os.path.join(base, host)
+        write(os.path.join(d, "nvidia-smi-L.txt"), nvidia_smi_l(8))
+        agent = 7100 + node_rank
+        pids = [7200 + node_rank * 100 + i for i in range(8)]
+        lines = [
+            f"+ torchrun --nnodes=2 --nproc_per_node=8 --node_rank={node_rank} --rdzv_backend=c10d --rdzv_endpoint=gpu-b01:29400 pretrain.py",
+            "NCCL version 2.21.5+cuda12.4" if node_rank == 0 else "",
+        ]
+        for lr, pid in enumerate(pids):
+            rank = node_rank * 8 + lr
+            lines.append(f"{host}:{pid}:{pid + 40} [{lr}] NCCL INFO comm 0x55d0c{lr}a0 rank {rank} nranks 16 cudaDev {lr} nvmlDev {lr} busId {0x18 + lr * 0x10:x}000 commId 0x9f2e4c1a7b3d5e60 - Init COMPLETE")
+        lines.append("[default0]:step 4100 loss 2.184 lr 2.9e-04 tokens/s 412330")
+        if host == "gpu-b02":
+            lines += [
+                "[rank10]: Traceback (most recent call last):",
+                "[rank10]:   File \"/work/pretrain.py\", line 311, in <module>",
+                "[rank10]:     loss.backward()",
+                "[rank10]:   File \"/usr/lib/python3/dist-packages/torch/_tensor.py\", line 581, in backward",
+                "[rank10]:     torch.autograd.backward(",
+                "[rank10]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 2 has a total capacity of 79.11 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 78.08 GiB memory in use.",
+            ]
+            for lr in (0, 1, 3):
+                lines.append(f"{host}:{pids[lr]}:{pids[lr] + 77} [{lr}] NCCL INFO [Service thread] Connection closed by localRank 2")
+            lines.append(f"[2025-11-04 10:07:31] {host}:{pids[0]}:{pids[0] + 77} [0] NCCL WARN socketProgress: Connection closed by remote peer {host}<51159>")
+        for lr in range(8):
+            rank = node_rank * 8 + lr
+            if rank == 10:
+                continue
+            lines.append(f"[rank{rank}]:[E1104 10:17:{31 + lr:02d}.{lr}12000000 ProcessGroupNCCL.cpp:632] [Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=41233, OpType=ALLREDUCE, NumelIn=65536000, NumelOut=65536000, Timeout(ms)=600000) ran for 600{lr:03d}1 milliseconds before timing out.")
+        victim = 3 if node_rank == 0 else 2
+        for lr, pid in enumerate(pids):
+            if lr != victim:
+                lines.append(f"W1104 10:17:4{lr}.100000 {agent} torch/distributed/elastic/multiprocessing/api.py:897] Sending process {pid} closing signal SIGTERM")
+        exitcode = -6 if node_rank == 0 else 1
+        lines += [
+            f"E1104 10:17:45.300000 {agent} torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: {exitcode}) local_rank: {victim} (pid: {pids[victim]}) of binary: /usr/bin/python3",
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+            "============================================================",
+            "pretrain.py FAILED",
+            "------------------------------------------------------------",
+            "Failures:",
+            "  <NO_OTHER_FAILURES>",
+            "------------------------------------------------------------",
+            "Root Cause (first observed failure):",
+            "[0]:",
+            f"  time      : 2025-11-04_10:17:4{node_rank + 3}",
+            f"  host      : {host}.cluster.internal",
+            f"  rank      : {node_rank * 8 + victim} (local_rank: {victim})",
+            f"  exitcode  : {exitcode} (pid: {pids[victim]})",
+            "  error_file: <N/A>",
+            f"  traceback : {'Signal 6 (SIGABRT) received by PID %d' % pids[victim] if exitcode < 0 else 'To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html'}",
+            "============================================================",
+        ]
+        write(os.path.join(d, "console.log"), [l for l in lines if l != ""])
+
+
+def healthy():
+    """A short two-node run that finished: no failure, and one warning (unequal nproc_per_node)."""
+    base = os.path.join(ROOT, "healthy-2node")
+    shutil.rmtree(base, ignore_errors=True)
+    for node_rank, (host, nproc) in enumerate([("gpu-c01", 8), ("gpu-c02", 4)]):
+        d = os.path.join(base, host)
+        write(os.path.join(d, "nvidia-smi-L.txt"), nvidia_smi_l(8))
+        lines = [f"+ torchrun --nnodes=2 --nproc_per_node={nproc} --node_rank={node_rank} --master_addr=gpu-c01 --master_port=29500 finetune.py"]
+        for lr in range(nproc):
+            lines.append(f"{host}:{9000 + lr}:{9000 + lr} [{lr}] NCCL INFO comm 0x5561{lr}0 rank {node_rank * 8 + lr} nranks 12 cudaDev {lr} busId {0x18 + lr * 0x10:x}000 - Init COMPLETE")
+        lines += [f"[default0]:epoch {e} step {e * 500} loss {2.1 - e * 0.3:.2f}" for e in range(1, 4)]
+        lines.append("[default0]:training finished, checkpoint saved to ckpt/final")
+        write(os.path.join(d, "console.log"), lines)
+
+
+def port_in_use():
+    """Master node's store port is held by a leftover job; the other node times out connecting.
+    Shipped as one .tar.gz per node inside a directory, as collected from a cluster."""
+    import io
+    import tarfile
+    base = os.path.join(ROOT, "port-in-use-archives")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    logs = {
+        "gpu-d01": [
+            "+ torchrun --nnodes=2 --nproc_per_node=8 --node_rank=0 --master_addr=10.20.0.5 --master_port=29500 train.py",
+            "[W1104 09:00:02.311042100 socket.cpp:697] [c10d] The server socket has failed to listen on [::]:29500 (errno: 98 - Address already in use).",
+            "[W1104 09:00:02.311290530 socket.cpp:697] [c10d] The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).",
+            "[E1104 09:00:02.311401200 socket.cpp:735] [c10d] The server socket has failed to listen on any local network address.",
+            "Traceback (most recent call last):",
+            "  File \"/usr/local/bin/torchrun\", line 8, in <module>",
+            "    sys.exit(main())",
+            "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+        ],
+        "gpu-d02": [
+            "+ torchrun --nnodes=2 --nproc_per_node=8 --node_rank=1 --master_addr=10.20.0.5 --master_port=29500 train.py",
+            "[E1104 09:01:02.902111000 socket.cpp:1011] [c10d] The client socket has timed out after 60s while trying to connect to (10.20.0.5, 29500).",
+            "torch.distributed.DistStoreError: The client socket has timed out after 60s while trying to connect to (10.20.0.5, 29500).",
+        ],
+    }
+    for host, lines in logs.items():
+        data = ("\n".join(lines) + "\n").encode()
+        import gzip
+        with open(os.path.join(base, host + ".tar.gz"), "wb") as raw, \
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz, \
+                tarfile.open(fileobj=gz, mode="w", format=tarfile.GNU_FORMAT) as tar:
+            info = tarfile.TarInfo("logs/console.log")
+            info.size = len(data)
+            info.mtime = 1762246800
+            tar.addfile(info, io.BytesIO(data))
+
+
 if __name__ == "__main__":
     seed()
+    gpu_oom()
+    healthy()
+    port_in_use()

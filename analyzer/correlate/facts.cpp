@@ -77,6 +77,25 @@ Facts correlate(std::vector<model::Event>& events) {
     if (auto it = path_ranks.find(e.path); it != path_ranks.end() && it->second.size() == 1) e.rank = *it->second.begin();
   }
 
+  // Lines without a year (glog "E1104 10:17:31", vLLM "11-04 10:17:31") that found no dated line
+  // in their own file take the year the rest of the job was dated with.
+  std::map<std::string, int> years;
+  for (const auto& e : events)
+    if (e.time.size() >= 10 && e.time[4] == '-' && !e.time_inferred) years[e.time.substr(0, 4)]++;
+  if (!years.empty()) {
+    const std::string year =
+        std::max_element(years.begin(), years.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+    for (auto& e : events) {
+      if (!e.time.empty()) continue;
+      std::string md = e.get_str("month_day");
+      const std::string clock = e.get_str("clock");
+      if (md.empty() || clock.empty()) continue;
+      if (md.size() == 4) md = "0" + md;
+      e.time = year + "-" + md + "T" + clock;
+      e.time_inferred = true;
+    }
+  }
+
   Facts f;
   std::map<std::string, Node> nodes;
   for (EventIndex i = 0; i < events.size(); ++i) {

@@ -177,6 +177,8 @@ struct SourceParser::Impl {
         model::Event ex;
         if (parse_exception_line(rest, ex)) {
           add_body(rest);
+          b.event.set("exception_line", static_cast<std::int64_t>(line.number));
+          b.event.set("exception_text", std::string(line.text));
           b.event.code = ex.code;
           b.event.message = ex.message;
           b.event.set("exception", ex.code);

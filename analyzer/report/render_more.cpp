@@ -269,6 +269,8 @@ std::string render_markdown(const Report& r) {
     for (std::size_t k = 0; k < evidence.size() && k < 10; ++k) {
       const model::Event& e = r.events[evidence[k]];
       body += loc(e) + "  " + clip(e.text, 300) + "\n";
+      if (auto at = e.get_int("exception_line"))
+        body += e.path + ":" + std::to_string(*at) + "  " + clip(e.get_str("exception_text"), 300) + "\n";
     }
     const std::string fence = fence_for(body);
     o += "### " + title + "\n\n" + fence + "text\n" + body + fence + "\n\n";
@@ -327,6 +329,9 @@ std::string render_html(const Report& r) {
     for (std::size_t k = 0; k < evidence.size() && k < 10; ++k) {
       const model::Event& e = r.events[evidence[k]];
       o += "<span class=\"loc\">" + esc(loc(e)) + "</span>  " + esc(clip(e.text, 400)) + "\n";
+      if (auto at = e.get_int("exception_line"))
+        o += "<span class=\"loc\">" + esc(e.path + ":" + std::to_string(*at)) + "</span>  " +
+             esc(clip(e.get_str("exception_text"), 400)) + "\n";
     }
     o += "</pre>\n";
   }

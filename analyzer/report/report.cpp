@@ -19,6 +19,10 @@ json or_null(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(
 
 json evidence_json(const model::Event& e) {
   json j{{"path", base::sanitize_utf8(e.path)}, {"line", e.line}, {"text", base::sanitize_utf8(e.text)}};
+  if (auto at = e.get_int("exception_line")) {  // a traceback: its exception line says the most
+    j["key_line"] = *at;
+    j["key_text"] = base::sanitize_utf8(e.get_str("exception_text"));
+  }
   if (!e.time.empty()) j["time"] = e.time;
   if (!e.node.empty()) j["node"] = e.node;
   return j;
@@ -139,6 +143,11 @@ std::string render_text(const Report& r, bool color) {
       std::string text = base::sanitize_utf8(e.text);
       if (text.size() > 220) text = text.substr(0, 217) + "...";
       s += std::string("    ") + dim + e.path + ":" + std::to_string(e.line) + reset + "  " + text + "\n";
+      if (auto at = e.get_int("exception_line")) {
+        std::string key = base::sanitize_utf8(e.get_str("exception_text"));
+        if (key.size() > 220) key = key.substr(0, 217) + "...";
+        s += std::string("    ") + dim + e.path + ":" + std::to_string(*at) + reset + "  " + key + "\n";
+      }
     }
     if (idx.size() > max) s += "    ... " + std::to_string(idx.size() - max) + " more\n";
     return s;

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #include "test_util.hpp"
 
 namespace dtriage::test {
@@ -220,6 +222,35 @@ TEST(Analyze, MarkdownAndHtmlEscapeLogText) {
   const RunResult html = run_dtriage("analyze --format html '" + d.file("job") + "'");
   EXPECT_EQ(html.out.find("<b>bold"), std::string::npos);
   EXPECT_NE(html.out.find("&lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// Every bundled sample has its expected verdict in tests/samples_expected.json, and every sample
+// directory must be listed there.
+TEST(Analyze, EverySampleGivesItsExpectedVerdict) {
+  const json expected = json::parse(read_file(std::string(DTRIAGE_SOURCE_DIR) + "/tests/samples_expected.json"));
+  std::size_t samples = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DTRIAGE_SOURCE_DIR) + "/samples")) {
+    if (!entry.is_directory()) continue;
+    ++samples;
+    const std::string name = entry.path().filename().string();
+    ASSERT_TRUE(expected.contains(name)) << "samples/" << name << " has no entry in tests/samples_expected.json";
+    const json& want = expected[name];
+    int code = -1;
+    const json j = analyze("'" + entry.path().string() + "'", &code);
+    EXPECT_EQ(code, 0) << name;
+    const json& v = j["verdict"];
+    for (const char* k : {"status", "category", "node", "rank", "rule"}) EXPECT_EQ(v[k], want[k]) << name << ": " << k;
+    for (const auto& part : want["summary_has"])
+      EXPECT_NE(v["summary"].get<std::string>().find(part.get<std::string>()), std::string::npos)
+          << name << ": summary lacks '" << part << "': " << v["summary"];
+  }
+  EXPECT_EQ(samples, expected.size());
 }
 
 }  // namespace
