@@ -3,7 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdio>
+#include <filesystem>
+#include <thread>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -56,6 +59,8 @@ struct Config {
   std::vector<std::string> rules_dirs;  // pack first, then --rules
   std::string color;
   bool redact = false;
+  std::string node_pattern;  // --node-from-path, to build hints per job (scan)
+  unsigned jobs = 0;         // scan: parallel jobs, 0 = one per core
 };
 
 // "1048576", "64K", "1M", "2G", "1T" (binary multiples).
@@ -111,6 +116,7 @@ std::optional<Config> validate(const RawArgs& raw, std::string& error) {
       return std::nullopt;
     }
     c.hints = std::move(hints.value());
+    c.node_pattern = raw.node_from_path;
   }
   if (!raw.no_default_rules) c.rules_dirs.push_back(rules::default_rules_dir());
   for (const auto& d : raw.rules_dirs) c.rules_dirs.push_back(d);
@@ -266,6 +272,33 @@ bool use_color(const Config& config, const Output& out) {
   return out.is_terminal();
 }
 
+// One job, analysed: what every report is rendered from.
+struct Job {
+  base::Inventory inv;
+  std::vector<model::Event> events;
+  correlate::Facts facts;
+  rules::Analysis analysis;
+  bool read_any = false;
+};
+
+std::unique_ptr<Job> analyze_job(const Config& config, const rules::Engine& engine, ingest::NodeHints hints,
+                                 const std::vector<std::string>& paths) {
+  auto job = std::make_unique<Job>();
+  ingest::Ingestor ing(config.limits, std::move(hints), job->inv);
+  Collector collector(config, engine, job->inv);
+  ing.run(paths, collector);
+  job->read_any = ing.read_anything();
+  job->events = std::move(collector.events());
+  job->facts = correlate::correlate(job->events);
+  job->analysis = engine.analyze(job->events, job->facts);
+  return job;
+}
+
+int job_exit_code(const Job& job) {
+  if (!job.read_any) return 2;
+  return job.inv.unreadable.empty() ? 0 : 1;
+}
+
 int cmd_analyze(Config& config) {
   Output out;
   if (auto err = out.open(config.output); !err.empty()) {
@@ -275,14 +308,8 @@ int cmd_analyze(Config& config) {
   auto loaded = load_engine(config);
   if (!loaded) return 2;
   for (const auto& p : loaded->set.problems) std::fprintf(stderr, "dtriage: rule problem: %s: %s\n", p.where.c_str(), p.message.c_str());
-  base::Inventory inv;
-  ingest::Ingestor ing(config.limits, std::move(config.hints), inv);
-  Collector collector(config, *loaded->engine, inv);
-  ing.run(config.paths, collector);
-  std::vector<model::Event>& events = collector.events();
-  const correlate::Facts facts = correlate::correlate(events);
-  const rules::Analysis analysis = loaded->engine->analyze(events, facts);
-  const report::Report rep{events, facts, analysis, inv, loaded->set.problems, loaded->set.rules.size(), kVersion};
+  const auto job = analyze_job(config, *loaded->engine, std::move(config.hints), config.paths);
+  const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, loaded->set.rules.size(), kVersion};
   std::string text;
   if (config.format == "json") text = report::render_json(rep);
   else if (config.format == "markdown") text = report::render_markdown(rep);
@@ -291,8 +318,97 @@ int cmd_analyze(Config& config) {
   if (config.redact) text = report::Redactor(rep).apply(text);
   out.buffer() += text;
   out.flush();
-  if (config.format != "json") print_problems_brief(inv);
-  return exit_code(ing, inv);
+  if (config.format != "json") print_problems_brief(job->inv);
+  return job_exit_code(*job);
+}
+
+// ---- scan -----------------------------------------------------------------------------------
+
+// Each entry directly below a ROOT (a directory or an archive / compressed file) is one job.
+std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std::string>& roots, base::Inventory& inv) {
+  std::vector<std::pair<std::string, std::string>> jobs;  // (name, path)
+  for (const std::string& root : roots) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(root, ec)) {
+      std::vector<std::string> names;
+      for (auto it = std::filesystem::directory_iterator(root, ec); !ec && it != std::filesystem::directory_iterator();
+           it.increment(ec))
+        names.push_back(it->path().filename().string());
+      if (ec) inv.add_unreadable(root, ec.message());
+      std::sort(names.begin(), names.end());
+      for (const std::string& n : names) jobs.emplace_back(roots.size() > 1 ? root + "/" + n : n, root + "/" + n);
+    } else if (std::filesystem::exists(root, ec)) {
+      jobs.emplace_back(root, root);
+    } else {
+      inv.add_unreadable(root, "no such file or directory");
+    }
+  }
+  return jobs;
+}
+
+int cmd_scan(Config& config) {
+  Output out;
+  if (auto err = out.open(config.output); !err.empty()) {
+    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
+    return 2;
+  }
+  auto loaded = load_engine(config);
+  if (!loaded) return 2;
+  base::Inventory top;
+  const auto jobs = list_jobs(config.paths, top);
+  for (const auto& p : top.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
+  std::vector<std::string> lines(jobs.size());
+  std::vector<int> codes(jobs.size(), 2);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      ingest::NodeHints hints;
+      if (!config.node_pattern.empty()) hints = std::move(ingest::NodeHints::from_pattern(config.node_pattern).value());
+      const auto job = analyze_job(config, *loaded->engine, std::move(hints), {jobs[i].second});
+      codes[i] = job_exit_code(*job);
+      const rules::Verdict& v = job->analysis.verdict;
+      nlohmann::json j{{"job", jobs[i].first},
+                       {"status", v.status},
+                       {"category", v.category.empty() || v.status == "healthy" ? nlohmann::json(nullptr) : nlohmann::json(v.category)},
+                       {"summary", v.summary},
+                       {"node", v.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.node)},
+                       {"rank", v.rank ? nlohmann::json(*v.rank) : nlohmann::json(nullptr)},
+                       {"rule", v.rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.rule)},
+                       {"files", job->inv.files},
+                       {"unreadable", job->inv.unreadable.size()}};
+      if (config.redact) {
+        const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, 0, kVersion};
+        lines[i] = report::Redactor(rep).apply(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      } else if (config.format == "text") {
+        char head[256];
+        std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", jobs[i].first.c_str(), v.status.c_str(),
+                      v.category.empty() || v.status == "healthy" ? "-" : v.category.c_str());
+        lines[i] = head + v.summary;
+      } else {
+        lines[i] = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      }
+    }
+  };
+  unsigned n = config.jobs != 0 ? config.jobs : std::max(1u, std::thread::hardware_concurrency());
+  n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(jobs.size(), 1)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (const std::string& l : lines) {
+    out.buffer() += l;
+    out.buffer() += '\n';
+    out.maybe_flush();
+  }
+  out.flush();
+  if (jobs.empty()) return 2;
+  int code = top.unreadable.empty() ? 0 : 1;
+  bool any_read = false;
+  for (int c : codes) {
+    any_read = any_read || c != 2;
+    if (c != 0) code = std::max(code, 1);
+  }
+  return any_read ? code : 2;
 }
 
 // ---- rules ----------------------------------------------------------------------------------
@@ -363,6 +479,17 @@ int run(int argc, char** argv) {
   analyze->add_option("--color", analyze_raw.color, "auto (default), always or never; NO_COLOR is honoured")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
+  RawArgs scan_raw;
+  scan_raw.format = "jsonl";
+  unsigned scan_jobs = 0;
+  CLI::App* scan = app.add_subcommand("scan", "Analyze many jobs: each entry below ROOT is one job; one line per job");
+  add_input_options(*scan, scan_raw);
+  scan->add_option("--format", scan_raw.format, "jsonl (default) or text")->check(CLI::IsMember({"jsonl", "text"}));
+  scan->add_option("-j,--jobs", scan_jobs, "Jobs analysed in parallel (default: one per core)");
+  scan->add_option("--rules", scan_raw.rules_dirs, "Also load rules from this directory (repeatable)");
+  scan->add_flag("--no-default-rules", scan_raw.no_default_rules, "Do not load the installed rule pack");
+  scan->add_flag("--redact", scan_raw.redact, "Mask host names, IP addresses, home-directory user names and secrets");
+
   RawArgs rules_raw;
   std::string rule_action;
   std::string rule_id;
@@ -405,6 +532,16 @@ int run(int argc, char** argv) {
       return 2;
     }
     return cmd_rules(rule_action, *config, rule_id);
+  }
+  if (scan->parsed()) {
+    std::string error;
+    auto config = validate(scan_raw, error);
+    if (!config) {
+      std::fprintf(stderr, "dtriage: %s\n", error.c_str());
+      return 2;
+    }
+    config->jobs = scan_jobs;
+    return cmd_scan(*config);
   }
   const RawArgs& raw = analyze->parsed() ? analyze_raw : events_raw;
   std::string error;

@@ -452,16 +452,6 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
   auto same_scope = [&](const Finding& x, const Finding& y) {
     return x.node == y.node || x.node.empty() || y.node.empty() || x.rule->scope == Scope::Job;
   };
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      if (i == j) continue;
-      Finding& x = a.findings[i];
-      Finding& y = a.findings[j];
-      if (!y.explained_by.empty() || !x.rule->explains_rule(y.rule->id) || !same_scope(x, y)) continue;
-      if (y.rule->explains_rule(x.rule->id) && !x.time.empty() && !y.time.empty() && y.time < x.time) continue;
-      y.explained_by = x.rule->id;
-    }
-  }
   auto better = [&](const Finding& x, const Finding& y) {  // is x a better root than y?
     const bool xc = x.rule->role == Role::Cause, yc = y.rule->role == Role::Cause;
     if (xc != yc) return xc;
@@ -471,12 +461,42 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     if (x.time != y.time) return x.time < y.time;
     return x.rule->id < y.rule->id;
   };
+  // x explains y, unless y also explains x and is the better root (mutual edges: the better wins).
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      Finding& x = a.findings[i];
+      Finding& y = a.findings[j];
+      if (!y.explained_by.empty() || !x.rule->explains_rule(y.rule->id) || !same_scope(x, y)) continue;
+      if (y.rule->explains_rule(x.rule->id) && better(y, x)) continue;
+      y.explained_by = x.rule->id;
+    }
+  }
+  // A chain of explanations must end at an unexplained finding; one that loops (a -> b -> c -> a)
+  // explains nothing, and its members stay root candidates.
+  auto chain_ends = [&](std::size_t i) {
+    std::string by = a.findings[i].explained_by;
+    for (int depth = 0; depth < 32 && !by.empty(); ++depth) {
+      std::string next;
+      bool found = false;
+      for (const Finding& f : a.findings)
+        if (f.rule->id == by) {
+          next = f.explained_by;
+          found = true;
+          break;
+        }
+      if (!found || next.empty()) return true;
+      by = next;
+    }
+    return by.empty();
+  };
   int root = -1;
   for (std::size_t i = 0; i < n; ++i) {
     const Finding& f = a.findings[i];
-    if (!f.explained_by.empty() || f.rule->severity_rank() < 2 || f.rule->role == Role::Warning) continue;
+    if ((!f.explained_by.empty() && chain_ends(i)) || f.rule->severity_rank() < 2 || f.rule->role == Role::Warning) continue;
     if (root < 0 || better(f, a.findings[static_cast<std::size_t>(root)])) root = static_cast<int>(i);
   }
+  if (root >= 0) a.findings[static_cast<std::size_t>(root)].explained_by.clear();
   // Roles.
   std::function<bool(std::size_t, int)> explained_by_root = [&](std::size_t i, int depth) -> bool {
     if (root < 0 || depth > 16) return false;

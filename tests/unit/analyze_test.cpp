@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <sstream>
 
 #include "test_util.hpp"
 
@@ -251,6 +252,40 @@ TEST(Analyze, EverySampleGivesItsExpectedVerdict) {
           << name << ": summary lacks '" << part << "': " << v["summary"];
   }
   EXPECT_EQ(samples, expected.size());
+}
+
+}  // namespace
+}  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+TEST(Scan, OneLinePerJobInNameOrderWithTheSameVerdictsAsAnalyze) {
+  const json expected = json::parse(read_file(std::string(DTRIAGE_SOURCE_DIR) + "/tests/samples_expected.json"));
+  TempDir d;
+  // The samples plus one unreadable job and one job packed as a single tar.gz.
+  ASSERT_EQ(sh("cp -r '" + std::string(DTRIAGE_SOURCE_DIR) + "/samples/.' '" + d.file("jobs") + "/' 2>/dev/null || (mkdir -p '" +
+               d.file("jobs") + "' && cp -r '" + std::string(DTRIAGE_SOURCE_DIR) + "/samples/.' '" + d.file("jobs") + "/')"),
+            0);
+  ASSERT_EQ(sh("cd '" + d.file("jobs") + "' && tar czf zz-oom.tar.gz gpu-oom-2node"), 0);
+  d.write("jobs/zz-broken.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8));
+  const RunResult r = run_dtriage("scan -j 2 '" + d.file("jobs") + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // one job could not be read
+  std::vector<json> lines;
+  std::istringstream in(r.out);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(json::parse(line));
+  ASSERT_EQ(lines.size(), expected.size() + 2);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const std::string name = lines[i]["job"];
+    ASSERT_TRUE(expected.contains(name)) << name;
+    EXPECT_EQ(lines[i]["category"], expected[name]["category"]) << name;
+    EXPECT_EQ(lines[i]["rank"], expected[name]["rank"]) << name;
+  }
+  EXPECT_EQ(lines[expected.size()]["job"], "zz-broken.gz");
+  EXPECT_EQ(lines[expected.size()]["unreadable"], 1);
+  EXPECT_EQ(lines[expected.size() + 1]["job"], "zz-oom.tar.gz");
+  EXPECT_EQ(lines[expected.size() + 1]["category"], "device-oom");
 }
 
 }  // namespace
