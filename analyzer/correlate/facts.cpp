@@ -169,6 +169,9 @@ Facts correlate(std::vector<model::Event>& events) {
       if (auto s = e.get_int("seq")) f.job.timeout_seq = *s;
       if (auto t = e.get_int("timeout_ms")) f.job.timeout_ms = *t;
     }
+    if (e.rank && e.kind == "plog" && e.message.find("Task run failed") != std::string::npos) {
+      if (const std::string rr = e.get_str("remote_rank"); !rr.empty()) f.job.waits_on[*e.rank] = rr;
+    }
     if (e.code == "notify-wait" && e.rank) {
       if (auto ix = e.get_int("op_index")) f.job.notify_index[*e.rank] = *ix;
       if (const std::string t = e.get_str("op_tag"); !t.empty()) f.job.notify_tag[*e.rank] = t;

@@ -62,6 +62,7 @@ struct Job {
   std::map<std::int64_t, std::int64_t> notify_index;   // rank -> collective index of its Notify Wait
   std::map<std::int64_t, std::string> notify_tag;      // rank -> collective op of its Notify Wait
   std::vector<EventIndex> notify_evidence;
+  std::map<std::int64_t, std::string> waits_on;        // rank -> the remote rank its failed task waited on
 };
 
 struct Facts {

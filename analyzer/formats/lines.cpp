@@ -72,7 +72,7 @@ DT_RE(re_nvsmi_gpu,
       R"(^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s+(?:On|Off)\s+\|)")
 DT_RE(re_nvsmi_proc,
       R"(^\|\s+(\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(\d+)\s+(C|G|C\+G)\s+(\S+)\s+(\d+)MiB\s+\|)")
-DT_RE(re_kernel_oom, R"((?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\))")
+DT_RE(re_kernel_oom, R"((?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (\d+) \(([^)]*)\))")
 DT_RE(re_kernel_oomkill, R"(oom-kill:.*?task=([^,]+),pid=(\d+))")
 DT_RE(re_xid, R"(NVRM: Xid \(PCI:([^)]+)\): (\d+),\s*(.*))")
 DT_RE(re_dmesg_ts, R"(^\[\s*(\d+\.\d+)\] )")
@@ -112,7 +112,7 @@ DT_RE(re_nccl_error_in, R"(NCCL error in: [^,]+, ([^(,]+?)(?: \(run with NCCL_DE
 DT_RE(re_nccl_comm,
       R"(comm (0x[0-9a-fA-F]+) rank (\d+) nranks (\d+)(?: cudaDev (\d+))?(?: nvmlDev \d+)?(?: busId (\w+))?(?: commId (0x\w+))? - (Init START|Init COMPLETE|Abort COMPLETE))")
 DT_RE(re_hccl_server, R"(server\[([\w.:-]+))")
-DT_RE(re_hccl_remote_rank, R"(remote rank \[?(\w+)\]?)")
+DT_RE(re_hccl_remote_rank, R"(remote rank:? ?\[?(\w+)\]?)")
 DT_RE(re_heartbeat_loc, R"(Cluster Exception Location\[IP/ID\]:\[([\w.*]+)/(\d+)\])")
 DT_RE(re_heartbeat_old, R"(serverId\[([\w.*]+)\], deviceId\[(\d+)\], Heartbeat Lost)")
 DT_RE(re_link_row, R"(\|\s+([\d.]+)\((\d+)\)\s+\|\s+([\d.]+)\((\d+)\)\s+\|\s+(\w+)\s+\|\s+([\w ]+?)\s+\|)")
@@ -610,7 +610,7 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
 }
 
 bool parse_kernel(std::string_view s, model::Event& e) {
-  if (!contains(s, "Killed process") && !contains(s, "oom-kill") && !contains(s, "NVRM: Xid")) return false;
+  if (!contains(s, "Kill") && !contains(s, "oom-kill") && !contains(s, "NVRM: Xid")) return false;
   M m;
   std::string_view rest = s;
   if (rx(re_dmesg_ts(), s, m)) {
@@ -637,6 +637,10 @@ bool parse_kernel(std::string_view s, model::Event& e) {
     e.set("xid", *int_of(m[2]));
   } else {
     return false;
+  }
+  if (e.code == "oom-kill") {
+    static const RE2 worker(R"((?i)^(?:python[\d.]*|pt_main_thread|torchrun|deepspeed|accelerate|ray::.*|mindspore.*|train.*)$)");
+    if (RE2::FullMatch(e.get_str("process"), worker)) e.set("training_process", true);
   }
   e.message = std::string(rest);
   return true;

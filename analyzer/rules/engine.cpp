@@ -191,6 +191,28 @@ struct FactView {
         if (at_lo != 1) return std::nullopt;
         return std::to_string(who);
       }
+      if (k == "wait_cycle" || k == "wait_cycle_ranks") {
+        // Follow "rank r waits on rank w" edges; a walk that comes back to a rank is a cycle.
+        for (const auto& [start, unused] : j.waits_on) {
+          std::vector<std::int64_t> walk;
+          std::int64_t cur = start;
+          for (int step = 0; step < 64; ++step) {
+            auto it = std::find(walk.begin(), walk.end(), cur);
+            if (it != walk.end()) {
+              if (k == "wait_cycle") return std::string("1");
+              return join_ints(std::vector<std::int64_t>(it, walk.end()));
+            }
+            walk.push_back(cur);
+            auto next = j.waits_on.find(cur);
+            if (next == j.waits_on.end()) break;
+            char* end = nullptr;
+            const long long w = std::strtoll(next->second.c_str(), &end, 10);
+            if (end == next->second.c_str() || *end != '\0') break;  // "local", "unknown"
+            cur = w;
+          }
+        }
+        return k == "wait_cycle" ? std::optional<std::string>("0") : std::nullopt;
+      }
       if (k == "odd_tag_rank" || k == "odd_tag" || k == "common_tag") {
         std::map<std::string, std::vector<std::int64_t>> by;
         for (const auto& [r, t] : j.notify_tag) by[t].push_back(r);

@@ -290,3 +290,51 @@ TEST(Scan, OneLinePerJobInNameOrderWithTheSameVerdictsAsAnalyze) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// HCCL wait graphs written for this test: each rank's failed Notify Wait names the rank it waited on.
+std::string hccl_rank_log(int pid, int rank, const std::string& waits_on, int index) {
+  const std::string p = std::to_string(pid);
+  return "[INFO] HCCL(" + p + ",python3):2024-04-07-18:35:53.395.735 [topoinfo_detect.cc:208][" + p +
+         "][HCCL_TRACE]SetupAgent rankNum[3], rank[" + std::to_string(rank) +
+         "], rootInfo identifier[10.0.0.1%eth0_60000_0_1], server[10.0.0.1%eth0], logicDevId[" + std::to_string(rank) + "]\n" +
+         "[ERROR] HCCL(" + p + ",python3):2024-04-08-02:55:04.900.605 [task_exception_handler.cc:452][" + p +
+         "][TaskExceptionHandler][Callback]Task run failed, base information is streamID:[3], taskID[7], taskType[Notify Wait], "
+         "tag[AllReduce_10.0.0.1%eth0_60000_0_1], index[" + std::to_string(index) + "].\n" +
+         "[ERROR] HCCL(" + p + ",python3):2024-04-08-02:55:04.900.624 [task_exception_handler.cc:454][" + p +
+         "][TaskExceptionHandler][Callback]Task run failed, para information is notify id:[0x48], stage:[ffffffff], remote rank:[" +
+         waits_on + "].\n";
+}
+
+TEST(Analyze, HcclWaitGraph) {
+  {  // 0 -> 1 -> 2 -> 0: a cycle, same index everywhere: a mismatch in collective order
+    TempDir d;
+    for (int r = 0; r < 3; ++r) d.write("job/w_1/plog-" + std::to_string(100 + r) + ".log", hccl_rank_log(100 + r, r, std::to_string((r + 1) % 3), 3));
+    const json j = analyze("'" + d.file("job") + "'");
+    EXPECT_EQ(j["verdict"]["category"], "collective-mismatch");
+    EXPECT_EQ(j["verdict"]["rule"], "hccl.notify-wait-cycle");
+  }
+  {  // 0 -> 1 -> 2 -> local: rank 2 was stuck in its own work
+    TempDir d;
+    d.write("job/w_1/plog-100.log", hccl_rank_log(100, 0, "1", 3));
+    d.write("job/w_1/plog-101.log", hccl_rank_log(101, 1, "2", 3));
+    d.write("job/w_1/plog-102.log", hccl_rank_log(102, 2, "local", 3));
+    const json j = analyze("'" + d.file("job") + "'");
+    EXPECT_EQ(j["verdict"]["category"], "collective-timeout");
+    EXPECT_EQ(j["verdict"]["rank"], 2);
+  }
+  {  // one rank a collective behind the others
+    TempDir d;
+    d.write("job/w_1/plog-100.log", hccl_rank_log(100, 0, "1", 3));
+    d.write("job/w_1/plog-101.log", hccl_rank_log(101, 1, "2", 2));
+    d.write("job/w_1/plog-102.log", hccl_rank_log(102, 2, "1", 3));
+    const json j = analyze("'" + d.file("job") + "'");
+    EXPECT_EQ(j["verdict"]["rule"], "hccl.notify-index-lag");
+    EXPECT_EQ(j["verdict"]["rank"], 1);
+  }
+}
+
+}  // namespace
+}  // namespace dtriage::test

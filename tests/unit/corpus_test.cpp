@@ -111,8 +111,8 @@ TEST(Corpus, AnalyzeNamesTheCategoryOfEachCase) {
   }
   std::printf("categories: %zu passed, %zu failed\n%s", right, total - right, report.str().c_str());
   ASSERT_GT(total, 0u);
-  // Floor: 46 of 56 cases when this test was written; a change that loses one fails here.
-  EXPECT_GE(right, 46u);
+  // Floor: 51 of 56 cases now (misses and why: see the issue notes); a change that loses one fails.
+  EXPECT_GE(right, 51u);
 }
 
 }  // namespace
