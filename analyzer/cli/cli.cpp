@@ -150,15 +150,10 @@ class EventPrinter final : public ingest::Sink {
       : config_(config), out_(out), inv_(inv) {}
 
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
-    lines::LineReader reader(text, config_.max_line);
-    formats::SourceParser parser(source, config_.parse, [this](model::Event&& e) { print(e); });
-    lines::Line line;
-    while (reader.next(line)) {
-      ++inv_.lines;
-      parser.feed(line);
-    }
-    parser.finish();
-    inv_.lines_cut += reader.lines_cut();
+    const auto counts =
+        formats::parse_stream(text, source, config_.parse, config_.max_line, [this](model::Event&& e) { print(e); });
+    inv_.lines += counts.lines;
+    inv_.lines_cut += counts.lines_cut;
   }
 
  private:
@@ -224,20 +219,14 @@ class Collector final : public ingest::Sink {
   Collector(const Config& config, const rules::Engine& engine, base::Inventory& inv)
       : config_(config), engine_(engine), inv_(inv) {}
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
-    lines::LineReader reader(text, config_.max_line);
     formats::ParseOptions opt;
     opt.all_lines = true;
-    formats::SourceParser parser(source, opt, [this](model::Event&& e) {
+    const auto counts = formats::parse_stream(text, source, opt, config_.max_line, [this](model::Event&& e) {
       if (e.kind == "line" && engine_.match(e).empty()) return;
       events_.push_back(std::move(e));
     });
-    lines::Line line;
-    while (reader.next(line)) {
-      ++inv_.lines;
-      parser.feed(line);
-    }
-    parser.finish();
-    inv_.lines_cut += reader.lines_cut();
+    inv_.lines += counts.lines;
+    inv_.lines_cut += counts.lines_cut;
   }
   std::vector<model::Event>& events() { return events_; }
 
@@ -299,15 +288,23 @@ int job_exit_code(const Job& job) {
   return job.inv.unreadable.empty() ? 0 : 1;
 }
 
-int cmd_analyze(Config& config) {
-  Output out;
+// Opens the output and loads the rules; false (after saying why) when either fails.
+bool prepare(const Config& config, Output& out, std::optional<LoadedRules>& loaded) {
   if (auto err = out.open(config.output); !err.empty()) {
     std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
-    return 2;
+    return false;
   }
-  auto loaded = load_engine(config);
-  if (!loaded) return 2;
-  for (const auto& p : loaded->set.problems) std::fprintf(stderr, "dtriage: rule problem: %s: %s\n", p.where.c_str(), p.message.c_str());
+  loaded = load_engine(config);
+  if (!loaded) return false;
+  for (const auto& p : loaded->set.problems)
+    std::fprintf(stderr, "dtriage: rule problem: %s: %s\n", p.where.c_str(), p.message.c_str());
+  return true;
+}
+
+int cmd_analyze(Config& config) {
+  Output out;
+  std::optional<LoadedRules> loaded;
+  if (!prepare(config, out, loaded)) return 2;
   const auto job = analyze_job(config, *loaded->engine, std::move(config.hints), config.paths);
   const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, loaded->set.rules.size(), kVersion};
   std::string text;
@@ -348,12 +345,8 @@ std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std
 
 int cmd_scan(Config& config) {
   Output out;
-  if (auto err = out.open(config.output); !err.empty()) {
-    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
-    return 2;
-  }
-  auto loaded = load_engine(config);
-  if (!loaded) return 2;
+  std::optional<LoadedRules> loaded;
+  if (!prepare(config, out, loaded)) return 2;
   base::Inventory top;
   const auto jobs = list_jobs(config.paths, top);
   for (const auto& p : top.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());

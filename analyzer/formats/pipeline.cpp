@@ -382,4 +382,19 @@ SourceParser::~SourceParser() = default;
 void SourceParser::feed(const lines::Line& line) { impl_->feed(line); }
 void SourceParser::finish() { impl_->finish(); }
 
+ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source, ParseOptions options,
+                         std::size_t max_line, EventFn emit) {
+  ParseCounts counts;
+  lines::LineReader reader(text, max_line);
+  SourceParser parser(source, options, std::move(emit));
+  lines::Line line;
+  while (reader.next(line)) {
+    ++counts.lines;
+    parser.feed(line);
+  }
+  parser.finish();
+  counts.lines_cut = reader.lines_cut();
+  return counts;
+}
+
 }  // namespace dtriage::formats

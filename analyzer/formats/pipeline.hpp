@@ -32,4 +32,14 @@ class SourceParser {
   std::unique_ptr<Impl> impl_;
 };
 
+struct ParseCounts {
+  std::uint64_t lines = 0;
+  std::uint64_t lines_cut = 0;
+};
+
+// Splits `text` into lines (cut at `max_line`) and parses them as one source: the loop every
+// consumer of a text source runs.
+ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source, ParseOptions options,
+                         std::size_t max_line, EventFn emit);
+
 }  // namespace dtriage::formats

@@ -611,22 +611,19 @@ std::vector<std::string> check_examples(const Engine& engine) {
     auto matches = [&](const std::string& example) {
       ingest::Source src{"example.log", ""};
       bool hit = false;
-      formats::SourceParser parser(src, formats::ParseOptions{true, false}, [&](model::Event&& e) {
-        const auto m = engine.match(e);
-        if (std::find(m.begin(), m.end(), static_cast<int>(ri)) == m.end()) return;
-        // Conditions on the event itself apply; node and job facts do not exist for one line.
-        const auto vars = event_vars(e);
-        const correlate::Facts none;
-        const FactView fv{none, nullptr, &vars};
-        for (const Condition& c : r.when)
-          if (c.lhs.rfind("event.", 0) == 0 && !holds(c, fv)) return;
-        hit = true;
-      });
       ingest::MemoryReader mem(example);
-      lines::LineReader lr(mem);
-      lines::Line line;
-      while (lr.next(line)) parser.feed(line);
-      parser.finish();
+      formats::parse_stream(mem, src, formats::ParseOptions{true, false}, lines::LineReader::kDefaultMaxLine,
+                            [&](model::Event&& e) {
+                              const auto m = engine.match(e);
+                              if (std::find(m.begin(), m.end(), static_cast<int>(ri)) == m.end()) return;
+                              // Conditions on the event itself apply; node and job facts do not exist for one line.
+                              const auto vars = event_vars(e);
+                              const correlate::Facts none;
+                              const FactView fv{none, nullptr, &vars};
+                              for (const Condition& c : r.when)
+                                if (c.lhs.rfind("event.", 0) == 0 && !holds(c, fv)) return;
+                              hit = true;
+                            });
       return hit;
     };
     for (const std::string& ex : r.examples_match)

@@ -12,11 +12,7 @@ namespace {
 class Sink final : public dtriage::ingest::Sink {
  public:
   void on_text(const dtriage::ingest::Source& source, dtriage::ingest::ByteReader& text) override {
-    dtriage::lines::LineReader lr(text, 4096);
-    dtriage::formats::SourceParser parser(source, {}, [](dtriage::model::Event&&) {});
-    dtriage::lines::Line line;
-    while (lr.next(line)) parser.feed(line);
-    parser.finish();
+    dtriage::formats::parse_stream(text, source, {}, 4096, [](dtriage::model::Event&&) {});
   }
 };
 

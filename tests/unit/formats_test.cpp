@@ -15,12 +15,8 @@ std::vector<model::Event> parse(const std::string& text, const std::string& path
                                 const std::string& node = "") {
   ingest::Source src{path, node};
   std::vector<model::Event> out;
-  SourceParser p(src, {}, [&](model::Event&& e) { out.push_back(std::move(e)); });
   ingest::MemoryReader mem(text);
-  lines::LineReader lr(mem);
-  lines::Line line;
-  while (lr.next(line)) p.feed(line);
-  p.finish();
+  parse_stream(mem, src, {}, lines::LineReader::kDefaultMaxLine, [&](model::Event&& e) { out.push_back(std::move(e)); });
   return out;
 }
 

@@ -74,17 +74,12 @@ class CollectSink final : public ingest::Sink {
  public:
   CollectSink(Collected& c, std::size_t max_line, bool parse) : c_(c), max_line_(max_line), parse_(parse) {}
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
-    lines::LineReader reader(text, max_line_);
     formats::ParseOptions opt;
     opt.raw = !parse_;
-    formats::SourceParser parser(source, opt, [this](model::Event&& e) { c_.events.push_back(std::move(e)); });
-    lines::Line line;
-    while (reader.next(line)) {
-      ++c_.inventory.lines;
-      parser.feed(line);
-    }
-    parser.finish();
-    c_.inventory.lines_cut += reader.lines_cut();
+    const auto counts = formats::parse_stream(text, source, opt, max_line_,
+                                              [this](model::Event&& e) { c_.events.push_back(std::move(e)); });
+    c_.inventory.lines += counts.lines;
+    c_.inventory.lines_cut += counts.lines_cut;
   }
 
  private:
