@@ -185,7 +185,7 @@ def gpu_oom():
             rank = node_rank * 8 + lr
             if rank == 10:
                 continue
-            lines.append(f"[rank{rank}]:[E1104 10:17:{31 + lr:02d}.{lr}12000000 ProcessGroupNCCL.cpp:632] [Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=41233, OpType=ALLREDUCE, NumelIn=65536000, NumelOut=65536000, Timeout(ms)=600000) ran for 600{lr:03d}1 milliseconds before timing out.")
+            lines.append(f"[rank{rank}]:[E1104 10:17:{31 + lr:02d}.{lr}12000000 ProcessGroupNCCL.cpp:632] [Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=41233, OpType=ALLREDUCE, NumelIn=65536000, NumelOut=65536000, Timeout(ms)=600000) ran for {600037 + lr * 11} milliseconds before timing out.")
         victim = 3 if node_rank == 0 else 2
         for lr, pid in enumerate(pids):
             if lr != victim:

@@ -24,6 +24,7 @@ json evidence_json(const model::Event& e) {
     j["key_text"] = base::sanitize_utf8(e.get_str("exception_text"));
   }
   if (!e.time.empty()) j["time"] = e.time;
+  if (e.time_inferred) j["time_inferred"] = true;  // the year (or date) came from elsewhere
   if (!e.node.empty()) j["node"] = e.node;
   return j;
 }

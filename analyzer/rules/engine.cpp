@@ -191,6 +191,31 @@ struct FactView {
         if (at_lo != 1) return std::nullopt;
         return std::to_string(who);
       }
+      if (k == "version_conflicts" || k == "version_conflict") {
+        // The same version key with different values on different nodes.
+        std::map<std::string, std::map<std::string, std::vector<std::string>>> seen;  // key -> value -> nodes
+        for (const auto& nd : facts.nodes)
+          for (const auto& [key, value] : nd.versions) seen[key][value].push_back(nd.name.empty() ? "this host" : nd.name);
+        std::size_t conflicts = 0;
+        std::string first;
+        for (const auto& [key, values] : seen) {
+          if (values.size() < 2) continue;
+          ++conflicts;
+          if (!first.empty()) continue;
+          first = key + " differs across nodes:";
+          std::size_t shown = 0;
+          for (const auto& [value, nodes] : values) {
+            if (shown++ == 3) {
+              first += ", ...";
+              break;
+            }
+            first += (shown > 1 ? ", " : " ") + value + " on " + nodes.front() +
+                     (nodes.size() > 1 ? " (+" + std::to_string(nodes.size() - 1) + ")" : "");
+          }
+        }
+        if (k == "version_conflicts") return std::to_string(conflicts);
+        return first.empty() ? std::nullopt : std::optional(first);
+      }
       if (k == "wait_cycle" || k == "wait_cycle_ranks") {
         // Follow "rank r waits on rank w" edges; a walk that comes back to a rank is a cycle.
         for (const auto& [start, unused] : j.waits_on) {

@@ -338,3 +338,22 @@ TEST(Analyze, HcclWaitGraph) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+TEST(Analyze, VersionsThatDifferAcrossNodes) {
+  TempDir d;
+  d.write("job/gpu-v01/nccl.log", "NCCL version 2.18.3+cuda12.2\ngpu-v01:10:10 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init START\n");
+  d.write("job/gpu-v02/nccl.log", "NCCL version 2.21.5+cuda12.4\ngpu-v02:10:10 [0] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 0 busId 1000 - Init START\n"
+          "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+          "OpType=BROADCAST, Timeout(ms)=600000) ran for 600100 milliseconds before timing out.\n");
+  const json j = analyze("'" + d.file("job") + "'");
+  EXPECT_EQ(j["verdict"]["category"], "env-version-mismatch");
+  const std::string summary = j["verdict"]["summary"];
+  EXPECT_NE(summary.find("nccl_version differs across nodes"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("2.18.3+cuda12.2 on gpu-v01"), std::string::npos) << summary;
+}
+
+}  // namespace
+}  // namespace dtriage::test
