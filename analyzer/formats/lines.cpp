@@ -37,7 +37,6 @@ bool rx(const RE2& re, std::string_view s, M& m, RE2::Anchor anchor = RE2::ANCHO
 
 // ---- outer prefixes -----------------------------------------------------------------------------
 DT_RE(re_viewer_lineno, R"(^\[\d+\] )")
-DT_RE(re_role_prefix, R"(^\[([A-Za-z_]+?)(\d+)\]: ?)")
 DT_RE(re_ray_prefix, R"(^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\) ?)")
 DT_RE(re_vllm_logger, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[[^\]]+\] ?)")
 DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
@@ -188,13 +187,24 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
     M m;
     const char c = s.front();
     if (c == '[') {
-      if (rx(re_role_prefix(), s, m)) {
-        const auto n = int_of(m[2]);
-        if (m[1] == "rank") p.rank = n;
-        else p.local_rank = n;
-        p.key.append(m[0]);
-        s.remove_prefix(m[0].size());
-        continue;
+      // "[rank3]:" / "[default3]:" (role name, then the number), split by hand: it starts most
+      // lines of torchrun output.
+      if (const std::size_t close = s.find("]:"); close != std::string_view::npos && close < 40) {
+        std::size_t d = close;
+        while (d > 1 && s[d - 1] >= '0' && s[d - 1] <= '9') --d;
+        bool name_ok = d > 1 && d < close;
+        for (std::size_t i = 1; name_ok && i < d; ++i)
+          name_ok = std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_';
+        if (name_ok) {
+          const auto n = int_of(s.substr(d, close - d));
+          if (s.substr(1, d - 1) == "rank") p.rank = n;
+          else p.local_rank = n;
+          std::size_t end = close + 2;
+          if (end < s.size() && s[end] == ' ') ++end;
+          p.key.append(s.substr(0, end));
+          s.remove_prefix(end);
+          continue;
+        }
       }
       if (rx(re_mpi_prefix(), s, m)) {
         p.rank = int_of(m[2]);
