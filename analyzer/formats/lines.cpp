@@ -565,6 +565,13 @@ bool parse_cann_start(std::string_view s, model::Event& e) {
 
 bool parse_exception_line(std::string_view s, model::Event& e) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  // The exception type is the first token; it must name an error of some kind.
+  std::size_t end = 0;
+  while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_' || s[end] == '.')) ++end;
+  const std::string_view type = s.substr(0, end);
+  if (!contains(type, "Error") && !contains(type, "Exception") && !contains(type, "Interrupt") && !contains(type, "Exit") &&
+      !contains(type, "Failure") && !contains(type, "Fault"))
+    return false;
   M m;
   if (!rx(re_exception(), s, m)) return false;
   e.kind = "python";

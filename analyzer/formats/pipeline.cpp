@@ -77,20 +77,29 @@ struct SourceParser::Impl {
     if (!facts.date.empty()) year = facts.date.substr(0, 4);
   }
 
-  model::Event base(const lines::Line& line, const Prefix& p) const {
-    model::Event e;
+  // Resets the reused event for a new line. Most lines are recognised by no parser, so the event
+  // is filled in place and only moved out when it is emitted (no allocation per boring line).
+  void reset(model::Event& e, const lines::Line& line, const Prefix& p) const {
     e.path = source.path;
     e.line = line.number;
-    e.text = std::string(line.text);
+    e.text.assign(line.text.data(), line.text.size());
     e.node = p.host.empty() ? source.node : p.host;
     e.rank = p.rank;
     e.local_rank = p.local_rank;
     e.pid = p.pid;
-    if (!p.level.empty()) e.level = p.level;
-    if (!p.time.empty()) e.time = p.time;
+    e.device.reset();
+    e.kind.clear();
+    e.level = p.level;
+    e.code.clear();
+    e.time = p.time;
+    e.time_inferred = false;
+    e.message.clear();
+    e.body.clear();
+    e.end_line = 0;
+    e.fields.clear();
     if (line.cut) e.set("cut", true);
-    return e;
   }
+  model::Event scratch;
 
   void finish_event(model::Event& e, const Prefix* p) {
     if (!e.rank && facts.rank) e.rank = facts.rank;
@@ -285,7 +294,8 @@ struct SourceParser::Impl {
       if (continue_block(it->second, line, rest)) return;
       close(key);
     }
-    model::Event e = base(line, p);
+    model::Event& e = scratch;
+    reset(e, line, p);
     if (parse_plog(rest, e)) {
       // Framework lines (MindSpore) may end in a CANN error-code message whose body follows.
       static const RE2 embedded(R"(\b([EW][A-Z0-9]\d{4}): )");
