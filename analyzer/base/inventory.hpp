@@ -17,6 +17,7 @@ struct Inventory {
   std::uint64_t bytes = 0;      // uncompressed bytes of text read
   std::uint64_t lines = 0;      // lines read
   std::uint64_t lines_cut = 0;  // lines longer than the limit, cut to it
+  std::uint64_t events_not_kept = 0;  // informational events that added no fact (analyze only)
   std::vector<InputProblem> unreadable;  // could not be read (fully); exit code 1
   std::vector<InputProblem> skipped;     // deliberately not read (symlink loop, duplicate)
 

@@ -9,6 +9,7 @@
 #include <thread>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <memory>
 #include <iostream>
 #include <optional>
@@ -222,8 +223,8 @@ class Collector final : public ingest::Sink {
     formats::ParseOptions opt;
     opt.all_lines = true;
     const auto counts = formats::parse_stream(text, source, opt, config_.max_line, [this](model::Event&& e) {
-      if (e.kind == "line" && engine_.match(e).empty()) return;
-      events_.push_back(std::move(e));
+      if (keep(e)) events_.push_back(std::move(e));
+      else if (e.kind != "line") ++inv_.events_not_kept;
     });
     inv_.lines += counts.lines;
     inv_.lines_cut += counts.lines_cut;
@@ -231,10 +232,33 @@ class Collector final : public ingest::Sink {
   std::vector<model::Event>& events() { return events_; }
 
  private:
+  // Memory stays proportional to what matters, not to the input: errors, warnings, recognised
+  // facts and rule matches are kept; an informational line is kept only when it ties a process to
+  // a device or rank that no kept line did (millions of "TaskFinished" INFO lines become one).
+  bool keep(const model::Event& e) {
+    if (e.kind == "line") return !engine_.match(e).empty();
+    if (correlate::is_error(e) || e.level == "warning" || !e.code.empty()) return true;
+    if (!e.fields.empty()) {
+      for (const auto& [k, v] : e.fields)
+        if (k == "nproc_per_node" || k == "nranks" || k == "chip_name" || k == "gpu_name" ||
+            (k.size() > 8 && k.compare(k.size() - 8, 8, "_version") == 0))
+          return true;
+    }
+    if (!engine_.match(e).empty()) return true;
+    if (!e.pid && !e.rank && !e.local_rank) return false;
+    std::string key = e.node;
+    for (const auto& v : {e.pid, e.device, e.rank, e.local_rank}) {
+      key += '|';
+      if (v) key += std::to_string(*v);
+    }
+    return seen_.insert(std::move(key)).second;
+  }
+
   const Config& config_;
   const rules::Engine& engine_;
   base::Inventory& inv_;
   std::vector<model::Event> events_;
+  std::set<std::string> seen_;
 };
 
 struct LoadedRules {

@@ -115,7 +115,8 @@ std::string render_json(const Report& r) {
   json skipped = json::array();
   for (const auto& p : r.inventory.skipped) skipped.push_back({{"path", base::sanitize_utf8(p.path)}, {"reason", p.reason}});
   j["inputs"] = {{"files", r.inventory.files},   {"bytes", r.inventory.bytes},   {"lines", r.inventory.lines},
-                 {"lines_cut", r.inventory.lines_cut}, {"events", r.events.size()}, {"unreadable", unreadable},
+                 {"lines_cut", r.inventory.lines_cut}, {"events", r.events.size()},
+                 {"events_not_kept", r.inventory.events_not_kept}, {"unreadable", unreadable},
                  {"skipped", skipped}};
   json problems = json::array();
   for (const auto& p : r.rule_problems) problems.push_back({{"where", p.where}, {"message", p.message}});
@@ -218,6 +219,7 @@ std::string render_text(const Report& r, bool color) {
   const base::Inventory& inv = r.inventory;
   o += "\ninputs: " + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
        std::to_string(inv.lines) + " lines, " + std::to_string(r.events.size()) + " events";
+  if (inv.events_not_kept) o += " (+" + std::to_string(inv.events_not_kept) + " informational ones that added no fact)";
   if (inv.lines_cut) o += ", " + std::to_string(inv.lines_cut) + " long lines cut";
   o += "\n";
   for (const auto& p : inv.unreadable) o += "  unreadable: " + base::sanitize_utf8(p.path) + ": " + p.reason + "\n";

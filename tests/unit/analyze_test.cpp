@@ -357,3 +357,24 @@ TEST(Analyze, VersionsThatDifferAcrossNodes) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+TEST(Analyze, InformationalLinesThatAddNoFactAreCountedNotKept) {
+  TempDir d;
+  std::string log;
+  for (int i = 0; i < 5000; ++i)
+    log += "[INFO] RUNTIME(51302,python3):2025-06-04-10:00:00.000.000 [logger.cc:159] 51302 TaskFinished: device_id=0, "
+           "stream_id=3, task_id=" + std::to_string(i) + "\n";
+  log += "[INFO] RUNTIME(51303,python3):2025-06-04-10:00:01.000.000 [logger.cc:159] 51303 TaskFinished: device_id=1, stream_id=3\n";
+  d.write("job/node1/plog/plog-51302_20250604100000000.log", log);
+  const json j = analyze("'" + d.file("job") + "'");
+  EXPECT_EQ(j["inputs"]["lines"], 5001);
+  EXPECT_EQ(j["inputs"]["events"], 2);  // one line per (pid, device) is enough for the facts
+  EXPECT_EQ(j["inputs"]["events_not_kept"], 4999);
+  EXPECT_EQ(j["verdict"]["status"], "healthy");
+}
+
+}  // namespace
+}  // namespace dtriage::test
