@@ -43,31 +43,6 @@ std::string ranks_text(const std::set<std::int64_t>& s) {
   return out;
 }
 
-// Consequences grouped by rule: (rule title, lines, nodes, first finding).
-struct Group {
-  std::string title;
-  std::size_t lines = 0;
-  std::set<std::string> nodes;
-  const rules::Finding* first = nullptr;
-};
-
-std::vector<Group> consequence_groups(const Report& r) {
-  std::vector<Group> out;
-  std::map<std::string, std::size_t> at;
-  for (const rules::Finding& f : r.analysis.findings) {
-    if (f.role != "consequence") continue;
-    auto it = at.find(f.rule->id);
-    if (it == at.end()) {
-      it = at.emplace(f.rule->id, out.size()).first;
-      out.push_back(Group{f.rule->title, 0, {}, &f});
-    }
-    Group& g = out[it->second];
-    g.lines += f.count;
-    if (!f.node.empty()) g.nodes.insert(f.node);
-  }
-  return out;
-}
-
 // ---- markdown ---------------------------------------------------------------------------------
 
 std::string md_cell(const std::string& s) {
@@ -278,11 +253,8 @@ std::string render_markdown(const Report& r) {
   const auto groups = consequence_groups(r);
   if (!groups.empty()) {
     o += "<details><summary>Explained by the root cause (" + std::to_string(groups.size()) + ")</summary>\n\n";
-    for (const Group& g : groups) {
-      const model::Event& e = r.events[g.first->events.front()];
-      o += "- " + md_cell(g.title) + ": " + std::to_string(g.lines) + " line(s)" +
-           (g.nodes.empty() ? "" : " on " + std::to_string(g.nodes.size()) + " node(s)") + ", first `" + md_cell(loc(e)) + "`\n";
-    }
+    for (const ConsequenceGroup& g : groups)
+      o += "- " + md_cell(g.title) + ": " + md_cell(g.describe()) + ", first `" + md_cell(loc(r.events[g.first])) + "`\n";
     o += "\n</details>\n\n";
   }
   std::string other;
@@ -338,12 +310,10 @@ std::string render_html(const Report& r) {
   const auto groups = consequence_groups(r);
   if (!groups.empty()) {
     o += "<h2>Explained by the root cause</h2>\n<ul>\n";
-    for (const Group& g : groups) {
-      const model::Event& e = r.events[g.first->events.front()];
-      o += "<li>" + esc(g.title) + ": " + std::to_string(g.lines) + " line(s)" +
-           (g.nodes.empty() ? "" : " on " + std::to_string(g.nodes.size()) + " node(s)") + " <span class=\"loc\">first " +
-           esc(loc(e)) + "</span><details><summary>first line</summary><pre>" + esc(clip(e.text, 400)) +
-           "</pre></details></li>\n";
+    for (const ConsequenceGroup& g : groups) {
+      const model::Event& e = r.events[g.first];
+      o += "<li>" + esc(g.title) + ": " + esc(g.describe()) + " <span class=\"loc\">first " + esc(loc(e)) +
+           "</span><details><summary>first line</summary><pre>" + esc(clip(e.text, 400)) + "</pre></details></li>\n";
     }
     o += "</ul>\n";
   }

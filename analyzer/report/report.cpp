@@ -52,6 +52,47 @@ std::string set_str(const std::set<std::int64_t>& s, std::size_t max = 12) {
 
 }  // namespace
 
+std::string ConsequenceGroup::describe() const {
+  std::string s = std::to_string(lines) + (lines == 1 ? " line" : " lines");
+  if (nodes > 0) s += " on " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
+  if (!devices.empty()) s += (devices.find(',') == std::string::npos ? ", device " : ", devices ") + devices;
+  return s;
+}
+
+std::vector<ConsequenceGroup> consequence_groups(const Report& r) {
+  std::vector<ConsequenceGroup> out;
+  std::map<std::string, std::size_t> at;
+  std::vector<std::set<std::string>> nodes;
+  std::vector<std::set<std::int64_t>> devices;
+  for (const rules::Finding& f : r.analysis.findings) {
+    if (f.role != "consequence" || f.events.empty()) continue;
+    auto it = at.find(f.rule->id);
+    if (it == at.end()) {
+      it = at.emplace(f.rule->id, out.size()).first;
+      out.push_back(ConsequenceGroup{f.rule->title, 0, 0, "", f.events.front()});
+      nodes.emplace_back();
+      devices.emplace_back();
+    }
+    const std::size_t g = it->second;
+    out[g].lines += f.count;
+    if (!f.node.empty()) nodes[g].insert(f.node);
+    for (auto i : f.events)
+      if (r.events[i].device) devices[g].insert(*r.events[i].device);
+  }
+  for (std::size_t g = 0; g < out.size(); ++g) {
+    out[g].nodes = nodes[g].size();
+    std::size_t shown = 0;
+    for (auto d : devices[g]) {
+      if (shown++ == 6) {
+        out[g].devices += ",...";
+        break;
+      }
+      out[g].devices += (out[g].devices.empty() ? "" : ",") + std::to_string(d);
+    }
+  }
+  return out;
+}
+
 std::string render_json(const Report& r) {
   const rules::Verdict& v = r.analysis.verdict;
   json j;
@@ -161,27 +202,13 @@ std::string render_text(const Report& r, bool color) {
     o += "\nevidence:\n" + evidence_lines({*v.lead}, 1);
   }
   // Consequences, grouped by rule.
-  std::map<std::string, std::vector<const rules::Finding*>> by_rule;
-  std::vector<std::string> rule_order;
-  for (const rules::Finding& f : r.analysis.findings) {
-    if (f.role != "consequence") continue;
-    if (by_rule.count(f.rule->id) == 0) rule_order.push_back(f.rule->id);
-    by_rule[f.rule->id].push_back(&f);
-  }
-  if (!rule_order.empty()) {
+  const auto groups = consequence_groups(r);
+  if (!groups.empty()) {
     o += "\nexplained by the root cause:\n";
-    for (const std::string& id : rule_order) {
-      const auto& list = by_rule[id];
-      std::size_t count = 0;
-      std::set<std::string> nodes;
-      for (const auto* f : list) {
-        count += f->count;
-        if (!f->node.empty()) nodes.insert(f->node);
-      }
-      o += "  - " + list.front()->rule->title + ": " + std::to_string(count) + " line" + (count == 1 ? "" : "s");
-      if (!nodes.empty()) o += " on " + std::to_string(nodes.size()) + " node" + (nodes.size() == 1 ? "" : "s");
-      const model::Event& e = r.events[list.front()->events.front()];
-      o += std::string("  ") + dim + "(first: " + e.path + ":" + std::to_string(e.line) + ")" + reset + "\n";
+    for (const ConsequenceGroup& g : groups) {
+      const model::Event& e = r.events[g.first];
+      o += "  - " + g.title + ": " + g.describe() + std::string("  ") + dim + "(first: " + e.path + ":" +
+           std::to_string(e.line) + ")" + reset + "\n";
     }
   }
   // Node table.

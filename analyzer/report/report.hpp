@@ -22,6 +22,18 @@ struct Report {
   std::string version;
 };
 
+// The consequences of the root cause grouped by rule, as every human-readable format shows them:
+// "SDMA error on a device: 16 lines on 2 nodes, device 0".
+struct ConsequenceGroup {
+  std::string title;
+  std::size_t lines = 0;
+  std::size_t nodes = 0;
+  std::string devices;  // "0" or "0,3" ("" when the lines name none)
+  correlate::EventIndex first = 0;
+  std::string describe() const;  // "16 lines on 2 nodes, device 0"
+};
+std::vector<ConsequenceGroup> consequence_groups(const Report& r);
+
 std::string render_json(const Report& r);
 std::string render_text(const Report& r, bool color);
 std::string render_markdown(const Report& r);
