@@ -69,12 +69,35 @@ Facts correlate(std::vector<model::Event>& events) {
   }
 
   // A process log whose communicator-init lines name exactly one rank lends it to its other lines.
+  // So does the same process (node and pid) in its other files (debug/ and run/ plogs).
   std::map<std::string, std::set<std::int64_t>> path_ranks;
-  for (const auto& e : events)
-    if (e.code == "hccl-comm-init" && e.rank) path_ranks[e.path].insert(*e.rank);
+  std::map<std::pair<std::string, std::int64_t>, std::set<std::int64_t>> pid_ranks;
+  for (const auto& e : events) {
+    if (e.code != "hccl-comm-init" || !e.rank) continue;
+    path_ranks[e.path].insert(*e.rank);
+    if (e.pid) pid_ranks[{e.node, *e.pid}].insert(*e.rank);
+  }
   for (auto& e : events) {
     if (e.rank) continue;
-    if (auto it = path_ranks.find(e.path); it != path_ranks.end() && it->second.size() == 1) e.rank = *it->second.begin();
+    if (auto it = path_ranks.find(e.path); it != path_ranks.end() && it->second.size() == 1) {
+      e.rank = *it->second.begin();
+    } else {
+      // The line's pid, else the pid in the file name (plog-<pid>_<stamp>.log).
+      std::vector<std::int64_t> pids;
+      if (e.pid) pids.push_back(*e.pid);
+      if (const auto at = e.path.rfind("plog-"); at != std::string::npos) {
+        std::int64_t v = 0;
+        std::size_t i = at + 5;
+        while (i < e.path.size() && e.path[i] >= '0' && e.path[i] <= '9') v = v * 10 + (e.path[i++] - '0');
+        if (i > at + 5 && i < e.path.size() && e.path[i] == '_') pids.push_back(v);
+      }
+      for (auto pid : pids) {
+        if (auto p = pid_ranks.find({e.node, pid}); p != pid_ranks.end() && p->second.size() == 1) {
+          e.rank = *p->second.begin();
+          break;
+        }
+      }
+    }
   }
 
   // Lines without a year (glog "E1104 10:17:31", vLLM "11-04 10:17:31") that found no dated line
@@ -94,6 +117,15 @@ Facts correlate(std::vector<model::Event>& events) {
       e.time = year + "-" + md + "T" + clock;
       e.time_inferred = true;
     }
+  }
+
+  // HCCL names peers by (host IP, device); communicator-init lines map those to ranks.
+  std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_at;
+  for (const auto& e : events) {
+    if (e.code != "hccl-comm-init" || !e.rank || !e.device) continue;
+    std::string server = e.get_str("server");
+    server = server.substr(0, server.find('%'));
+    if (!server.empty()) rank_at[{server, *e.device}] = *e.rank;
   }
 
   Facts f;
@@ -171,6 +203,14 @@ Facts correlate(std::vector<model::Event>& events) {
     }
     if (e.rank && e.kind == "plog" && e.message.find("Task run failed") != std::string::npos) {
       if (const std::string rr = e.get_str("remote_rank"); !rr.empty()) f.job.waits_on[*e.rank] = rr;
+    }
+    if (e.code == "transport-init-error" && e.rank) {
+      std::optional<std::int64_t> peer;
+      if (auto dev = e.get_int("link_remote_device")) {
+        if (auto it = rank_at.find({e.get_str("link_remote_ip"), *dev}); it != rank_at.end()) peer = it->second;
+      }
+      if (!peer) peer = e.get_int("link_dst_rank");
+      if (peer && *peer != *e.rank) f.job.waits_on[*e.rank] = std::to_string(*peer);
     }
     if (e.code == "notify-wait" && e.rank) {
       if (auto ix = e.get_int("op_index")) f.job.notify_index[*e.rank] = *ix;

@@ -691,7 +691,7 @@ bool may_hold_facts(std::string_view msg) {
         "SignalException", "error code is", "NPU warning", "CUDA error: ", "NCCL error in:", "nproc",
         "VISIBLE_DEVICES", "rankNum[", "ranks[", "totalRanks[", "remote rank", "Cluster Exception Location",
         "Heartbeat Lost", "taskType[Notify Wait]", "timeout[", "|", "module_name=", "error_code:", "sdma error",
-        "ersion", "nranks ", "function error", "HCCL error in:", "DistBackendError"};
+        "ersion", "nranks ", "function error", "HCCL error in:", "DistBackendError", "Transport init error"};
     re2::RE2::Options opt;
     opt.set_log_errors(false);
     auto s = std::make_unique<re2::RE2::Set>(opt, re2::RE2::UNANCHORED);
@@ -869,6 +869,15 @@ bool scan_message(std::string_view msg, model::Event& e) {
     e.set("lost_server", std::string(m[1]));
     e.set("lost_device", *int_of(m[2]));
     set_code("heartbeat-lost");
+  }
+  if (contains(msg, "Transport init error")) {
+    static const RE2 link_re(R"(dst_rank\[(\d+)\]-remoteUserrank\[\d+\]-remoteIpAddr\[([\d.]+)(?:/(\d+))?\])");
+    if (rx(link_re, msg, m, RE2::UNANCHORED)) {
+      e.set("link_dst_rank", *int_of(m[1]));
+      e.set("link_remote_ip", std::string(m[2]));
+      if (!m[3].empty()) e.set("link_remote_device", *int_of(m[3]));
+    }
+    set_code("transport-init-error");
   }
   if (contains(msg, "taskType[Notify Wait]")) {
     static const RE2 tag_re(R"(tag\[([A-Za-z]+)_)");

@@ -216,6 +216,34 @@ struct FactView {
         if (k == "version_conflicts") return std::to_string(conflicts);
         return first.empty() ? std::nullopt : std::optional(first);
       }
+      if (k == "wait_chain_end") {
+        // Follow "r waits on w" from every waiting rank; where the walks stop (a rank that waits on
+        // nobody, or on its own local work) is the rank the others waited for.
+        std::map<std::int64_t, int> ends;
+        for (const auto& [start, unused] : j.waits_on) {
+          std::int64_t cur = start;
+          bool looped = true;
+          for (int step = 0; step < 64; ++step) {
+            auto next = j.waits_on.find(cur);
+            if (next == j.waits_on.end()) {
+              looped = false;
+              break;
+            }
+            char* end = nullptr;
+            const long long w = std::strtoll(next->second.c_str(), &end, 10);
+            if (end == next->second.c_str() || *end != '\0') {  // waits on "local" work: it is the end
+              looped = false;
+              break;
+            }
+            cur = w;
+          }
+          if (!looped) ends[cur]++;
+        }
+        if (ends.empty()) return std::nullopt;
+        return std::to_string(std::max_element(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
+                                return a.second < b.second;
+                              })->first);
+      }
       if (k == "wait_cycle" || k == "wait_cycle_ranks") {
         // Follow "rank r waits on rank w" edges; a walk that comes back to a rank is a cycle.
         for (const auto& [start, unused] : j.waits_on) {
@@ -401,7 +429,13 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     f.rule = &r;
     f.node = key.second;
     f.rank = rep.rank;
-    if (!r.rank_field.empty()) {
+    if (r.rank_field.rfind("job.", 0) == 0) {  // the rank the job's facts point at
+      f.rank.reset();
+      if (auto v = fv.get(r.rank_field)) {
+        f.rank = std::strtoll(v->c_str(), nullptr, 10);
+        if (auto it = facts.ranks.find(*f.rank); it != facts.ranks.end() && !it->second.node.empty()) f.node = it->second.node;
+      }
+    } else if (!r.rank_field.empty()) {
       f.rank.reset();
       if (auto it = vars.find(r.rank_field); it != vars.end()) {
         char* end = nullptr;

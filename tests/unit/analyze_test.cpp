@@ -378,3 +378,32 @@ TEST(Analyze, InformationalLinesThatAddNoFactAreCountedNotKept) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+TEST(Analyze, TransportInitChainEndsAtTheRankThatNeverSetUpItsLinks) {
+  TempDir d;
+  const char* ips[] = {"10.0.0.1", "10.0.0.2", "10.0.0.3"};
+  for (int r = 0; r < 3; ++r) {
+    const std::string pid = std::to_string(700 + r);
+    const std::string dir = "job/worker-" + std::to_string(r) + "/";
+    d.write(dir + "run/plog/plog-" + pid + "_20250619092715212.log",
+            "[INFO] HCCL(" + pid + ",python3):2025-06-19-09:27:26.620.939 [topoinfo_detect.cc:506] [" + pid +
+                "][HCCL_TRACE]SetupAgent rankNum[3], rank[" + std::to_string(r) + "], rootInfo identifier[x], server[" +
+                ips[r] + "%eth0], logicDevId[" + std::to_string(r) + "], phydevId[" + std::to_string(r) + "]\n");
+    if (r == 0) continue;  // rank 0 never set up its links: no error of its own
+    d.write(dir + "debug/plog/plog-" + pid + "_20250619092939806.log",
+            "[ERROR] HCCL(" + pid + ",python3):2025-06-19-09:36:56.167.730 [transport_manager.cc:777] [1][Create][DestLink]"
+            "Transport init error! createLink para:rank[" + std::to_string(r) + "]-localUserrank[" + std::to_string(r) +
+                "]-localIpAddr[], dst_rank[" + std::to_string(r - 1) + "]-remoteUserrank[" + std::to_string(r - 1) +
+                "]-remoteIpAddr[" + ips[r - 1] + "/" + std::to_string(r - 1) + "], machineType[1]\n");
+  }
+  const json j = analyze("'" + d.file("job") + "'");
+  EXPECT_EQ(j["verdict"]["category"], "network-transport-error");
+  EXPECT_EQ(j["verdict"]["rank"], 0);
+  EXPECT_EQ(j["verdict"]["node"], "worker-0");
+}
+
+}  // namespace
+}  // namespace dtriage::test
