@@ -363,7 +363,8 @@ bool parse_nccl(std::string_view s, model::Event& e) {
     scan_message(e.message, e);
     return true;
   }
-  if (rx(re_nccl_bare(), s, m)) {  // prefix stripped down to the source file by the user
+  const bool has_nccl = contains(s, "NCCL ");
+  if (has_nccl && rx(re_nccl_bare(), s, m)) {  // prefix stripped down to the source file by the user
     e.kind = "nccl";
     e.level = m[3] == "WARN" ? "warning" : "info";
     e.set("src", std::string(m[1]) + ":" + std::string(m[2]));
@@ -371,7 +372,7 @@ bool parse_nccl(std::string_view s, model::Event& e) {
     scan_message(e.message, e);
     return true;
   }
-  if (rx(re_nccl_version(), s, m)) {
+  if (starts_with(s, "NCCL version") && rx(re_nccl_version(), s, m)) {
     e.kind = "nccl";
     e.level = "info";
     e.code = "nccl-version";
@@ -379,7 +380,7 @@ bool parse_nccl(std::string_view s, model::Event& e) {
     e.message = std::string(s);
     return true;
   }
-  if (rx(re_nccl_failure(), s, m)) {
+  if (starts_with(s, "NCCL failure") && rx(re_nccl_failure(), s, m)) {
     e.kind = "nccl";
     e.level = "error";
     e.code = "nccl-failure";
@@ -387,7 +388,7 @@ bool parse_nccl(std::string_view s, model::Event& e) {
     e.set("src", std::string(m[1]) + ":" + std::string(m[2]));
     return true;
   }
-  if (!contains(s, "NCCL ") && !contains(s, "INFO") && !contains(s, "WARN")) return false;
+  if (!has_nccl && !contains(s, "INFO") && !contains(s, "WARN")) return false;
   // "[date time] host:pid:tid [dev] body", split by hand (see split_plog).
   std::string_view date, clock, frac, rest = s;
   if (!rest.empty() && rest.front() == '[' && rest.size() > 22 && digits(rest.substr(1, 4)) && rest[5] == '-') {
@@ -890,7 +891,8 @@ bool scan_message(std::string_view msg, model::Event& e) {
     e.set("timeout_s", *int_of(m[1]));
     hit = true;
   }
-  if (msg.find('|') != std::string_view::npos && rx(re_link_row(), msg, m, RE2::UNANCHORED)) {
+  // LINK_ERROR_INFO rows only come in HCCL plog lines; '|' alone is common (progress bars, tables).
+  if (e.kind == "plog" && contains(msg, ")   |") && rx(re_link_row(), msg, m, RE2::UNANCHORED)) {
     e.set("dest_ip", std::string(m[1]));
     e.set("dest_rank", *int_of(m[2]));
     e.set("src_ip", std::string(m[3]));
