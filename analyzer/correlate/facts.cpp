@@ -120,12 +120,14 @@ Facts correlate(std::vector<model::Event>& events) {
   }
 
   // HCCL names peers by (host IP, device); communicator-init lines map those to ranks.
-  std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_at;
+  std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_at;   // (host IP, device) -> rank
+  std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_on_phy;  // (node, physical device) -> rank
   for (const auto& e : events) {
-    if (e.code != "hccl-comm-init" || !e.rank || !e.device) continue;
+    if (e.code != "hccl-comm-init" || !e.rank) continue;
     std::string server = e.get_str("server");
     server = server.substr(0, server.find('%'));
-    if (!server.empty()) rank_at[{server, *e.device}] = *e.rank;
+    if (!server.empty() && e.device) rank_at[{server, *e.device}] = *e.rank;
+    if (auto phy = e.get_int("phy_device")) rank_on_phy[{e.node, *phy}] = *e.rank;
   }
 
   Facts f;
@@ -211,6 +213,20 @@ Facts correlate(std::vector<model::Event>& events) {
       }
       if (!peer) peer = e.get_int("link_dst_rank");
       if (peer && *peer != *e.rank) f.job.waits_on[*e.rank] = std::to_string(*peer);
+    }
+    // Who waited on whom in link setup: the link table's src waited on its dest, and a P2P
+    // timeout waited on the rank of the same node on that physical device.
+    if (e.code == "hccl-link-error") {
+      const std::string status = e.get_str("link_status");
+      const auto src = e.get_int("src_rank"), dst = e.get_int("dest_rank");
+      if (src && dst && *src != *dst && (status == "time out" || status == "no connect") && f.job.waits_on.count(*src) == 0)
+        f.job.waits_on[*src] = std::to_string(*dst);
+    }
+    if (e.code == "p2p-timeout" && e.rank) {
+      if (auto phy = e.get_int("p2p_remote_phy")) {
+        if (auto it = rank_on_phy.find({e.node, *phy}); it != rank_on_phy.end() && it->second != *e.rank)
+          f.job.waits_on[*e.rank] = std::to_string(it->second);
+      }
     }
     if (e.code == "notify-wait" && e.rank) {
       if (auto ix = e.get_int("op_index")) f.job.notify_index[*e.rank] = *ix;

@@ -114,7 +114,11 @@ DT_RE(re_hccl_server, R"(server\[([\w.:-]+))")
 DT_RE(re_hccl_remote_rank, R"(remote rank:? ?\[?(\w+)\]?)")
 DT_RE(re_heartbeat_loc, R"(Cluster Exception Location\[IP/ID\]:\[([\w.*]+)/(\d+)\])")
 DT_RE(re_heartbeat_old, R"(serverId\[([\w.*]+)\], deviceId\[(\d+)\], Heartbeat Lost)")
-DT_RE(re_link_row, R"(\|\s+([\d.]+)\((\d+)\)\s+\|\s+([\d.]+)\((\d+)\)\s+\|\s+(\w+)\s+\|\s+([\w ]+?)\s+\|)")
+// LINK_ERROR_INFO rows, with or without the port columns:
+//   |  124.0.0.11(1)   |   124.0.0.21(0)   |  server  | no connect |
+//   |  192.168.100.212(10)   |  16666  |   192.168.100.202(2)   |  2882681339  |  server  | time out |
+DT_RE(re_link_row,
+      R"(\|\s+([\d.]+)\((\d+)\)\s+\|(?:\s+\d+\s+\|)?\s+([\d.]+)\((\d+)\)\s+\|(?:\s+\d+\s+\|)?\s+(\w+)\s+\|\s+([\w ]+?)\s+\|)")
 DT_RE(re_hccl_timeout, R"(timeout\[(\d+)\])")
 DT_RE(re_version_kv, R"((?i)\b(cann|driver|firmware|cuda|nccl|torch|torch_npu|pytorch|hccl)[ _]?(?:version)?\s*[:=]\s*v?(\d[\w.+-]*))")
 
@@ -692,7 +696,7 @@ bool may_hold_facts(std::string_view msg) {
         "SignalException", "error code is", "NPU warning", "CUDA error: ", "NCCL error in:", "nproc",
         "VISIBLE_DEVICES", "rankNum[", "ranks[", "totalRanks[", "remote rank", "Cluster Exception Location",
         "Heartbeat Lost", "taskType[Notify Wait]", "timeout[", "|", "module_name=", "error_code:", "sdma error",
-        "ersion", "nranks ", "function error", "HCCL error in:", "DistBackendError", "Transport init error"};
+        "ersion", "nranks ", "function error", "HCCL error in:", "DistBackendError", "Transport init error", "p2p timeout"};
     re2::RE2::Options opt;
     opt.set_log_errors(false);
     auto s = std::make_unique<re2::RE2::Set>(opt, re2::RE2::UNANCHORED);
@@ -853,6 +857,7 @@ bool scan_message(std::string_view msg, model::Event& e) {
     else if (auto r = find_int_after(msg, "ranks")) e.set("nranks", *r);
     if (auto r = find_int_after(msg, "rank"); r && !e.rank) e.rank = r;
     if (rx(re_hccl_server(), msg, m, RE2::UNANCHORED)) e.set("server", std::string(m[1]));
+    if (auto phy = find_int_after(msg, "phydevId")) e.set("phy_device", *phy);
     if (auto d = find_int_after(msg, "logicDevId")) e.device = d;
     else if (auto d2 = find_int_after(msg, "deviceLogicId")) e.device = d2;
     else if (auto d3 = find_int_after(msg, "device"); d3 && !e.device) e.device = d3;
@@ -870,6 +875,11 @@ bool scan_message(std::string_view msg, model::Event& e) {
     e.set("lost_server", std::string(m[1]));
     e.set("lost_device", *int_of(m[2]));
     set_code("heartbeat-lost");
+  }
+  if (contains(msg, "p2p timeout")) {  // intra-node P2P: the peer is named by its physical device
+    static const RE2 p2p_re(R"(remote physic id:(\d+))");
+    if (rx(p2p_re, msg, m, RE2::UNANCHORED)) e.set("p2p_remote_phy", *int_of(m[1]));
+    set_code("p2p-timeout");
   }
   if (contains(msg, "Transport init error")) {
     static const RE2 link_re(R"(dst_rank\[(\d+)\]-remoteUserrank\[\d+\]-remoteIpAddr\[([\d.]+)(?:/(\d+))?\])");

@@ -349,3 +349,24 @@ TEST(Prefixes, PerRankFilesInheritLocalRankFromThePath) {
 
 }  // namespace
 }  // namespace dtriage::formats
+
+namespace dtriage::formats {
+namespace {
+
+TEST(Hccl, LinkTableRowsAndP2pTimeouts) {
+  auto a = one("[ERROR] HCCL(59420,python3):2025-01-24-11:24:07.908.572 [comm_base.cc:1018][107626]   |  124.0.0.11(1)   |   124.0.0.21(0)   |  server  | no connect |   \n");
+  EXPECT_EQ(a.code, "hccl-link-error");
+  EXPECT_EQ(a.get_int("src_rank"), 0);
+  EXPECT_EQ(a.get_int("dest_rank"), 1);
+  auto b = one("[ERROR] HCCL(114725,python3):2025-06-19-09:09:19.687.646 [hccl_socket_manager.cc:553] [117514]   |  192.168.100.212(10)   |  16666  |   192.168.100.202(2)   |  2882681339  |  server  | time out |\n");
+  EXPECT_EQ(b.get_int("src_rank"), 2);
+  EXPECT_EQ(b.get_int("dest_rank"), 10);
+  EXPECT_EQ(b.get_str("link_status"), "time out");
+  auto c = one("[ERROR] HCCL(114654,python3):2025-06-19-09:28:35.062.066 [p2p_mgmt.cc:305] [115867][Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:2, remote physic id:1.\n");
+  EXPECT_EQ(c.code, "p2p-timeout");
+  EXPECT_EQ(c.get_int("p2p_remote_phy"), 1);
+  EXPECT_EQ(c.get_int("timeout_s"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace dtriage::formats
