@@ -23,26 +23,6 @@ std::string clip(const std::string& s, std::size_t max) {
 
 std::string loc(const model::Event& e) { return e.path + ":" + std::to_string(e.line); }
 
-std::string first_error_text(const Report& r, const correlate::Node& n) {
-  if (!n.first_error) return "-";
-  const model::Event& e = r.events[*n.first_error];
-  return (e.time.empty() ? std::string() : e.time + " ") + (e.code.empty() ? e.kind : e.code) + " " + loc(e);
-}
-
-std::string ranks_text(const std::set<std::int64_t>& s) {
-  if (s.empty()) return "-";
-  std::string out;
-  std::vector<std::int64_t> v(s.begin(), s.end());
-  for (std::size_t i = 0; i < v.size();) {
-    std::size_t j = i;
-    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += j > i ? std::to_string(v[i]) + "-" + std::to_string(v[j]) : std::to_string(v[i]);
-    i = j + 1;
-  }
-  return out;
-}
-
 // ---- markdown ---------------------------------------------------------------------------------
 
 std::string md_cell(const std::string& s) {

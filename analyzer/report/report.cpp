@@ -29,7 +29,9 @@ json evidence_json(const model::Event& e) {
   return j;
 }
 
-std::string set_str(const std::set<std::int64_t>& s, std::size_t max = 12) {
+}  // namespace
+
+std::string ranks_text(const std::set<std::int64_t>& s, std::size_t max) {
   if (s.empty()) return "-";
   // Compress runs: 0-7,9
   std::string out;
@@ -50,7 +52,12 @@ std::string set_str(const std::set<std::int64_t>& s, std::size_t max = 12) {
   return out;
 }
 
-}  // namespace
+std::string first_error_text(const Report& r, const correlate::Node& n) {
+  if (!n.first_error) return "-";
+  const model::Event& e = r.events[*n.first_error];
+  return (e.time.empty() ? std::string() : e.time + " ") + (e.code.empty() ? e.kind : e.code) + " " + e.path + ":" +
+         std::to_string(e.line);
+}
 
 std::string ConsequenceGroup::describe() const {
   std::string s = std::to_string(lines) + (lines == 1 ? " line" : " lines");
@@ -218,16 +225,11 @@ std::string render_text(const Report& r, bool color) {
     std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %6s %-12s %s\n", "node", "procs", "devices", "errors", "ranks", "first error");
     o += buf;
     for (const correlate::Node& n : r.facts.nodes) {
-      std::string first = "-";
-      if (n.first_error) {
-        const model::Event& e = r.events[*n.first_error];
-        first = (e.time.empty() ? std::string("") : e.time + " ") + (e.code.empty() ? e.kind : e.code) + " " + e.path + ":" +
-                std::to_string(e.line);
-      }
+      const std::string first = first_error_text(r, n);
       std::snprintf(buf, sizeof buf, "  %-22s %5lld %7s %6llu %-12s %s\n",
                     n.name.empty() ? "(unnamed)" : n.name.c_str(), static_cast<long long>(n.processes()),
                     n.devices ? std::to_string(*n.devices).c_str() : "?", static_cast<unsigned long long>(n.errors),
-                    set_str(n.ranks, 4).c_str(), first.c_str());
+                    ranks_text(n.ranks, 4).c_str(), first.c_str());
       o += buf;
     }
   }

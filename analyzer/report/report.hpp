@@ -1,6 +1,7 @@
 // Pure functions from an analysis to what people read: text and JSON.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct ConsequenceGroup {
   std::string describe() const;  // "16 lines on 2 nodes, device 0"
 };
 std::vector<ConsequenceGroup> consequence_groups(const Report& r);
+
+// Pieces every human-readable format shows the same way.
+std::string ranks_text(const std::set<std::int64_t>& ranks, std::size_t max_runs = 12);  // "0-7,9"
+std::string first_error_text(const Report& r, const correlate::Node& n);               // "time code path:line"
 
 std::string render_json(const Report& r);
 std::string render_text(const Report& r, bool color);
