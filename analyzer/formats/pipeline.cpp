@@ -48,6 +48,7 @@ struct Block {
   BlockType type;
   model::Event event;
   std::vector<std::pair<std::uint64_t, std::string>> lines;  // numbered rows, for tables
+  std::size_t scanned = 0;  // body lines before this one need no scan for facts (frames, or scanned already)
 };
 
 bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
@@ -139,7 +140,7 @@ struct SourceParser::Impl {
       case BlockType::Traceback:
       case BlockType::ExceptionTail:
       case BlockType::Cann:
-        for (const std::string& l : e.body) scan_message(l, e);
+        for (std::size_t i = b.scanned; i < e.body.size(); ++i) scan_message(e.body[i], e);
         if (b.type == BlockType::Cann && !e.device) {
           for (const std::string& l : e.body) {
             if (auto d = find_device(l)) {
@@ -188,6 +189,10 @@ struct SourceParser::Impl {
           add_body(rest);
           b.event.set("exception_line", static_cast<std::int64_t>(line.number));
           b.event.set("exception_text", std::string(line.text));
+          b.scanned = b.event.body.size();  // stack frames hold no facts; the exception line was scanned
+          for (auto& [k, v] : ex.fields) b.event.set(k, std::move(v));
+          if (!b.event.device) b.event.device = ex.device;
+          if (!b.event.rank) b.event.rank = ex.rank;
           b.event.code = ex.code;
           b.event.message = ex.message;
           b.event.set("exception", ex.code);
