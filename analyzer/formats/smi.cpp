@@ -101,8 +101,6 @@ void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& row
       if (c.size() >= 4)
         if (auto mem = to_int(c[3])) p.set("memory_mb", *mem);
       processes.push_back(std::move(p));
-      (void)npu;
-      (void)chip;
     }
   }
   std::string devices, unhealthy;

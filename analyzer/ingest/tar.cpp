@@ -23,17 +23,14 @@ bool parse_number(const char* f, std::size_t len, std::uint64_t& out) {
   }
   std::size_t i = 0;
   while (i < len && (f[i] == ' ' || f[i] == '\0')) ++i;
-  std::uint64_t v = 0;
-  bool any = false;
+  std::uint64_t v = 0;  // an all-blank field reads as 0, as tar does
   for (; i < len && f[i] >= '0' && f[i] <= '7'; ++i) {
     if (v >> 60) return false;
     v = v * 8 + static_cast<std::uint64_t>(f[i] - '0');
-    any = true;
   }
   for (; i < len; ++i)
     if (f[i] != ' ' && f[i] != '\0') return false;
   out = v;
-  (void)any;
   return true;
 }
 

@@ -460,8 +460,6 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     }
     return true;
   };
-  const std::size_t event_findings = a.findings.size();
-  (void)event_findings;
   for (const Rule& r : rules_) {
     if (r.scope == Scope::Node) {
       for (const correlate::Node& n : facts.nodes) {
