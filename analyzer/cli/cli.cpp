@@ -189,8 +189,9 @@ void print_problems_brief(const base::Inventory& inv) {
     std::fprintf(stderr, "dtriage: %zu input(s) could not be read (listed in the report)\n", inv.unreadable.size());
 }
 
-int exit_code(const ingest::Ingestor& ing, const base::Inventory& inv) {
-  if (!ing.read_anything()) return 2;
+// CONTRACT.md: 0 done, 1 some input unreadable, 2 nothing readable.
+int exit_code(bool read_anything, const base::Inventory& inv) {
+  if (!read_anything) return 2;
   return inv.unreadable.empty() ? 0 : 1;
 }
 
@@ -209,7 +210,7 @@ int cmd_events(Config& config) {
   if (inv.lines_cut > 0)
     std::fprintf(stderr, "dtriage: %llu lines longer than --max-line-bytes were cut\n",
                  static_cast<unsigned long long>(inv.lines_cut));
-  return exit_code(ing, inv);
+  return exit_code(ing.read_anything(), inv);
 }
 
 // ---- analyze --------------------------------------------------------------------------------
@@ -307,10 +308,7 @@ std::unique_ptr<Job> analyze_job(const Config& config, const rules::Engine& engi
   return job;
 }
 
-int job_exit_code(const Job& job) {
-  if (!job.read_any) return 2;
-  return job.inv.unreadable.empty() ? 0 : 1;
-}
+int job_exit_code(const Job& job) { return exit_code(job.read_any, job.inv); }
 
 // Opens the output and loads the rules; false (after saying why) when either fails.
 bool prepare(const Config& config, Output& out, std::optional<LoadedRules>& loaded) {

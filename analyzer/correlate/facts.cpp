@@ -41,15 +41,8 @@ bool is_error(const model::Event& e) {
 
 namespace {
 
-bool before(const model::Event& a, const model::Event& b) {
-  if (a.time.empty() != b.time.empty()) return !a.time.empty();  // dated events first
-  if (a.time != b.time) return a.time < b.time;
-  if (a.path != b.path) return a.path < b.path;
-  return a.line < b.line;
-}
-
 void keep_first(std::optional<EventIndex>& slot, EventIndex i, const std::vector<model::Event>& ev) {
-  if (!slot || before(ev[i], ev[*slot])) slot = i;
+  if (!slot || model::earlier(ev[i], ev[*slot])) slot = i;
 }
 
 }  // namespace

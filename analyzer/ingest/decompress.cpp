@@ -50,8 +50,7 @@ class Decoder : public ByteReader {
       std::size_t produced = 0;
       const Step s = step(buf, cap, produced);
       out_total_ += produced;
-      if (out_total_ > limit_.grace_bytes &&
-          static_cast<double>(out_total_) > limit_.max_ratio * static_cast<double>(std::max<std::uint64_t>(in_total_, 1))) {
+      if (limit_.exceeded(out_total_, in_total_)) {
         fail(ratio_message(limit_.max_ratio, out_total_, in_total_));
         return produced;
       }

@@ -13,6 +13,10 @@ namespace dtriage::ingest {
 struct RatioLimit {
   double max_ratio = 1000.0;
   std::uint64_t grace_bytes = 16ull << 20;
+  // True when `out` decoded bytes from `in` encoded ones is past the limit.
+  bool exceeded(std::uint64_t out, std::uint64_t in) const {
+    return out > grace_bytes && static_cast<double>(out) > max_ratio * static_cast<double>(in > 0 ? in : 1);
+  }
 };
 
 // A ByteReader that decodes `inner`. `codec` must be Gzip, Bzip2, Xz or Zstd.

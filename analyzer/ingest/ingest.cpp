@@ -210,8 +210,7 @@ struct Ingestor::Impl {
       }
       ctx_.out += static_cast<std::uint64_t>(n);
       const Limits& l = ctx_.impl->limits;
-      if (ctx_.out > l.ratio_grace_bytes &&
-          static_cast<double>(ctx_.out) > l.max_ratio * static_cast<double>(std::max<std::uint64_t>(ctx_.in, 1))) {
+      if (RatioLimit{l.max_ratio, l.ratio_grace_bytes}.exceeded(ctx_.out, ctx_.in)) {
         ctx_.abort_reason = ratio_message(l.max_ratio, ctx_.out, ctx_.in);
         fail(ctx_.abort_reason);
       }

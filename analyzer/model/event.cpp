@@ -16,6 +16,13 @@ void Event::set(std::string key, Value v) {
   fields.emplace_back(std::move(key), std::move(v));
 }
 
+bool earlier(const Event& a, const Event& b) {
+  if (a.time.empty() != b.time.empty()) return !a.time.empty();
+  if (a.time != b.time) return a.time < b.time;
+  if (a.path != b.path) return a.path < b.path;
+  return a.line < b.line;
+}
+
 const Value* Event::get(std::string_view key) const {
   for (const auto& [k, v] : fields)
     if (k == key) return &v;

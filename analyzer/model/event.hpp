@@ -42,6 +42,9 @@ struct Event {
   std::string get_str(std::string_view key) const;
 };
 
+// The order every stage uses for "first": dated events before undated ones, then by time, path, line.
+bool earlier(const Event& a, const Event& b);
+
 // One JSON object on one line (dtriage events --format jsonl), appended to `out` with '\n'.
 void append_jsonl(std::string& out, const Event& e);
 

@@ -357,13 +357,6 @@ std::map<std::string, std::string> event_vars(const model::Event& e) {
   return v;
 }
 
-bool earlier(const model::Event& a, const model::Event& b) {
-  if (a.time.empty() != b.time.empty()) return !a.time.empty();
-  if (a.time != b.time) return a.time < b.time;
-  if (a.path != b.path) return a.path < b.path;
-  return a.line < b.line;
-}
-
 }  // namespace
 
 std::vector<int> Engine::match(const model::Event& e) const {
@@ -394,7 +387,7 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     for (int ri : match(events[i])) groups[{ri, events[i].node}].push_back(i);
   for (auto& [key, idx] : groups) {
     const Rule& r = rules_[static_cast<std::size_t>(key.first)];
-    std::sort(idx.begin(), idx.end(), [&](auto x, auto y) { return earlier(events[x], events[y]); });
+    std::sort(idx.begin(), idx.end(), [&](auto x, auto y) { return model::earlier(events[x], events[y]); });
     const correlate::Node* node = facts.node(key.second);
     // Conditions on event rules name the event's fields (event.x) or its node's facts; the
     // finding keeps the events that satisfy them.
@@ -514,7 +507,7 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
         }
       }
       ev.insert(ev.end(), facts.job.world_size_evidence.begin(), facts.job.world_size_evidence.end());
-      std::sort(ev.begin(), ev.end(), [&](auto x, auto y) { return earlier(events[x], events[y]); });
+      std::sort(ev.begin(), ev.end(), [&](auto x, auto y) { return model::earlier(events[x], events[y]); });
       ev.erase(std::unique(ev.begin(), ev.end()), ev.end());
       f.events = ev;
       f.count = ev.size();
