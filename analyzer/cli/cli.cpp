@@ -18,6 +18,7 @@
 
 #include "base/inventory.hpp"
 #include "correlate/facts.hpp"
+#include "model/fields.hpp"
 #include "report/report.hpp"
 #include "rules/engine.hpp"
 #include "rules/loader.hpp"
@@ -239,12 +240,8 @@ class Collector final : public ingest::Sink {
   bool keep(const model::Event& e) {
     if (e.kind == "line") return !engine_.match(e).empty();
     if (correlate::is_error(e) || e.level == "warning" || !e.code.empty()) return true;
-    if (!e.fields.empty()) {
-      for (const auto& [k, v] : e.fields)
-        if (k == "nproc_per_node" || k == "nranks" || k == "chip_name" || k == "gpu_name" ||
-            (k.size() > 8 && k.compare(k.size() - 8, 8, "_version") == 0))
-          return true;
-    }
+    for (const auto& [k, v] : e.fields)
+      if (const model::FieldInfo* f = model::find_event_field(k); f != nullptr && f->keep) return true;
     if (!engine_.match(e).empty()) return true;
     if (!e.pid && !e.rank && !e.local_rank) return false;
     std::string key = e.node;
@@ -303,7 +300,7 @@ std::unique_ptr<Job> analyze_job(const Config& config, const rules::Engine& engi
   ing.run(paths, collector);
   job->read_any = ing.read_anything();
   job->events = std::move(collector.events());
-  job->facts = correlate::correlate(job->events);
+  job->facts = correlate::correlate(job->events, engine.timeout_reports(job->events));
   job->analysis = engine.analyze(job->events, job->facts);
   return job;
 }
@@ -458,14 +455,8 @@ int cmd_rules(const std::string& action, Config& config, const std::string& id) 
   }
   // test and lint: examples must behave; lint also checks explains targets.
   std::vector<std::string> failures = rules::check_examples(*loaded->engine);
-  if (action == "lint") {
-    for (const auto& r : rs)
-      for (const auto& x : r.explains) {
-        bool found = false;
-        for (const auto& o : rs) found = found || (x == o.id || (x.back() == '*' && r.explains_rule(o.id)));
-        if (!found) failures.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": explains unknown rule " + x);
-      }
-  }
+  if (action == "lint")
+    for (std::string& m : rules::lint(rs)) failures.push_back(std::move(m));
   for (const auto& f : failures) std::printf("FAIL %s\n", f.c_str());
   std::size_t examples = 0;
   for (const auto& r : rs) examples += r.examples_match.size() + r.examples_no_match.size();

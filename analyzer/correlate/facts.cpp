@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "formats/tables.hpp"
+
 namespace dtriage::correlate {
 
 std::int64_t Node::processes() const {
@@ -47,7 +49,7 @@ void keep_first(std::optional<EventIndex>& slot, EventIndex i, const std::vector
 
 }  // namespace
 
-Facts correlate(std::vector<model::Event>& events) {
+Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report) {
   // A source whose lines name a host (NCCL prefix, failure table) lends it to its other lines.
   std::map<std::string, std::map<std::string, int>> content_nodes;  // path -> node -> count
   for (const auto& e : events)
@@ -127,6 +129,7 @@ Facts correlate(std::vector<model::Event>& events) {
   std::map<std::string, Node> nodes;
   for (EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];
+    const bool reports_timeout = i < timeout_report.size() && timeout_report[i];
     Node& n = nodes[e.node];
     n.name = e.node;
     if (auto v = e.get_int("nproc_per_node")) {
@@ -155,16 +158,21 @@ Facts correlate(std::vector<model::Event>& events) {
       if (!n.devices || *n.devices < count) n.devices = count;
       n.device_evidence.push_back(i);
     }
-    for (const char* k : {"nccl_version", "driver_version", "cuda_version", "cann_version", "torch_version",
-                          "npu_smi_version"}) {
-      if (const std::string v = e.get_str(k); !v.empty()) n.versions[k] = v;
+    std::size_t nkeys = 0;
+    const formats::VersionKey* keys = formats::version_keys(nkeys);
+    for (std::size_t k = 0; k < nkeys; ++k) {
+      const std::string field(keys[k].field);
+      if (const std::string v = e.get_str(field); !v.empty()) {
+        n.versions[field] = v;
+        n.version_evidence.emplace(field, i);
+      }
     }
     // Worker processes and the devices they used. NCCL lines carry the device per thread, and
     // launcher lines carry the agent's pid, so only process-level sources count here.
     const bool worker_source = e.kind == "plog" || e.kind == "torch_npu" || e.kind == "cann" ||
                                (e.kind == "nccl" && e.level == "info");
     if (e.pid && *e.pid > 0 && (worker_source || e.code == "failure-row" || e.code == "worker-failed"))
-      n.pids.insert(*e.pid);
+      if (n.pids.insert(*e.pid).second) n.pid_evidence.push_back(i);
     if (e.pid && e.device && worker_source && *e.device >= 0) {
       auto& set = n.device_pids[*e.device];
       if (set.insert(*e.pid).second) n.device_pid_evidence_first.emplace(*e.pid, i);
@@ -176,11 +184,8 @@ Facts correlate(std::vector<model::Event>& events) {
       r.rank = *e.rank;
       if (r.node.empty()) r.node = e.node;
       if (e.pid && !r.pid && e.kind != "torchrun") r.pid = e.pid;
-      if (is_error(e) && e.code != "watchdog-timeout" && e.code != "watchdog-work") keep_first(r.first_error, i, events);
-      if (e.code == "watchdog-timeout" || e.code == "watchdog-work" ||
-          (e.kind == "cann" && (e.code == "EI0002" || e.code == "EI0006"))) {
-        r.reported_timeout = true;
-      }
+      if (is_error(e) && !reports_timeout) keep_first(r.first_error, i, events);
+      if (reports_timeout) r.reported_timeout = true;
       if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
     }
     if (auto nr = e.get_int("nranks")) {
@@ -189,15 +194,18 @@ Facts correlate(std::vector<model::Event>& events) {
         f.job.world_size_evidence = {i};
       }
     }
-    if (e.code == "watchdog-timeout" || (e.kind == "cann" && e.code == "EI0002")) {
+    if (reports_timeout) {
       if (e.rank) f.job.ranks_with_timeout.insert(*e.rank);
       f.job.timeout_evidence.push_back(i);
       if (const std::string op = e.get_str("op_type"); !op.empty()) f.job.timeout_op = op;
       if (auto s = e.get_int("seq")) f.job.timeout_seq = *s;
       if (auto t = e.get_int("timeout_ms")) f.job.timeout_ms = *t;
     }
-    if (e.rank && e.kind == "plog" && e.message.find("Task run failed") != std::string::npos) {
-      if (const std::string rr = e.get_str("remote_rank"); !rr.empty()) f.job.waits_on[*e.rank] = rr;
+    if (e.rank && e.get("task_failed") != nullptr) {
+      if (const std::string rr = e.get_str("remote_rank"); !rr.empty()) {
+        f.job.waits_on[*e.rank] = rr;
+        f.job.waits_evidence[*e.rank] = i;
+      }
     }
     if (e.code == "transport-init-error" && e.rank) {
       std::optional<std::int64_t> peer;
@@ -205,20 +213,27 @@ Facts correlate(std::vector<model::Event>& events) {
         if (auto it = rank_at.find({e.get_str("link_remote_ip"), *dev}); it != rank_at.end()) peer = it->second;
       }
       if (!peer) peer = e.get_int("link_dst_rank");
-      if (peer && *peer != *e.rank) f.job.waits_on[*e.rank] = std::to_string(*peer);
+      if (peer && *peer != *e.rank) {
+        f.job.waits_on[*e.rank] = std::to_string(*peer);
+        f.job.waits_evidence[*e.rank] = i;
+      }
     }
     // Who waited on whom in link setup: the link table's src waited on its dest, and a P2P
     // timeout waited on the rank of the same node on that physical device.
     if (e.code == "hccl-link-error") {
       const std::string status = e.get_str("link_status");
       const auto src = e.get_int("src_rank"), dst = e.get_int("dest_rank");
-      if (src && dst && *src != *dst && (status == "time out" || status == "no connect") && f.job.waits_on.count(*src) == 0)
+      if (src && dst && *src != *dst && (status == "time out" || status == "no connect") && f.job.waits_on.count(*src) == 0) {
         f.job.waits_on[*src] = std::to_string(*dst);
+        f.job.waits_evidence[*src] = i;
+      }
     }
     if (e.code == "p2p-timeout" && e.rank) {
       if (auto phy = e.get_int("p2p_remote_phy")) {
-        if (auto it = rank_on_phy.find({e.node, *phy}); it != rank_on_phy.end() && it->second != *e.rank)
+        if (auto it = rank_on_phy.find({e.node, *phy}); it != rank_on_phy.end() && it->second != *e.rank) {
           f.job.waits_on[*e.rank] = std::to_string(it->second);
+          f.job.waits_evidence[*e.rank] = i;
+        }
       }
     }
     if (e.code == "notify-wait" && e.rank) {
@@ -237,6 +252,7 @@ Facts correlate(std::vector<model::Event>& events) {
     if (!f.job.world_size) f.job.world_size = launched;
   }
   for (auto& [name, n] : nodes) f.nodes.push_back(std::move(n));
+  derive(f, events);
   return f;
 }
 

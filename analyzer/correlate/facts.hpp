@@ -15,6 +15,14 @@ namespace dtriage::correlate {
 
 using EventIndex = std::size_t;
 
+// A derived fact: its value as text (numbers in decimal, lists as "1, 2 and 3") and the events it
+// was derived from. Facts are computed once, here; rules name them and cite their evidence.
+struct Fact {
+  std::string value;
+  std::vector<EventIndex> evidence;
+};
+using FactMap = std::map<std::string, Fact, std::less<>>;
+
 struct Node {
   std::string name;                                 // "" = no node could be named
   std::optional<std::int64_t> nproc_per_node;       // launcher (command line or config dump)
@@ -31,6 +39,9 @@ struct Node {
   std::uint64_t errors = 0;
   std::set<std::int64_t> unhealthy_devices;
   std::string chip;                                 // accelerator model from the inventory
+  std::map<std::string, EventIndex> version_evidence;  // version key -> the event that stated it
+  std::vector<EventIndex> pid_evidence;             // first event of each worker pid
+  FactMap derived;                                  // node.* facts (model/fields.cpp lists them)
 
   // Derived.
   std::int64_t processes() const;  // nproc_per_node if known, else worker pids at once
@@ -63,6 +74,8 @@ struct Job {
   std::map<std::int64_t, std::string> notify_tag;      // rank -> collective op of its Notify Wait
   std::vector<EventIndex> notify_evidence;
   std::map<std::int64_t, std::string> waits_on;        // rank -> the remote rank its failed task waited on
+  std::map<std::int64_t, EventIndex> waits_evidence;   // rank -> the event that says whom it waited on
+  FactMap derived;                                     // job.* facts (model/fields.cpp lists them)
 };
 
 struct Facts {
@@ -71,12 +84,22 @@ struct Facts {
   Job job;
 
   const Node* node(const std::string& name) const;
+  // A fact by its registry name ("node.devices", "job.world_size"); node facts need `node`.
+  const Fact* get(const Node* node, std::string_view name) const;
   // Ranks known to exist (world size, comm init, failures) that never reported a timeout.
   std::vector<std::int64_t> ranks_without_timeout() const;
 };
 
 // Fills in nodes for events whose source revealed a host elsewhere, then builds the facts.
-Facts correlate(std::vector<model::Event>& events);
+// `timeout_report[i]` says that event i reports its rank's collective timed out (the rule pack
+// decides which events do: rules with `reports: timeout`); empty = none.
+Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report = {});
+
+// Computes the derived node.* and job.* facts with their evidence (called by correlate).
+void derive(Facts& f, const std::vector<model::Event>& events);
+
+// "1, 2 and 3" (at most `max` shown, "(+N more)" after).
+std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max = 8);
 
 // True for events that report a failure (used for first errors and the "failed" status).
 bool is_error(const model::Event& e);

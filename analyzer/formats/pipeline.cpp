@@ -4,8 +4,9 @@
 
 #include <map>
 
-#include "formats/lines.hpp"
+#include "formats/families.hpp"
 #include "formats/smi.hpp"
+#include "formats/tables.hpp"
 #include "formats/util.hpp"
 
 namespace dtriage::formats {
@@ -164,12 +165,8 @@ struct SourceParser::Impl {
     const std::string tb = e.get_str("traceback");
     static const RE2 sig(R"(Signal (\d+) \((SIG\w+)\) received by PID (\d+))");
     std::string n, name, pid;
-    if (RE2::PartialMatch(tb, sig, &n, &name, &pid)) e.set("signal", name);
-    if (auto ex = e.get_int("exitcode"); ex && *ex < 0 && e.get_str("signal").empty()) {
-      static const char* names[] = {"", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
-                                    "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM"};
-      if (-*ex < 16) e.set("signal", std::string(names[-*ex]));
-    }
+    if (RE2::PartialMatch(tb, sig, &n, &name, &pid)) e.set("signal", normalize_signal(name));
+    if (auto ex = e.get_int("exitcode"); ex && *ex < 0 && e.get_str("signal").empty()) e.set("signal", signal_name(-*ex));
   }
 
   // Adds a continuation line to the open block of `key`; false when the line does not belong.
@@ -208,7 +205,7 @@ struct SourceParser::Impl {
             contains(b.event.code, "ChildFailedError"))
           return false;
         model::Event probe;
-        if (recognised(rest, probe) || scan_message(rest, probe)) return false;
+        if (formats::recognised(rest, probe) || scan_message(rest, probe)) return false;
         add_body(rest);
         return true;
       }
@@ -274,12 +271,6 @@ struct SourceParser::Impl {
     }
   }
 
-  // True when the line belongs to a known single-line family (used to end exception tails).
-  static bool recognised(std::string_view s, model::Event& e) {
-    return parse_plog(s, e) || parse_nccl(s, e) || parse_torch_npu(s, e) || parse_cann_start(s, e) ||
-           parse_glog(s, e) || parse_python_logging(s, e) || parse_exception_line(s, e);
-  }
-
   void feed(const lines::Line& line) {
     if (options.raw) {
       model::Event e;
@@ -301,75 +292,10 @@ struct SourceParser::Impl {
     }
     model::Event& e = scratch;
     reset(e, line, p);
-    if (parse_plog(rest, e)) {
-      // Framework lines (MindSpore) may end in a CANN error-code message whose body follows.
-      static const RE2 embedded(R"(\b([EW][A-Z0-9]\d{4}): )");
-      std::string code;
-      if (contains(e.message, "Ascend Error Message") && RE2::PartialMatch(e.message, embedded, &code)) {
-        e.code = code;
-        e.kind = "cann";
-        open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
-        return;
-      }
-      emit_event(std::move(e), &p);
-      return;
-    }
-    if (parse_nccl(rest, e) || parse_torch_npu(rest, e)) {
-      if (e.node.empty() || e.kind != "nccl") e.node = p.host.empty() ? e.node : p.host;
-      emit_event(std::move(e), &p);
-      return;
-    }
-    if (starts_with(rest, "Traceback (most recent call last)")) {
-      e.kind = "python";
-      e.level = "error";
-      e.code = "traceback";
-      open.emplace(key, Block{BlockType::Traceback, std::move(e), {}});
-      return;
-    }
-    if (parse_cann_start(rest, e)) {
-      open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
-      return;
-    }
-    if (parse_glog(rest, e) || parse_python_logging(rest, e)) {
-      if (contains(e.message, "Starting elastic_operator with launch configs")) {
-        e.code = "launch-config";
-        open.emplace(key, Block{BlockType::LaunchConfig, std::move(e), {}});
-        return;
-      }
-      emit_event(std::move(e), &p);
-      return;
-    }
-    const std::string_view t = trim(rest);
-    if (t == "Root Cause (first observed failure):" || t == "Failures:") {
-      section[key] = t == "Failures:" ? "failures" : "root";
-      return;
-    }
-    if (section.count(key) != 0 && t.size() >= 4 && t.front() == '[' && t.back() == ':' && t[t.size() - 2] == ']') {
-      if (auto idx = to_int(t.substr(1, t.size() - 3))) {
-        e.kind = "torchrun";
-        e.level = "error";
-        e.code = "failure-row";
-        e.set("index", *idx);
-        e.set("root_cause", section[key] == "root");
-        open.emplace(key, Block{BlockType::FailureRow, std::move(e), {}});
-        return;
-      }
-    }
-    if (!rest.empty() && rest.front() == '|' && contains(rest, "npu-smi") && contains(rest, "Version")) {
-      e.kind = "npu-smi";
-      e.level = "info";
-      e.code = "inventory";
-      Block b{BlockType::NpuSmi, std::move(e), {}};
-      b.lines.emplace_back(line.number, std::string(rest));
-      open.emplace(key, std::move(b));
-      return;
-    }
-    if (parse_nvidia_smi(rest, e) || parse_kernel(rest, e)) {
-      emit_event(std::move(e), &p);
-      return;
-    }
-    if (parse_exception_line(rest, e)) {
-      open.emplace(key, Block{BlockType::ExceptionTail, std::move(e), {}});
+    if (open_block(key, line, rest, e)) return;
+    for (const Family& f : single_line_families()) {
+      if (!f.parse(rest, e)) continue;
+      after_family(key, e, p);
       return;
     }
     if (scan_message(rest, e)) {
@@ -383,6 +309,71 @@ struct SourceParser::Impl {
       e.kind = "line";
       emit_event(std::move(e), &p);
     }
+  }
+
+  // Lines that start a multi-line block of their own: a traceback, a failure-table row, an
+  // npu-smi table.
+  bool open_block(const std::string& key, const lines::Line& line, std::string_view rest, model::Event& e) {
+    if (starts_with(rest, "Traceback (most recent call last)")) {
+      e.kind = "python";
+      e.level = "error";
+      e.code = "traceback";
+      open.emplace(key, Block{BlockType::Traceback, std::move(e), {}});
+      return true;
+    }
+    const std::string_view t = trim(rest);
+    if (t == "Root Cause (first observed failure):" || t == "Failures:") {
+      section[key] = t == "Failures:" ? "failures" : "root";
+      return true;
+    }
+    if (section.count(key) != 0 && t.size() >= 4 && t.front() == '[' && t.back() == ':' && t[t.size() - 2] == ']') {
+      if (auto idx = to_int(t.substr(1, t.size() - 3))) {
+        e.kind = "torchrun";
+        e.level = "error";
+        e.code = "failure-row";
+        e.set("index", *idx);
+        e.set("root_cause", section[key] == "root");
+        open.emplace(key, Block{BlockType::FailureRow, std::move(e), {}});
+        return true;
+      }
+    }
+    if (!rest.empty() && rest.front() == '|' && contains(rest, "npu-smi") && contains(rest, "Version")) {
+      e.kind = "npu-smi";
+      e.level = "info";
+      e.code = "inventory";
+      Block b{BlockType::NpuSmi, std::move(e), {}};
+      b.lines.emplace_back(line.number, std::string(rest));
+      open.emplace(key, std::move(b));
+      return true;
+    }
+    return false;
+  }
+
+  // A single-line family recognised the line: emit it, or open the block it starts.
+  void after_family(const std::string& key, model::Event& e, const Prefix& p) {
+    if (e.kind == "plog") {
+      // Framework lines (MindSpore) may end in a CANN error-code message whose body follows.
+      static const RE2 embedded(R"(\b([EW][A-Z0-9]\d{4}): )");
+      std::string code;
+      if (contains(e.message, "Ascend Error Message") && RE2::PartialMatch(e.message, embedded, &code)) {
+        e.code = code;
+        e.kind = "cann";
+        open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
+        return;
+      }
+    } else if (e.kind == "cann") {
+      open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
+      return;
+    } else if ((e.kind == "torch" || e.kind == "torchrun" || e.kind == "python") && e.get("exception") == nullptr &&
+               contains(e.message, "Starting elastic_operator with launch configs")) {
+      e.code = "launch-config";
+      open.emplace(key, Block{BlockType::LaunchConfig, std::move(e), {}});
+      return;
+    } else if (e.get("exception") != nullptr) {
+      open.emplace(key, Block{BlockType::ExceptionTail, std::move(e), {}});
+      return;
+    }
+    emit_event(std::move(e), &p);
   }
 
   void finish() {

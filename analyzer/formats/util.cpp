@@ -1,5 +1,8 @@
 #include "formats/util.hpp"
 
+#include "formats/families.hpp"
+#include "formats/parse_util.hpp"
+
 #include <cctype>
 
 namespace dtriage::formats {
@@ -64,6 +67,28 @@ std::optional<std::int64_t> find_int_after(std::string_view text, std::string_vi
     while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
     if (j > i && !(j == i + 1 && text[i] == '-')) {
       if (auto v = to_int(text.substr(i, j - i))) return v;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string level_word(std::string_view l) {
+  if (l == "E" || l == "ERROR" || l == "CRITICAL" || l == "EXCEPTION" || l == "F") return "error";
+  if (l == "W" || l == "WARNING" || l == "WARN") return "warning";
+  if (l == "I" || l == "INFO") return "info";
+  if (l == "DEBUG") return "debug";
+  if (l == "TRACE") return "trace";
+  if (l == "EVENT") return "event";
+  std::string s(l);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::optional<std::int64_t> find_device(std::string_view msg) {
+  for (std::string_view key : {"device_id", "deviceId", "devId", "devid", "logicDevId", "deviceLogicId",
+                               "Device", "device"}) {
+    if (auto v = find_int_after(msg, key)) {
+      if (*v >= 0 && *v < 4096) return v;
     }
   }
   return std::nullopt;

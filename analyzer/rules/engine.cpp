@@ -18,6 +18,7 @@ struct Engine::Impl {
   std::vector<int> set_to_rule;                     // set index -> rule index
   std::vector<std::unique_ptr<re2::RE2>> regexes;   // per rule (null when none)
   std::vector<int> regexless;                       // event rules matched by code/fields only
+  std::vector<std::unique_ptr<re2::RE2>> unless;    // per rule: events whose text matches are not matched
 };
 
 Engine::~Engine() = default;
@@ -31,9 +32,11 @@ base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules) {
   opt.set_log_errors(false);
   im.set = std::make_unique<re2::RE2::Set>(opt, re2::RE2::UNANCHORED);
   im.regexes.resize(eng->rules_.size());
+  im.unless.resize(eng->rules_.size());
   for (std::size_t i = 0; i < eng->rules_.size(); ++i) {
     const Rule& r = eng->rules_[i];
     if (r.scope != Scope::Event) continue;
+    if (!r.unless.empty()) im.unless[i] = std::make_unique<re2::RE2>(r.unless, opt);
     if (r.regex.empty()) {
       im.regexless.push_back(static_cast<int>(i));
       continue;
@@ -94,17 +97,8 @@ bool fields_match(const Rule& r, const model::Event& e) {
   return true;
 }
 
-std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max = 8) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size() && i < max; ++i) {
-    if (i) s += (i + 1 == v.size() || i + 1 == max) ? " and " : ", ";
-    s += std::to_string(v[i]);
-  }
-  if (v.size() > max) s += " (+" + std::to_string(v.size() - max) + " more)";
-  return s;
-}
-
-// Numeric and text facts a condition or a template may name.
+// Numeric and text facts a condition or a template may name: event.x (the event's fields), node.x
+// and job.x (derived once in correlate/, with their evidence).
 struct FactView {
   const correlate::Facts& facts;
   const correlate::Node* node;  // for node scope
@@ -117,171 +111,7 @@ struct FactView {
       if (it == event->end()) return std::nullopt;
       return it->second;
     }
-    if (path.rfind("node.", 0) == 0) {
-      if (node == nullptr) return std::nullopt;
-      const std::string k = path.substr(5);
-      if (k == "name") return node->name.empty() ? std::string("this host") : node->name;
-      if (k == "chip") return node->chip.empty() ? std::nullopt : std::optional(node->chip);
-      if (k == "devices") return node->devices ? std::optional(std::to_string(*node->devices)) : std::nullopt;
-      if (k == "nproc_per_node") return node->nproc_per_node ? std::optional(std::to_string(*node->nproc_per_node)) : std::nullopt;
-      if (k == "processes") return std::to_string(node->processes());
-      if (k == "pids") return std::to_string(node->pids.size());
-      if (k == "errors") return std::to_string(node->errors);
-      if (k == "unhealthy_devices") return std::to_string(node->unhealthy_devices.size());
-      if (k == "shared_devices") {
-        std::int64_t n = 0;
-        for (const auto& [d, p] : node->device_pids) n += p.size() >= 2 ? 1 : 0;
-        return std::to_string(n);
-      }
-      if (k == "shared_device") {
-        if (auto d = node->shared_device()) return std::to_string(*d);
-        return std::nullopt;
-      }
-      if (k == "shared_pids") {
-        if (auto d = node->shared_device()) {
-          const auto& s = node->device_pids.at(*d);
-          return join_ints(std::vector<std::int64_t>(s.begin(), s.end()));
-        }
-        return std::nullopt;
-      }
-      if (k == "max_device") {
-        if (node->device_pids.empty()) return std::nullopt;
-        return std::to_string(node->device_pids.rbegin()->first);
-      }
-      return std::nullopt;
-    }
-    if (path.rfind("job.", 0) == 0) {
-      const std::string k = path.substr(4);
-      const correlate::Job& j = facts.job;
-      if (k == "world_size") return j.world_size ? std::optional(std::to_string(*j.world_size)) : std::nullopt;
-      if (k == "nodes") {
-        std::int64_t n = 0;
-        for (const auto& nd : facts.nodes) n += nd.name.empty() ? 0 : 1;
-        return std::to_string(n);
-      }
-      if (k == "expected_nodes") return j.expected_nodes ? std::optional(std::to_string(*j.expected_nodes)) : std::nullopt;
-      if (k == "nproc_variants") return std::to_string(j.nproc_values.size());
-      if (k == "nproc_values") return join_ints(std::vector<std::int64_t>(j.nproc_values.begin(), j.nproc_values.end()));
-      if (k == "timeout_ranks") return std::to_string(j.ranks_with_timeout.size());
-      if (k == "missing_timeout_ranks") return std::to_string(facts.ranks_without_timeout().size());
-      if (k == "missing_ranks") return join_ints(facts.ranks_without_timeout());
-      if (k == "timeout_op") return j.timeout_op.empty() ? std::nullopt : std::optional(j.timeout_op);
-      if (k == "timeout_seq") return j.timeout_seq ? std::optional(std::to_string(*j.timeout_seq)) : std::nullopt;
-      if (k == "timeout_s") return j.timeout_ms ? std::optional(std::to_string(*j.timeout_ms / 1000)) : std::nullopt;
-      if (k == "ranks_known") return std::to_string(facts.ranks.size());
-      if (k == "notify_index_variants" || k == "notify_tag_variants") {
-        std::set<std::string> vals;
-        if (k == "notify_tag_variants")
-          for (const auto& [r, t] : j.notify_tag) vals.insert(t);
-        else
-          for (const auto& [r, ix] : j.notify_index) vals.insert(std::to_string(ix));
-        return std::to_string(vals.size());
-      }
-      if (k == "lagging_rank" || k == "lagging_index" || k == "leading_index") {
-        if (j.notify_index.empty()) return std::nullopt;
-        std::int64_t lo = INT64_MAX, hi = INT64_MIN, who = -1;
-        int at_lo = 0;
-        for (const auto& [r, ix] : j.notify_index) {
-          if (ix < lo) { lo = ix; who = r; at_lo = 1; }
-          else if (ix == lo) ++at_lo;
-          hi = std::max(hi, ix);
-        }
-        if (k == "lagging_index") return std::to_string(lo);
-        if (k == "leading_index") return std::to_string(hi);
-        if (at_lo != 1) return std::nullopt;
-        return std::to_string(who);
-      }
-      if (k == "version_conflicts" || k == "version_conflict") {
-        // The same version key with different values on different nodes.
-        std::map<std::string, std::map<std::string, std::vector<std::string>>> seen;  // key -> value -> nodes
-        for (const auto& nd : facts.nodes)
-          for (const auto& [key, value] : nd.versions) seen[key][value].push_back(nd.name.empty() ? "this host" : nd.name);
-        std::size_t conflicts = 0;
-        std::string first;
-        for (const auto& [key, values] : seen) {
-          if (values.size() < 2) continue;
-          ++conflicts;
-          if (!first.empty()) continue;
-          first = key + " differs across nodes:";
-          std::size_t shown = 0;
-          for (const auto& [value, nodes] : values) {
-            if (shown++ == 3) {
-              first += ", ...";
-              break;
-            }
-            first += (shown > 1 ? ", " : " ") + value + " on " + nodes.front() +
-                     (nodes.size() > 1 ? " (+" + std::to_string(nodes.size() - 1) + ")" : "");
-          }
-        }
-        if (k == "version_conflicts") return std::to_string(conflicts);
-        return first.empty() ? std::nullopt : std::optional(first);
-      }
-      if (k == "wait_chain_end") {
-        // Follow "r waits on w" from every waiting rank; where the walks stop (a rank that waits on
-        // nobody, or on its own local work) is the rank the others waited for.
-        std::map<std::int64_t, int> ends;
-        for (const auto& [start, unused] : j.waits_on) {
-          std::int64_t cur = start;
-          bool looped = true;
-          for (int step = 0; step < 64; ++step) {
-            auto next = j.waits_on.find(cur);
-            if (next == j.waits_on.end()) {
-              looped = false;
-              break;
-            }
-            char* end = nullptr;
-            const long long w = std::strtoll(next->second.c_str(), &end, 10);
-            if (end == next->second.c_str() || *end != '\0') {  // waits on "local" work: it is the end
-              looped = false;
-              break;
-            }
-            cur = w;
-          }
-          if (!looped) ends[cur]++;
-        }
-        if (ends.empty()) return std::nullopt;
-        return std::to_string(std::max_element(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
-                                return a.second < b.second;
-                              })->first);
-      }
-      if (k == "wait_cycle" || k == "wait_cycle_ranks") {
-        // Follow "rank r waits on rank w" edges; a walk that comes back to a rank is a cycle.
-        for (const auto& [start, unused] : j.waits_on) {
-          std::vector<std::int64_t> walk;
-          std::int64_t cur = start;
-          for (int step = 0; step < 64; ++step) {
-            auto it = std::find(walk.begin(), walk.end(), cur);
-            if (it != walk.end()) {
-              if (k == "wait_cycle") return std::string("1");
-              return join_ints(std::vector<std::int64_t>(it, walk.end()));
-            }
-            walk.push_back(cur);
-            auto next = j.waits_on.find(cur);
-            if (next == j.waits_on.end()) break;
-            char* end = nullptr;
-            const long long w = std::strtoll(next->second.c_str(), &end, 10);
-            if (end == next->second.c_str() || *end != '\0') break;  // "local", "unknown"
-            cur = w;
-          }
-        }
-        return k == "wait_cycle" ? std::optional<std::string>("0") : std::nullopt;
-      }
-      if (k == "odd_tag_rank" || k == "odd_tag" || k == "common_tag") {
-        std::map<std::string, std::vector<std::int64_t>> by;
-        for (const auto& [r, t] : j.notify_tag) by[t].push_back(r);
-        if (by.size() < 2) return std::nullopt;
-        std::string odd, common;
-        for (const auto& [t, rs] : by) {
-          if (rs.size() == 1 && odd.empty()) odd = t;
-          if (common.empty() || rs.size() > by[common].size()) common = t;
-        }
-        if (k == "common_tag") return common;
-        if (odd.empty() || odd == common) return std::nullopt;
-        if (k == "odd_tag") return odd;
-        return std::to_string(by[odd].front());
-      }
-      return std::nullopt;
-    }
+    if (const correlate::Fact* f = facts.get(node, path)) return f->value;
     return std::nullopt;
   }
 };
@@ -306,6 +136,11 @@ bool compare(const std::string& a, const std::string& op, const std::string& b) 
 }
 
 bool holds(const Condition& c, const FactView& fv) {
+  if (c.pattern) {
+    const auto a = fv.get(c.lhs);
+    const bool m = a && re2::RE2::PartialMatch(*a, *c.pattern);
+    return c.op == "matches" ? m : !m;
+  }
   auto side = [&](const std::string& s) -> std::optional<std::string> {
     if (s.rfind("node.", 0) == 0 || s.rfind("job.", 0) == 0 || s.rfind("event.", 0) == 0) return fv.get(s);
     return s;
@@ -318,10 +153,24 @@ bool holds(const Condition& c, const FactView& fv) {
   return compare(*a, c.op, *b);
 }
 
-// Fills {name} placeholders: captures, event fields, facts.
-std::string fill(const std::string& tmpl, const std::map<std::string, std::string>& vars, const FactView& fv) {
+// Fills {name} placeholders: captures, event fields, facts. A segment in [[ ]] is kept only when
+// every placeholder in it is known ("port in use[[ on {node}]]"), so a summary states what is known
+// and leaves out what is not. `unknown` counts placeholders outside such segments with no value.
+std::string fill(const std::string& tmpl, const std::map<std::string, std::string>& vars, const FactView& fv,
+                 int* unknown = nullptr) {
   std::string out;
+  int missing = 0;
   for (std::size_t i = 0; i < tmpl.size(); ++i) {
+    if (tmpl.compare(i, 2, "[[") == 0) {
+      const std::size_t close = tmpl.find("]]", i + 2);
+      if (close != std::string::npos) {
+        int inner_missing = 0;
+        const std::string inner = fill(tmpl.substr(i + 2, close - i - 2), vars, fv, &inner_missing);
+        if (inner_missing == 0) out += inner;
+        i = close + 1;
+        continue;
+      }
+    }
     if (tmpl[i] == '{') {
       const std::size_t close = tmpl.find('}', i);
       if (close != std::string::npos) {
@@ -329,13 +178,16 @@ std::string fill(const std::string& tmpl, const std::map<std::string, std::strin
         std::optional<std::string> v;
         if (auto it = vars.find(name); it != vars.end()) v = it->second;
         else v = fv.get(name);
-        out += v ? *v : "?";
+        if (v && v->empty()) v.reset();
+        if (!v) ++missing;
+        out += v ? *v : "?";  // outside [[ ]]: lint asks for a name that is always known there
         i = close;
         continue;
       }
     }
     out.push_back(tmpl[i]);
   }
+  if (unknown != nullptr) *unknown += missing;
   return out;
 }
 
@@ -345,7 +197,7 @@ std::map<std::string, std::string> event_vars(const model::Event& e) {
   v["code"] = e.code;
   v["level"] = e.level;
   v["time"] = e.time;
-  v["node"] = e.node.empty() ? "this host" : e.node;
+  if (!e.node.empty()) v["node"] = e.node;
   v["message"] = e.message;
   v["path"] = e.path;
   v["line"] = std::to_string(e.line);
@@ -368,13 +220,26 @@ std::vector<int> Engine::match(const model::Event& e) const {
     if (im.set->Match(subject, &hits)) {
       for (int h : hits) {
         const int ri = im.set_to_rule[static_cast<std::size_t>(h)];
-        if (fields_match(rules_[static_cast<std::size_t>(ri)], e)) out.push_back(ri);
+        if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && !excluded(ri, subject)) out.push_back(ri);
       }
     }
   }
   for (int ri : im.regexless)
-    if (fields_match(rules_[static_cast<std::size_t>(ri)], e)) out.push_back(ri);
+    if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && !excluded(ri, subject_of(e))) out.push_back(ri);
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool Engine::excluded(int rule, const std::string& subject) const {
+  const auto& re = impl_->unless[static_cast<std::size_t>(rule)];
+  return re && re2::RE2::PartialMatch(subject, *re);
+}
+
+std::vector<bool> Engine::timeout_reports(const std::vector<model::Event>& events) const {
+  std::vector<bool> out(events.size(), false);
+  for (std::size_t i = 0; i < events.size(); ++i)
+    for (int ri : match(events[i]))
+      if (rules_[static_cast<std::size_t>(ri)].reports == "timeout") out[i] = true;
   return out;
 }
 
@@ -453,6 +318,30 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     }
     return true;
   };
+  // A node or job rule's evidence is the evidence of the facts it names, and the first evidence of
+  // the findings it requires.
+  auto fact_evidence = [&](const Rule& r, const correlate::Node* node, const std::string* node_name) {
+    std::vector<correlate::EventIndex> ev;
+    for (const std::string& name : r.facts_named)
+      if (const correlate::Fact* fact = facts.get(node, name)) ev.insert(ev.end(), fact->evidence.begin(), fact->evidence.end());
+    for (const Finding& other : a.findings)
+      if (std::find(r.requires_rules.begin(), r.requires_rules.end(), other.rule->id) != r.requires_rules.end() &&
+          (node_name == nullptr || other.node == *node_name) && !other.events.empty())
+        ev.push_back(other.events.front());
+    std::sort(ev.begin(), ev.end(), [&](auto x, auto y) { return model::earlier(events[x], events[y]); });
+    ev.erase(std::unique(ev.begin(), ev.end()), ev.end());
+    return ev;
+  };
+  auto finish = [&](Finding& f, const Rule& r, const FactView& fv, std::vector<correlate::EventIndex> ev) {
+    f.events = std::move(ev);
+    f.count = f.events.size();
+    for (auto i : f.events)
+      if (!events[i].time.empty() && (f.time.empty() || events[i].time < f.time)) f.time = events[i].time;
+    const std::map<std::string, std::string> vars;
+    f.summary = fill(r.summary, vars, fv);
+    f.remedy = fill(r.remedy, vars, fv);
+    a.findings.push_back(std::move(f));
+  };
   for (const Rule& r : rules_) {
     if (r.scope == Scope::Node) {
       for (const correlate::Node& n : facts.nodes) {
@@ -463,27 +352,7 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
         Finding f;
         f.rule = &r;
         f.node = n.name;
-        std::vector<correlate::EventIndex> ev;
-        ev.insert(ev.end(), n.nproc_evidence.begin(), n.nproc_evidence.end());
-        ev.insert(ev.end(), n.device_evidence.begin(), n.device_evidence.end());
-        if (auto d = n.shared_device()) {
-          for (auto pid : n.device_pids.at(*d))
-            if (auto it = n.device_pid_evidence_first.find(pid); it != n.device_pid_evidence_first.end()) ev.push_back(it->second);
-        }
-        for (const Finding& other : a.findings)  // the required findings' first evidence
-          if (std::find(r.requires_rules.begin(), r.requires_rules.end(), other.rule->id) != r.requires_rules.end() &&
-              other.node == n.name && !other.events.empty())
-            ev.push_back(other.events.front());
-        std::sort(ev.begin(), ev.end());
-        ev.erase(std::unique(ev.begin(), ev.end()), ev.end());
-        f.events = ev;
-        f.count = ev.size();
-        for (auto i : ev)
-          if (!events[i].time.empty() && (f.time.empty() || events[i].time < f.time)) f.time = events[i].time;
-        std::map<std::string, std::string> vars;
-        f.summary = fill(r.summary, vars, fv);
-        f.remedy = fill(r.remedy, vars, fv);
-        a.findings.push_back(std::move(f));
+        finish(f, r, fv, fact_evidence(r, &n, &n.name));
       }
     } else if (r.scope == Scope::Job) {
       bool ok = requires_ok(r, nullptr);
@@ -491,31 +360,18 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
       if (!ok) continue;
       Finding f;
       f.rule = &r;
-      std::vector<correlate::EventIndex> ev(facts.job.timeout_evidence.begin(), facts.job.timeout_evidence.end());
-      ev.insert(ev.end(), facts.job.notify_evidence.begin(), facts.job.notify_evidence.end());
-      const auto missing = facts.ranks_without_timeout();
+      std::optional<std::string> rank_text;
       if (!r.rank_field.empty()) {
-        if (auto v = job_view.get(r.rank_field)) {
-          f.rank = std::strtoll(v->c_str(), nullptr, 10);
-          if (auto it = facts.ranks.find(*f.rank); it != facts.ranks.end()) f.node = it->second.node;
-        }
-      } else if (missing.size() == 1) {
-        f.rank = missing.front();
-        if (auto it = facts.ranks.find(missing.front()); it != facts.ranks.end()) {
-          f.node = it->second.node;
-          if (it->second.first_error) ev.insert(ev.begin(), *it->second.first_error);
-        }
+        rank_text = job_view.get(r.rank_field);
+      } else if (std::find(r.facts_named.begin(), r.facts_named.end(), "job.missing_ranks") != r.facts_named.end()) {
+        const auto missing = facts.ranks_without_timeout();  // the one rank that never reported the timeout
+        if (missing.size() == 1) rank_text = std::to_string(missing.front());
       }
-      ev.insert(ev.end(), facts.job.world_size_evidence.begin(), facts.job.world_size_evidence.end());
-      std::sort(ev.begin(), ev.end(), [&](auto x, auto y) { return model::earlier(events[x], events[y]); });
-      ev.erase(std::unique(ev.begin(), ev.end()), ev.end());
-      f.events = ev;
-      f.count = ev.size();
-      if (!ev.empty()) f.time = events[ev.front()].time;
-      std::map<std::string, std::string> vars;
-      f.summary = fill(r.summary, vars, job_view);
-      f.remedy = fill(r.remedy, vars, job_view);
-      a.findings.push_back(std::move(f));
+      if (rank_text) {
+        f.rank = std::strtoll(rank_text->c_str(), nullptr, 10);
+        if (auto it = facts.ranks.find(*f.rank); it != facts.ranks.end()) f.node = it->second.node;
+      }
+      finish(f, r, job_view, fact_evidence(r, nullptr, nullptr));
     }
   }
 

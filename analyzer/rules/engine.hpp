@@ -54,11 +54,14 @@ class Engine {
   // Indices of the event rules that match `e`.
   std::vector<int> match(const model::Event& e) const;
   Analysis analyze(const std::vector<model::Event>& events, const correlate::Facts& facts) const;
+  // Which events report that their rank's collective timed out (rules with `reports: timeout`).
+  std::vector<bool> timeout_reports(const std::vector<model::Event>& events) const;
 
   struct Impl;
 
  private:
   Engine() = default;
+  bool excluded(int rule, const std::string& subject) const;  // the rule's `unless` matches
   std::vector<Rule> rules_;
   std::unique_ptr<Impl> impl_;
 };

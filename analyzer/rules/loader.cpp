@@ -37,12 +37,45 @@ std::vector<std::string> string_list(const YAML::Node& n) {
   return out;
 }
 
-bool parse_condition(const std::string& text, Condition& c) {
+// "fact op value", "fact missing|exists", "fact matches|not matches 'RE2'".
+bool parse_condition(const std::string& text, Condition& c, std::string& error) {
   static const re2::RE2 re(R"(^\s*([\w.]+)\s*(<=|>=|==|!=|<|>)\s*([\w.*-]+)\s*$)");
   static const re2::RE2 unary(R"(^\s*([\w.]+)\s+(missing|exists)\s*$)");
+  static const re2::RE2 pattern(R"(^\s*([\w.]+)\s+(matches|not matches)\s+'(.*)'\s*$)");
   c.text = text;
   if (re2::RE2::FullMatch(text, unary, &c.lhs, &c.op)) return true;
+  if (re2::RE2::FullMatch(text, pattern, &c.lhs, &c.op, &c.rhs)) {
+    auto compiled = std::make_shared<re2::RE2>(c.rhs, re2::RE2::Quiet);
+    if (!compiled->ok()) {
+      error = "bad regex in '" + text + "': " + compiled->error();
+      return false;
+    }
+    c.pattern = std::move(compiled);
+    return true;
+  }
   return re2::RE2::FullMatch(text, re, &c.lhs, &c.op, &c.rhs);
+}
+
+// node.* / job.* names a rule reads: in conditions, {placeholders} and its rank field.
+std::vector<std::string> facts_named(const Rule& r) {
+  std::vector<std::string> out;
+  auto take = [&](const std::string& name) {
+    if ((name.rfind("node.", 0) == 0 || name.rfind("job.", 0) == 0) &&
+        std::find(out.begin(), out.end(), name) == out.end())
+      out.push_back(name);
+  };
+  for (const Condition& c : r.when) {
+    take(c.lhs);
+    if (!c.pattern) take(c.rhs);
+  }
+  for (const std::string* t : {&r.summary, &r.remedy}) {
+    static const re2::RE2 ph(R"(\{([\w.]+)\})");
+    re2::StringPiece in(*t);
+    std::string name;
+    while (re2::RE2::FindAndConsume(&in, ph, &name)) take(name);
+  }
+  take(r.rank_field);
+  return out;
 }
 
 void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
@@ -54,7 +87,7 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   }
   static const std::set<std::string> known = {
       "id", "title", "description", "category", "severity", "role", "scope", "match", "when", "requires",
-      "summary", "remedy", "references", "explains", "examples", "priority", "rank"};
+      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "reports"};
   for (const auto& kv : n) {
     const std::string key = kv.first.as<std::string>();
     if (known.count(key) == 0) {
@@ -102,12 +135,14 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
     r.kinds = string_list(m["kind"]);
     r.codes = string_list(m["code"]);
     if (m["regex"]) r.regex = m["regex"].as<std::string>();
+    if (m["unless"]) r.unless = m["unless"].as<std::string>();
     if (const YAML::Node fl = m["fields"]) {
       for (const auto& kv : fl) r.fields.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
     }
   }
-  if (!r.regex.empty()) {
-    re2::RE2 re(r.regex, re2::RE2::Quiet);
+  for (const std::string* pattern : {&r.regex, &r.unless}) {
+    if (pattern->empty()) continue;
+    re2::RE2 re(*pattern, re2::RE2::Quiet);
     if (!re.ok()) {
       problem(r.id + ": bad regex: " + re.error());
       return;
@@ -119,8 +154,9 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   }
   for (const std::string& c : string_list(n["when"])) {
     Condition cond;
-    if (!parse_condition(c, cond)) {
-      problem(r.id + ": cannot read condition '" + c + "' (expected: fact op value)");
+    std::string error;
+    if (!parse_condition(c, cond, error)) {
+      problem(r.id + ": " + (error.empty() ? "cannot read condition '" + c + "' (expected: fact op value)" : error));
       return;
     }
     r.when.push_back(cond);
@@ -136,6 +172,12 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   r.explains = string_list(n["explains"]);
   r.priority = n["priority"] ? n["priority"].as<int>() : 0;
   r.rank_field = n["rank"] ? n["rank"].as<std::string>() : "";
+  r.reports = n["reports"] ? n["reports"].as<std::string>() : "";
+  if (!r.reports.empty() && r.reports != "timeout") {
+    problem(r.id + ": reports must be 'timeout'");
+    return;
+  }
+  r.facts_named = facts_named(r);
   if (const YAML::Node ex = n["examples"]) {
     r.examples_match = string_list(ex["match"]);
     r.examples_no_match = string_list(ex["no_match"]);
@@ -145,10 +187,14 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
     return;
   }
   for (auto& existing : out.rules) {
-    if (existing.id == r.id) {  // a later directory overrides
-      existing = std::move(r);
+    if (existing.id != r.id) continue;
+    if (std::filesystem::path(existing.file).parent_path().parent_path() ==
+        std::filesystem::path(r.file).parent_path().parent_path()) {
+      problem(r.id + ": duplicate id (also " + existing.file + ":" + std::to_string(existing.line) + ")");
       return;
     }
+    existing = std::move(r);  // a later rules directory overrides
+    return;
   }
   out.rules.push_back(std::move(r));
 }

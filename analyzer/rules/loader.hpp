@@ -28,6 +28,10 @@ void load_rules_text(const std::string& text, const std::string& file, RuleSet& 
 // The directory of the installed rule pack, or the source tree's rules/ when run from a build.
 std::string default_rules_dir();
 
+// What `rules lint` finds beyond loading: unknown fields, facts, placeholders and rules, wildcards
+// that match nothing, ids that do not match their file. One message per problem ("file:line: id: ...").
+std::vector<std::string> lint(const std::vector<Rule>& rules);
+
 extern const std::vector<std::string> kCategories;
 
 }  // namespace dtriage::rules

@@ -2,8 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace re2 {
+class RE2;
+}
 
 namespace dtriage::rules {
 
@@ -15,6 +20,7 @@ struct Condition {
   std::string op;   // < <= > >= == !=
   std::string rhs;
   std::string text;  // as written, for messages
+  std::shared_ptr<const re2::RE2> pattern;  // for `matches` / `not matches`
 };
 
 struct Rule {
@@ -29,6 +35,7 @@ struct Rule {
   std::vector<std::string> kinds;
   std::vector<std::string> codes;
   std::string regex;  // RE2, searched in the event's text, message and body
+  std::string unless;  // RE2: an event whose text, message or body matches is not matched
   std::vector<std::pair<std::string, std::string>> fields;  // event field == value
   // facts
   std::vector<Condition> when;
@@ -38,6 +45,8 @@ struct Rule {
   std::string remedy;
   std::vector<std::string> references;
   std::vector<std::string> explains;  // rule ids (a trailing * matches a prefix)
+  std::string reports;  // "timeout": events it matches report their rank's collective timed out
+  std::vector<std::string> facts_named;  // node.* / job.* facts in when, summary, remedy and rank
   // self-check
   std::vector<std::string> examples_match;
   std::vector<std::string> examples_no_match;

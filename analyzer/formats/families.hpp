@@ -1,8 +1,14 @@
-// Single-line recognisers, one per log family. Each fills `e` and returns true when the line is
-// of its family. Multi-line grouping (tracebacks, error-code blocks, tables) lives in the pipeline.
+// Single-line recognisers, one per log family (one file each under formats/). Each fills `e` and
+// returns true when the line is of its family. Multi-line grouping (tracebacks, error-code blocks,
+// tables) lives in the pipeline, which tries the families in the order of `single_line_families()`.
+//
+// Adding a log family: write its recogniser in a file of its own, declare it here and put it in the
+// list in families.cpp. Facts inside messages (whatever the family) are rows of the table in
+// messages.cpp; the fields they set are listed in model/fields.cpp.
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -34,6 +40,18 @@ bool parse_cann_start(std::string_view s, model::Event& e);      // "EE8888: [PI
 bool parse_exception_line(std::string_view s, model::Event& e);  // "RuntimeError: ..."
 bool parse_nvidia_smi(std::string_view s, model::Event& e);
 bool parse_kernel(std::string_view s, model::Event& e);
+
+// The single-line families in the order a line is tried; `ends_tail` marks families whose lines end
+// the detail lines that follow an exception line.
+struct Family {
+  std::string_view name;
+  bool (*parse)(std::string_view, model::Event&);
+  bool ends_tail;
+};
+std::span<const Family> single_line_families();
+
+// True when a family that ends exception tails recognises the line.
+bool recognised(std::string_view s, model::Event& e);
 
 // Facts inside a message, whatever the family: watchdog timeouts, worker failures, signals,
 // socket errors, OOM, duplicate GPU, HCCL ranks and devices, launcher options. Returns true when

@@ -1,0 +1,259 @@
+// Derived facts: computed once per analysis from the raw facts, each with the events it rests on.
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+
+#include "correlate/facts.hpp"
+#include "model/fields.hpp"
+
+namespace dtriage::correlate {
+namespace {
+
+void add(std::vector<EventIndex>& to, const std::vector<EventIndex>& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+void tidy(std::vector<EventIndex>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+struct Put {
+  FactMap& map;
+  void operator()(const std::string& name, std::string value, std::vector<EventIndex> evidence = {}) const {
+    tidy(evidence);
+    map[name] = Fact{std::move(value), std::move(evidence)};
+  }
+};
+
+// "r waits on w": a number, or a word ("local", "unknown") when it waited on its own work.
+std::optional<std::int64_t> waited_rank(const std::string& w) {
+  char* end = nullptr;
+  const long long v = std::strtoll(w.c_str(), &end, 10);
+  if (end == w.c_str() || *end != '\0') return std::nullopt;
+  return v;
+}
+
+void derive_node(Node& n) {
+  Put put{n.derived};
+  if (!n.name.empty()) put("name", n.name);
+  if (!n.chip.empty()) put("chip", n.chip, n.device_evidence);
+  if (n.devices) put("devices", std::to_string(*n.devices), n.device_evidence);
+  if (n.nproc_per_node) put("nproc_per_node", std::to_string(*n.nproc_per_node), n.nproc_evidence);
+  put("processes", std::to_string(n.processes()), n.nproc_per_node ? n.nproc_evidence : n.pid_evidence);
+  put("pids", std::to_string(n.pids.size()), n.pid_evidence);
+  put("errors", std::to_string(n.errors));
+  put("unhealthy_devices", std::to_string(n.unhealthy_devices.size()));
+  std::int64_t shared = 0;
+  for (const auto& [d, p] : n.device_pids) shared += p.size() >= 2 ? 1 : 0;
+  std::vector<EventIndex> shared_ev;
+  if (auto d = n.shared_device()) {
+    for (auto pid : n.device_pids.at(*d))
+      if (auto it = n.device_pid_evidence_first.find(pid); it != n.device_pid_evidence_first.end())
+        shared_ev.push_back(it->second);
+    const auto& pids = n.device_pids.at(*d);
+    put("shared_device", std::to_string(*d), shared_ev);
+    put("shared_pids", join_ints(std::vector<std::int64_t>(pids.begin(), pids.end())), shared_ev);
+  }
+  put("shared_devices", std::to_string(shared), shared_ev);
+  if (!n.device_pids.empty()) put("max_device", std::to_string(n.device_pids.rbegin()->first));
+}
+
+void derive_waits(const Job& j, Put& put) {
+  auto edge_evidence = [&](const std::vector<std::int64_t>& ranks) {
+    std::vector<EventIndex> ev;
+    for (auto r : ranks)
+      if (auto it = j.waits_evidence.find(r); it != j.waits_evidence.end()) ev.push_back(it->second);
+    return ev;
+  };
+  // Follow "r waits on w" from every waiting rank; where the walks stop (a rank that waits on
+  // nobody, or on its own local work) is the rank the others waited for.
+  std::map<std::int64_t, int> ends;
+  std::map<std::int64_t, std::vector<std::int64_t>> walkers;  // end -> ranks on walks to it
+  for (const auto& [start, unused] : j.waits_on) {
+    std::int64_t cur = start;
+    std::vector<std::int64_t> walk;
+    bool looped = true;
+    for (int step = 0; step < 64; ++step) {
+      walk.push_back(cur);
+      auto next = j.waits_on.find(cur);
+      if (next == j.waits_on.end()) {
+        looped = false;
+        break;
+      }
+      const auto w = waited_rank(next->second);
+      if (!w) {
+        looped = false;
+        break;
+      }
+      cur = *w;
+    }
+    if (!looped) {
+      ends[cur]++;
+      auto& on = walkers[cur];
+      on.insert(on.end(), walk.begin(), walk.end());
+    }
+  }
+  if (!ends.empty()) {
+    const auto end = std::max_element(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+    put("job.wait_chain_end", std::to_string(end), edge_evidence(walkers[end]));
+  }
+  // A walk that comes back to a rank is a cycle.
+  for (const auto& [start, unused] : j.waits_on) {
+    std::vector<std::int64_t> walk;
+    std::int64_t cur = start;
+    for (int step = 0; step < 64; ++step) {
+      auto it = std::find(walk.begin(), walk.end(), cur);
+      if (it != walk.end()) {
+        const std::vector<std::int64_t> cycle(it, walk.end());
+        put("job.wait_cycle", "1", edge_evidence(cycle));
+        put("job.wait_cycle_ranks", join_ints(cycle), edge_evidence(cycle));
+        return;
+      }
+      walk.push_back(cur);
+      auto next = j.waits_on.find(cur);
+      if (next == j.waits_on.end()) break;
+      const auto w = waited_rank(next->second);
+      if (!w) break;
+      cur = *w;
+    }
+  }
+  put("job.wait_cycle", "0");
+}
+
+void derive_notify(const Job& j, Put& put) {
+  const auto& ev = j.notify_evidence;
+  std::set<std::int64_t> indices;
+  std::set<std::string> tags;
+  for (const auto& [r, ix] : j.notify_index) indices.insert(ix);
+  for (const auto& [r, t] : j.notify_tag) tags.insert(t);
+  put("job.notify_index_variants", std::to_string(indices.size()), ev);
+  put("job.notify_tag_variants", std::to_string(tags.size()), ev);
+  if (!j.notify_index.empty()) {
+    std::int64_t lo = INT64_MAX, hi = INT64_MIN, who = -1;
+    int at_lo = 0;
+    for (const auto& [r, ix] : j.notify_index) {
+      if (ix < lo) {
+        lo = ix;
+        who = r;
+        at_lo = 1;
+      } else if (ix == lo) {
+        ++at_lo;
+      }
+      hi = std::max(hi, ix);
+    }
+    put("job.lagging_index", std::to_string(lo), ev);
+    put("job.leading_index", std::to_string(hi), ev);
+    if (at_lo == 1) put("job.lagging_rank", std::to_string(who), ev);
+  }
+  std::map<std::string, std::vector<std::int64_t>> by;
+  for (const auto& [r, t] : j.notify_tag) by[t].push_back(r);
+  if (by.size() >= 2) {
+    std::string odd, common;
+    for (const auto& [t, rs] : by) {
+      if (rs.size() == 1 && odd.empty()) odd = t;
+      if (common.empty() || rs.size() > by[common].size()) common = t;
+    }
+    put("job.common_tag", common, ev);
+    if (!odd.empty() && odd != common) {
+      put("job.odd_tag", odd, ev);
+      put("job.odd_tag_rank", std::to_string(by[odd].front()), ev);
+    }
+  }
+}
+
+void derive_versions(const Facts& f, Put& put) {
+  // The same version key with different values on different nodes.
+  std::map<std::string, std::map<std::string, std::vector<const Node*>>> seen;  // key -> value -> nodes
+  for (const auto& nd : f.nodes)
+    for (const auto& [key, value] : nd.versions) seen[key][value].push_back(&nd);
+  std::size_t conflicts = 0;
+  std::string first;
+  std::vector<EventIndex> ev, all;
+  for (const auto& [key, values] : seen) {
+    if (values.size() < 2) continue;
+    ++conflicts;
+    std::vector<EventIndex> these;
+    for (const auto& [value, nodes] : values)  // one line per value: the first node that stated it
+      if (auto it = nodes.front()->version_evidence.find(key); it != nodes.front()->version_evidence.end())
+        these.push_back(it->second);
+    add(all, these);
+    if (!first.empty()) continue;
+    ev = these;
+    first = key + " differs across nodes:";
+    std::size_t shown = 0;
+    for (const auto& [value, nodes] : values) {
+      if (shown++ == 3) {
+        first += ", ...";
+        break;
+      }
+      const std::string& name = nodes.front()->name;
+      first += (shown > 1 ? ", " : " ") + value + " on " + (name.empty() ? std::string("an unnamed node") : name) +
+               (nodes.size() > 1 ? " (+" + std::to_string(nodes.size() - 1) + ")" : "");
+    }
+  }
+  put("job.version_conflicts", std::to_string(conflicts), all);
+  if (!first.empty()) put("job.version_conflict", first, ev);
+}
+
+}  // namespace
+
+void derive(Facts& f, const std::vector<model::Event>& events) {
+  for (Node& n : f.nodes) derive_node(n);
+  Job& j = f.job;
+  Put put{j.derived};
+  std::vector<EventIndex> nproc_ev;
+  for (const Node& n : f.nodes) add(nproc_ev, n.nproc_evidence);
+  if (j.world_size) put("job.world_size", std::to_string(*j.world_size), j.world_size_evidence.empty() ? nproc_ev : j.world_size_evidence);
+  std::int64_t named = 0;
+  for (const auto& nd : f.nodes) named += nd.name.empty() ? 0 : 1;
+  put("job.nodes", std::to_string(named));
+  if (j.expected_nodes) put("job.expected_nodes", std::to_string(*j.expected_nodes), nproc_ev);
+  put("job.nproc_variants", std::to_string(j.nproc_values.size()), nproc_ev);
+  put("job.nproc_values", join_ints(std::vector<std::int64_t>(j.nproc_values.begin(), j.nproc_values.end())), nproc_ev);
+  const auto& tev = j.timeout_evidence;
+  put("job.timeout_ranks", std::to_string(j.ranks_with_timeout.size()), tev);
+  const auto missing = f.ranks_without_timeout();
+  std::vector<EventIndex> missing_ev = tev;
+  add(missing_ev, j.world_size_evidence);
+  if (missing.size() == 1)
+    if (auto it = f.ranks.find(missing.front()); it != f.ranks.end() && it->second.first_error)
+      missing_ev.push_back(*it->second.first_error);
+  put("job.missing_timeout_ranks", std::to_string(missing.size()), missing_ev);
+  if (!missing.empty()) put("job.missing_ranks", join_ints(missing), missing_ev);
+  if (!j.timeout_op.empty()) put("job.timeout_op", j.timeout_op, tev);
+  if (j.timeout_seq) put("job.timeout_seq", std::to_string(*j.timeout_seq), tev);
+  if (j.timeout_ms) put("job.timeout_s", std::to_string(*j.timeout_ms / 1000), tev);
+  put("job.ranks_known", std::to_string(f.ranks.size()));
+  derive_notify(j, put);
+  derive_versions(f, put);
+  derive_waits(j, put);
+  // Evidence in time order, as every report shows it.
+  auto by_time = [&](FactMap& m) {
+    for (auto& [k, fact] : m)
+      std::stable_sort(fact.evidence.begin(), fact.evidence.end(),
+                       [&](auto x, auto y) { return model::earlier(events[x], events[y]); });
+  };
+  by_time(j.derived);
+  for (Node& n : f.nodes) by_time(n.derived);
+}
+
+const Fact* Facts::get(const Node* n, std::string_view name) const {
+  if (name.rfind("node.", 0) == 0) {
+    if (n == nullptr) return nullptr;
+    auto it = n->derived.find(name.substr(5));
+    return it == n->derived.end() ? nullptr : &it->second;
+  }
+  auto it = job.derived.find(name);
+  return it == job.derived.end() ? nullptr : &it->second;
+}
+
+std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < max; ++i) {
+    if (i) s += (i + 1 == v.size() || i + 1 == max) ? " and " : ", ";
+    s += std::to_string(v[i]);
+  }
+  if (v.size() > max) s += " (+" + std::to_string(v.size() - max) + " more)";
+  return s;
+}
+
+}  // namespace dtriage::correlate

@@ -1,0 +1,121 @@
+// NCCL_DEBUG output in every prefix generation (2.2 without the NCCL token, stripped, bare
+// file:line, timestamped, host:pid:tid) and the NCCL version / failure lines.
+#include "formats/families.hpp"
+#include "formats/parse_util.hpp"
+
+namespace dtriage::formats {
+namespace {
+
+DT_RE(re_nccl_stripped, R"(^\[(\d+)\] (?:([\w./-]+):(\d+) )?NCCL (INFO|WARN|TRACE) (.*)$)")
+DT_RE(re_nccl_bare, R"(^([\w./-]+\.(?:cc|h|cu|c)):(\d+) NCCL (WARN|INFO) (.*)$)")
+DT_RE(re_nccl_body_warn, R"(^(?:([\w./-]+):(\d+) )?(?:\(\w+\) )?NCCL WARN (.*)$)")
+DT_RE(re_nccl_body_trace, R"(^(?:[\d.]+ )?([\w./-]+):(\d+) NCCL TRACE (.*)$)")
+DT_RE(re_nccl_body_old, R"(^(?:([\w./-]+):(\d+) )?(INFO|WARN) (.*)$)")
+DT_RE(re_nccl_version, R"(^NCCL version (\d[\w.+-]*))")
+DT_RE(re_nccl_failure, R"(^NCCL failure ([\w./-]+):(\d+) '([^']*)')")
+
+}  // namespace
+
+bool parse_nccl(std::string_view s, model::Event& e) {
+  M m;
+  std::string_view body;
+  if (!s.empty() && s.front() == '[' && rx(re_nccl_stripped(), s, m)) {
+    e.kind = "nccl";
+    e.device = int_of(m[1]);
+    e.level = m[4] == "WARN" ? "warning" : level_word(m[4]);
+    if (!m[2].empty()) e.set("src", std::string(m[2]) + ":" + std::string(m[3]));
+    e.message = std::string(m[5]);
+    scan_message(e.message, e);
+    return true;
+  }
+  const bool has_nccl = contains(s, "NCCL ");
+  if (has_nccl && rx(re_nccl_bare(), s, m)) {  // prefix stripped down to the source file by the user
+    e.kind = "nccl";
+    e.level = m[3] == "WARN" ? "warning" : "info";
+    e.set("src", std::string(m[1]) + ":" + std::string(m[2]));
+    e.message = std::string(m[4]);
+    scan_message(e.message, e);
+    return true;
+  }
+  if (starts_with(s, "NCCL version") && rx(re_nccl_version(), s, m)) {
+    e.kind = "nccl";
+    e.level = "info";
+    e.code = "nccl-version";
+    e.set("nccl_version", std::string(m[1]));
+    e.message = std::string(s);
+    return true;
+  }
+  if (starts_with(s, "NCCL failure") && rx(re_nccl_failure(), s, m)) {
+    e.kind = "nccl";
+    e.level = "error";
+    e.code = "nccl-failure";
+    e.message = std::string(m[3]);
+    e.set("src", std::string(m[1]) + ":" + std::string(m[2]));
+    return true;
+  }
+  if (!has_nccl && !contains(s, "INFO") && !contains(s, "WARN")) return false;
+  // "[date time] host:pid:tid [dev] body", split by hand (see split_plog).
+  std::string_view date, clock, frac, rest = s;
+  if (!rest.empty() && rest.front() == '[' && rest.size() > 22 && digits(rest.substr(1, 4)) && rest[5] == '-') {
+    const std::size_t end = rest.find("] ");
+    if (end == std::string_view::npos || end < 20) return false;
+    date = rest.substr(1, 10);
+    clock = rest.substr(12, 8);
+    if (end > 21 && rest[20] == '.') frac = rest.substr(21, end - 21);
+    rest.remove_prefix(end + 2);
+  }
+  const std::size_t c1 = rest.find(':');
+  if (c1 == std::string_view::npos || c1 == 0) return false;
+  const std::string_view host = rest.substr(0, c1);
+  for (char c : host)
+    if (c == ' ' || c == '[' || c == ']' || c == '\t') return false;
+  const std::size_t c2 = rest.find(':', c1 + 1);
+  const std::size_t sp = rest.find(' ', c1 + 1);
+  if (c2 == std::string_view::npos || sp == std::string_view::npos || c2 > sp) return false;
+  const std::string_view pid = rest.substr(c1 + 1, c2 - c1 - 1);
+  const std::string_view tid = rest.substr(c2 + 1, sp - c2 - 1);
+  if (!digits(pid) || !digits(tid)) return false;
+  body = rest.substr(sp + 1);
+  std::string_view dev;
+  if (!body.empty() && body.front() == '[') {
+    const std::size_t end = body.find("] ");
+    if (end != std::string_view::npos && digits(body.substr(1, end - 1))) {
+      dev = body.substr(1, end - 1);
+      body.remove_prefix(end + 2);
+    }
+  }
+  M b;
+  std::string level;
+  std::string msg;
+  if (starts_with(body, "NCCL INFO ")) {
+    level = "info";
+    msg = std::string(body.substr(10));
+  } else if (contains(body, "NCCL WARN") && rx(re_nccl_body_warn(), body, b)) {
+    level = "warning";
+    msg = std::string(b[3]);
+    if (!b[1].empty()) e.set("src", std::string(b[1]) + ":" + std::string(b[2]));
+  } else if (contains(body, "NCCL TRACE") && rx(re_nccl_body_trace(), body, b)) {
+    level = "trace";
+    msg = std::string(b[3]);
+  } else if (starts_with(body, "NCCL CALL ")) {
+    level = "trace";
+    msg = std::string(body.substr(10));
+  } else if (rx(re_nccl_body_old(), body, b)) {  // NCCL 2.2: no "NCCL" token
+    level = b[3] == "WARN" ? "warning" : "info";
+    msg = std::string(b[4]);
+  } else {
+    return false;
+  }
+  e.kind = "nccl";
+  e.level = level;
+  if (!date.empty()) set_time_full(e, date, clock, frac);
+  e.node = std::string(host);
+  e.pid = int_of(pid);
+  e.set("tid", *int_of(tid));
+  if (!dev.empty()) e.device = int_of(dev);
+  e.message = std::move(msg);
+  scan_message(e.message, e);
+  return true;
+}
+
+}  // namespace dtriage::formats

@@ -1,0 +1,126 @@
+// Outer prefixes added by launchers and collectors ([rankN]:, [defaultN]:, Ray, MPI, vLLM, pdsh,
+// container JSON, collector timestamps): peeled before a line is parsed.
+#include <simdjson.h>
+
+#include "formats/families.hpp"
+#include "formats/parse_util.hpp"
+
+namespace dtriage::formats {
+namespace {
+
+// ---- outer prefixes -----------------------------------------------------------------------------
+DT_RE(re_viewer_lineno, R"(^\[\d+\] )")
+DT_RE(re_ray_prefix, R"(^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\) ?)")
+DT_RE(re_vllm_logger, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[[^\]]+\] ?)")
+DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
+DT_RE(re_collector_ts, R"(^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?Z? {2,})")
+DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
+DT_RE(re_pdsh_nccl, R"(^([\w.-]+): ([\w.-]+):\d+:\d+ \[\d+\] )")
+
+}  // namespace
+
+std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage) {
+  std::string_view s = line;
+  // Container runtimes: {"log":"...","stream":"stderr","time":"..."}
+  if (!s.empty() && s.front() == '{' && contains(s, "\"log\"")) {
+    static thread_local simdjson::ondemand::parser parser;
+    simdjson::padded_string padded(s.data(), s.size());
+    auto doc = parser.iterate(padded);
+    std::string_view log, time;
+    if (!doc.error()) {
+      auto obj = doc.get_object();
+      if (!obj.error()) {
+        for (auto field : obj) {
+          std::string_view k;
+          if (field.unescaped_key().get(k)) break;
+          if (k == "log") {
+            if (field.value().get_string().get(log)) break;
+            storage.assign(log);
+          } else if (k == "time") {
+            std::string_view t;
+            if (!field.value().get_string().get(t)) p.time = std::string(t);
+          }
+        }
+      }
+    }
+    if (!storage.empty()) {
+      while (!storage.empty() && (storage.back() == '\n' || storage.back() == '\r')) storage.pop_back();
+      s = storage;
+      if (p.time.size() > 19 && p.time.back() == 'Z') {}  // kept as given (UTC)
+      p.key += "json:";
+    }
+  }
+  for (int guard = 0; guard < 8 && !s.empty(); ++guard) {
+    M m;
+    const char c = s.front();
+    if (c == '[') {
+      // "[rank3]:" / "[default3]:" (role name, then the number), split by hand: it starts most
+      // lines of torchrun output.
+      if (const std::size_t close = s.find("]:"); close != std::string_view::npos && close < 40) {
+        std::size_t d = close;
+        while (d > 1 && s[d - 1] >= '0' && s[d - 1] <= '9') --d;
+        bool name_ok = d > 1 && d < close;
+        for (std::size_t i = 1; name_ok && i < d; ++i)
+          name_ok = std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_';
+        if (name_ok) {
+          const auto n = int_of(s.substr(d, close - d));
+          if (s.substr(1, d - 1) == "rank") p.rank = n;
+          else p.local_rank = n;
+          std::size_t end = close + 2;
+          if (end < s.size() && s[end] == ' ') ++end;
+          p.key.append(s.substr(0, end));
+          s.remove_prefix(end);
+          continue;
+        }
+      }
+      if (rx(re_mpi_prefix(), s, m)) {
+        p.rank = int_of(m[2]);
+        p.key.append(m[0]);
+        s.remove_prefix(m[0].size());
+        continue;
+      }
+      if (rx(re_viewer_lineno(), s, m)) {
+        std::string_view rest = s.substr(m[0].size());
+        if (starts_with(rest, "[rank") || starts_with(rest, "[default")) {
+          s = rest;
+          continue;
+        }
+      }
+      if (rx(re_bracket_iso_collector(), s, m)) {
+        p.time = iso(m[1], m[2], m[3]);
+        s.remove_prefix(m[0].size());
+        continue;
+      }
+      break;
+    }
+    if (c == '(') {
+      if (rx(re_ray_prefix(), s, m)) {
+        if (!m[2].empty()) p.rank = int_of(m[2]);
+        p.pid = int_of(m[3]);
+        p.key.append(m[0]);
+        s.remove_prefix(m[0].size());
+        if (rx(re_vllm_logger(), s, m)) {
+          p.level = level_word(m[1]);
+          p.month_day_time = std::string(m[2]);
+          s.remove_prefix(m[0].size());
+        }
+        continue;
+      }
+      break;
+    }
+    if (c >= '0' && c <= '9' && rx(re_collector_ts(), s, m)) {
+      p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
+      s.remove_prefix(m[0].size());
+      continue;
+    }
+    if (rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
+      p.host = std::string(m[1]);
+      s.remove_prefix(m[1].size() + 2);
+      continue;
+    }
+    break;
+  }
+  return s;
+}
+
+}  // namespace dtriage::formats

@@ -1,0 +1,60 @@
+// Python logging lines ("WARNING:torch.distributed...:msg", "logger: [LEVEL] msg") and exception lines.
+#include "formats/families.hpp"
+#include "formats/parse_util.hpp"
+
+namespace dtriage::formats {
+namespace {
+
+DT_RE(re_pylog, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL):([\w.]+):(.*)$)")
+DT_RE(re_pylog2, R"(^([\w.]+): \[(DEBUG|INFO|WARNING|ERROR|CRITICAL)\] ?(.*)$)")
+DT_RE(re_exception,
+      R"(^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)\w*)(?::\s?(.*))?$)")
+
+}  // namespace
+
+bool parse_python_logging(std::string_view s, model::Event& e) {
+  M m;
+  std::string_view logger, level, msg;
+  const bool pylog = starts_with(s, "INFO:") || starts_with(s, "WARNING:") || starts_with(s, "ERROR:") ||
+                     starts_with(s, "DEBUG:") || starts_with(s, "CRITICAL:");
+  if (!pylog && !contains(s.substr(0, 120), ": [")) return false;
+  if (pylog && rx(re_pylog(), s, m)) {
+    level = m[1];
+    logger = m[2];
+    msg = m[3];
+  } else if (rx(re_pylog2(), s, m) && contains(m[1], ".")) {
+    logger = m[1];
+    level = m[2];
+    msg = m[3];
+  } else {
+    return false;
+  }
+  e.kind = starts_with(logger, "torch.distributed") ? "torchrun" : "python";
+  e.level = level_word(level);
+  e.set("logger", std::string(logger));
+  e.message = std::string(msg);
+  scan_message(msg, e);
+  return true;
+}
+
+bool parse_exception_line(std::string_view s, model::Event& e) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  // The exception type is the first token; it must name an error of some kind.
+  std::size_t end = 0;
+  while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_' || s[end] == '.')) ++end;
+  const std::string_view type = s.substr(0, end);
+  if (!contains(type, "Error") && !contains(type, "Exception") && !contains(type, "Interrupt") && !contains(type, "Exit") &&
+      !contains(type, "Failure") && !contains(type, "Fault"))
+    return false;
+  M m;
+  if (!rx(re_exception(), s, m)) return false;
+  e.kind = "python";
+  e.level = "error";
+  e.code = std::string(m[1]);
+  e.set("exception", std::string(m[1]));
+  e.message = std::string(m[2]);
+  scan_message(s, e);
+  return true;
+}
+
+}  // namespace dtriage::formats

@@ -1,0 +1,87 @@
+// `dtriage rules lint`: names a rule uses must exist (registry fields and facts, regex captures,
+// rule ids), its id must match its file, its wildcards must match something.
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "model/fields.hpp"
+#include "rules/loader.hpp"
+
+namespace dtriage::rules {
+namespace {
+
+std::set<std::string> captures(const Rule& r) {
+  std::set<std::string> out;
+  if (r.regex.empty()) return out;
+  re2::RE2 re(r.regex, re2::RE2::Quiet);
+  for (const auto& [name, index] : re.NamedCapturingGroups()) out.insert(name);
+  return out;
+}
+
+bool is_fact_path(const std::string& s) { return s.rfind("node.", 0) == 0 || s.rfind("job.", 0) == 0; }
+
+}  // namespace
+
+std::vector<std::string> lint(const std::vector<Rule>& rules) {
+  std::vector<std::string> out;
+  for (const Rule& r : rules) {
+    const std::string at = r.file + ":" + std::to_string(r.line) + ": " + r.id + ": ";
+    auto bad = [&](const std::string& m) { out.push_back(at + m); };
+    const std::set<std::string> caps = captures(r);
+    // Names a condition may use: event.<field> in event rules, node.* / job.* facts anywhere.
+    auto check_name = [&](const std::string& name, const char* where) {
+      if (is_fact_path(name)) {
+        if (model::find_fact(name) == nullptr) bad(std::string("unknown fact '") + name + "' in " + where);
+        else if (name.rfind("node.", 0) == 0 && r.scope == Scope::Job) bad("job rule names node fact '" + name + "'");
+      } else if (name.rfind("event.", 0) == 0) {
+        if (r.scope != Scope::Event) bad(std::string("a ") + scope_name(r.scope) + " rule has no event: '" + name + "'");
+        else if (model::find_event_field(name.substr(6)) == nullptr) bad("unknown event field '" + name + "' in " + where);
+      } else {
+        return false;
+      }
+      return true;
+    };
+    for (const Condition& c : r.when) {
+      if (!check_name(c.lhs, "when")) bad("condition '" + c.text + "' does not name a fact (event.*, node.*, job.*)");
+      if (!c.pattern) check_name(c.rhs, "when");
+    }
+    for (const auto& [k, v] : r.fields)
+      if (model::find_event_field(k) == nullptr) bad("unknown event field '" + k + "' in match.fields");
+    // Placeholders: facts, or (event rules) the event's fields and the regex's named captures.
+    for (const std::string* t : {&r.summary, &r.remedy}) {
+      static const re2::RE2 ph(R"(\{([^{}]*)\})");
+      re2::StringPiece in(*t);
+      std::string name;
+      while (re2::RE2::FindAndConsume(&in, ph, &name)) {
+        if (check_name(name, "a placeholder")) continue;
+        if (r.scope == Scope::Event && (model::find_event_field(name) != nullptr || caps.count(name) != 0)) continue;
+        bad("placeholder {" + name + "} names no " +
+            (r.scope == Scope::Event ? std::string("event field, capture or fact") : std::string("fact")));
+      }
+    }
+    if (!r.rank_field.empty() && !check_name(r.rank_field, "rank") &&
+        !(r.scope == Scope::Event && (model::find_event_field(r.rank_field) != nullptr || caps.count(r.rank_field) != 0)))
+      bad("rank '" + r.rank_field + "' names no field, capture or fact");
+    // Rules it explains or requires must exist; a wildcard must match at least one rule.
+    for (const std::string& x : r.explains) {
+      if (x.empty()) {
+        bad("empty entry in explains");
+        continue;
+      }
+      bool found = false;
+      for (const Rule& o : rules) found = found || (&o != &r && (x == o.id || (x.back() == '*' && r.explains_rule(o.id))));
+      if (!found) bad(x.back() == '*' ? "explains wildcard '" + x + "' matches no rule" : "explains unknown rule " + x);
+    }
+    for (const std::string& x : r.requires_rules)
+      if (std::none_of(rules.begin(), rules.end(), [&](const Rule& o) { return o.id == x; })) bad("requires unknown rule " + x);
+    // The id is <family>.<slug>, the file rules/<family>/<slug>.yaml.
+    const std::filesystem::path file(r.file);
+    const std::string want = file.parent_path().filename().string() + "." + file.stem().string();
+    if (r.file.find(".yaml") != std::string::npos && r.id != want) bad("id does not match its file (expected " + want + ")");
+  }
+  return out;
+}
+
+}  // namespace dtriage::rules
