@@ -58,6 +58,7 @@ DT_RE(re_heartbeat_old, R"(serverId\[([\w.*]+)\], deviceId\[(\d+)\], Heartbeat L
 DT_RE(re_link_row,
       R"(\|\s*([\d.]+)\((\d+)\)\s*\|(?:\s*\d+\s*\|)?\s*([\d.]+)\((\d+)\)\s*\|(?:\s*\d+\s*\|)?\s*(\w+)\s*\|\s*([\w ]+?)\s*\|)")
 DT_RE(re_hccl_timeout, R"(timeout\[(\d+)\])")
+DT_RE(re_nccl_version_msg, R"(\bNCCL version (\d+\.\d+[\w.+-]*))")
 DT_RE(re_p2p_remote, R"(remote physic id:(\d+))")
 DT_RE(re_link_dst,
       R"(dst_rank\[(\d+)\]-remoteUserrank\[\d+\]-remoteIpAddr\[([\d.]+)(?:/(\d+))?\])")
@@ -337,6 +338,11 @@ const std::vector<MessageFact>& table() {
        [](Scan& s) {
          s.e.set("sdma_error", true);
          s.hit = true;
+       }},
+      // NCCL's own banner, behind any prefix: "host:pid:tid [0] NCCL INFO NCCL version 2.18.3+cuda12.1".
+      {{"NCCL version "}, re_nccl_version_msg,
+       [](Scan& s) {
+         if (s.e.get("nccl_version") == nullptr) s.e.set("nccl_version", std::string(s.m[1]));
        }},
       {{"ersion"}, re_version_kv,
        [](Scan& s) {

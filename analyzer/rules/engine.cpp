@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "formats/pipeline.hpp"
+#include "ingest/node_hint.hpp"
 
 namespace dtriage::rules {
 
@@ -511,31 +512,32 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
 
 std::vector<std::string> check_examples(const Engine& engine) {
   std::vector<std::string> problems;
+  const ingest::NodeHints hints;
   for (std::size_t ri = 0; ri < engine.rules().size(); ++ri) {
     const Rule& r = engine.rules()[ri];
-    if (r.scope != Scope::Event) continue;
-    auto matches = [&](const std::string& example) {
-      ingest::Source src{"example.log", ""};
-      bool hit = false;
-      ingest::MemoryReader mem(example);
-      formats::parse_stream(mem, src, formats::ParseOptions{true, false}, lines::LineReader::kDefaultMaxLine,
-                            [&](model::Event&& e) {
-                              const auto m = engine.match(e);
-                              if (std::find(m.begin(), m.end(), static_cast<int>(ri)) == m.end()) return;
-                              // Conditions on the event itself apply; node and job facts do not exist for one line.
-                              const auto vars = event_vars(e);
-                              const correlate::Facts none;
-                              const FactView fv{none, nullptr, &vars};
-                              for (const Condition& c : r.when)
-                                if (c.lhs.rfind("event.", 0) == 0 && !holds(c, fv)) return;
-                              hit = true;
-                            });
-      return hit;
+    // The example's files go through the whole pipeline (parsers, correlation, every rule); the
+    // rule must (or must not) produce a finding.
+    auto fires = [&](const Rule::Example& example) {
+      std::vector<model::Event> events;
+      for (const auto& [path, text] : example) {
+        ingest::Source src{path, hints.infer(path)};
+        ingest::MemoryReader mem(text);
+        formats::parse_stream(mem, src, formats::ParseOptions{true, false}, lines::LineReader::kDefaultMaxLine,
+                              [&](model::Event&& e) { events.push_back(std::move(e)); });
+      }
+      const correlate::Facts facts = correlate::correlate(events, engine.timeout_reports(events));
+      const Analysis a = engine.analyze(events, facts);
+      return std::any_of(a.findings.begin(), a.findings.end(), [&](const Finding& f) { return f.rule == &r; });
     };
-    for (const std::string& ex : r.examples_match)
-      if (!matches(ex)) problems.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": should match: " + ex);
-    for (const std::string& ex : r.examples_no_match)
-      if (matches(ex)) problems.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": should not match: " + ex);
+    auto show = [](const Rule::Example& ex) {
+      std::string s;
+      for (const auto& [path, text] : ex) s += (s.empty() ? "" : " | ") + (ex.size() > 1 ? path + ": " : "") + text.substr(0, 160);
+      return s;
+    };
+    for (const auto& ex : r.examples_match)
+      if (!fires(ex)) problems.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": should match: " + show(ex));
+    for (const auto& ex : r.examples_no_match)
+      if (fires(ex)) problems.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": should not match: " + show(ex));
   }
   return problems;
 }

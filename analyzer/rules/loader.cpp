@@ -179,11 +179,26 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   }
   r.facts_named = facts_named(r);
   if (const YAML::Node ex = n["examples"]) {
-    r.examples_match = string_list(ex["match"]);
-    r.examples_no_match = string_list(ex["no_match"]);
+    // A string is one file, "example.log"; a mapping is a dump of files (path: text).
+    auto examples = [](const YAML::Node& list) {
+      std::vector<Rule::Example> all;
+      if (!list) return all;
+      for (const auto& item : list) {
+        Rule::Example e;
+        if (item.IsMap()) {
+          for (const auto& kv : item) e.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+        } else {
+          e.emplace_back("example.log", item.as<std::string>());
+        }
+        all.push_back(std::move(e));
+      }
+      return all;
+    };
+    r.examples_match = examples(ex["match"]);
+    r.examples_no_match = examples(ex["no_match"]);
   }
-  if (r.scope == Scope::Event && r.examples_match.empty()) {
-    problem(r.id + ": an event rule needs examples.match lines");
+  if (r.examples_match.empty()) {
+    problem(r.id + ": a rule needs examples.match (a line, or a dump of files it fires on)");
     return;
   }
   for (auto& existing : out.rules) {

@@ -47,9 +47,11 @@ struct Rule {
   std::vector<std::string> explains;  // rule ids (a trailing * matches a prefix)
   std::string reports;  // "timeout": events it matches report their rank's collective timed out
   std::vector<std::string> facts_named;  // node.* / job.* facts in when, summary, remedy and rank
-  // self-check
-  std::vector<std::string> examples_match;
-  std::vector<std::string> examples_no_match;
+  // self-check: each example is a small dump, one or more files (path -> text); an event rule's
+  // example is usually one line, as the file "example.log"
+  using Example = std::vector<std::pair<std::string, std::string>>;
+  std::vector<Example> examples_match;
+  std::vector<Example> examples_no_match;
   // where it came from
   std::string file;
   int line = 0;
