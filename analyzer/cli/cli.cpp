@@ -19,6 +19,7 @@
 #include "base/inventory.hpp"
 #include "correlate/facts.hpp"
 #include "model/fields.hpp"
+#include <span>
 #include "report/report.hpp"
 #include "rules/engine.hpp"
 #include "rules/loader.hpp"
@@ -29,6 +30,16 @@
 
 namespace dtriage::cli {
 namespace {
+
+// Flushes and closes the output; false (after saying why) when it could not all be written.
+bool finish_output(Output& out) {
+  if (const std::string err = out.finish(); !err.empty()) {
+    std::fprintf(stderr, "dtriage: %s\n", err.c_str());
+    return false;
+  }
+  return true;
+}
+
 
 constexpr const char* kVersion = "0.1.0";
 
@@ -206,7 +217,7 @@ int cmd_events(Config& config) {
   ingest::Ingestor ing(config.limits, std::move(config.hints), inv);
   EventPrinter printer(config, out, inv);
   ing.run(config.paths, printer);
-  out.flush();
+  if (!finish_output(out)) return 2;
   print_problems(inv);
   if (inv.lines_cut > 0)
     std::fprintf(stderr, "dtriage: %llu lines longer than --max-line-bytes were cut\n",
@@ -333,7 +344,7 @@ int cmd_analyze(Config& config) {
   else text = report::render_text(rep, use_color(config, out));
   if (config.redact) text = report::Redactor(rep).apply(text);
   out.buffer() += text;
-  out.flush();
+  if (!finish_output(out)) return 2;
   if (config.format != "json") print_problems_brief(job->inv);
   return job_exit_code(*job);
 }
@@ -372,32 +383,46 @@ int cmd_scan(Config& config) {
   std::vector<std::string> lines(jobs.size());
   std::vector<int> codes(jobs.size(), 2);
   std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      ingest::NodeHints hints;
-      if (!config.node_pattern.empty()) hints = std::move(ingest::NodeHints::from_pattern(config.node_pattern).value());
-      const auto job = analyze_job(config, *loaded->engine, std::move(hints), {jobs[i].second});
-      codes[i] = job_exit_code(*job);
-      const rules::Verdict& v = job->analysis.verdict;
+  auto scan_one = [&](std::size_t i) {
+    ingest::NodeHints hints;
+    if (!config.node_pattern.empty()) hints = std::move(ingest::NodeHints::from_pattern(config.node_pattern).value());
+    const auto job = analyze_job(config, *loaded->engine, std::move(hints), {jobs[i].second});
+    codes[i] = job_exit_code(*job);
+    const rules::Verdict& v = job->analysis.verdict;
+    const bool failed = v.status != "healthy" && !v.category.empty();
+    std::string line;
+    if (config.format == "text") {
+      char head[256];
+      std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", jobs[i].first.c_str(), v.status.c_str(),
+                    failed ? v.category.c_str() : "-");
+      line = head + v.summary;
+    } else {
       nlohmann::json j{{"job", jobs[i].first},
                        {"status", v.status},
-                       {"category", v.category.empty() || v.status == "healthy" ? nlohmann::json(nullptr) : nlohmann::json(v.category)},
+                       {"category", failed ? nlohmann::json(v.category) : nlohmann::json(nullptr)},
                        {"summary", v.summary},
                        {"node", v.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.node)},
                        {"rank", v.rank ? nlohmann::json(*v.rank) : nlohmann::json(nullptr)},
                        {"rule", v.rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.rule)},
                        {"files", job->inv.files},
                        {"unreadable", job->inv.unreadable.size()}};
-      if (config.redact) {
-        const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, 0, kVersion};
-        lines[i] = report::Redactor(rep).apply(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      } else if (config.format == "text") {
-        char head[256];
-        std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", jobs[i].first.c_str(), v.status.c_str(),
-                      v.category.empty() || v.status == "healthy" ? "-" : v.category.c_str());
-        lines[i] = head + v.summary;
-      } else {
-        lines[i] = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    if (config.redact) {
+      const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, 0, kVersion};
+      line = report::Redactor(rep).apply(line);
+    }
+    lines[i] = std::move(line);
+  };
+  auto worker = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      try {
+        scan_one(i);
+      } catch (const std::exception& e) {  // one job's failure (e.g. out of memory) is its own line
+        codes[i] = 1;
+        nlohmann::json j{{"job", jobs[i].first}, {"status", "error"}, {"error", e.what()}};
+        lines[i] = config.format == "text" ? jobs[i].first + "  error: " + e.what()
+                                           : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       }
     }
   };
@@ -412,7 +437,7 @@ int cmd_scan(Config& config) {
     out.buffer() += '\n';
     out.maybe_flush();
   }
-  out.flush();
+  if (!finish_output(out)) return 2;
   if (jobs.empty()) return 2;
   int code = top.unreadable.empty() ? 0 : 1;
   bool any_read = false;
@@ -431,6 +456,18 @@ int cmd_rules(const std::string& action, Config& config, const std::string& id) 
   const auto& problems = loaded->set.problems;
   for (const auto& p : problems) std::fprintf(stderr, "%s: %s\n", p.where.c_str(), p.message.c_str());
   const auto& rs = loaded->engine->rules();
+  if (action == "fields") {  // the registry, as the README's tables
+    auto table = [](const char* title, std::span<const model::FieldInfo> fields) {
+      std::printf("%s\n\n| name | type | meaning |\n|---|---|---|\n", title);
+      for (const auto& f : fields)
+        std::printf("| `%.*s` | %s | %.*s |\n", static_cast<int>(f.name.size()), f.name.data(), model::type_name(f.type),
+                    static_cast<int>(f.meaning.size()), f.meaning.data());
+      std::printf("\n");
+    };
+    table("Event fields (`event.NAME` in conditions, `{NAME}` in event rules' summaries):", model::event_fields());
+    table("Facts (`node.*` per node, `job.*` per job; in conditions and summaries):", model::fact_fields());
+    return 0;
+  }
   if (action == "list") {
     for (const auto& r : rs)
       std::printf("%-40s %-26s %-8s %s\n", r.id.c_str(), r.category.c_str(), r.severity.c_str(), r.title.c_str());
@@ -467,7 +504,24 @@ int cmd_rules(const std::string& action, Config& config, const std::string& id) 
 
 }  // namespace
 
+namespace {
+int run_checked(int argc, char** argv);
+}  // namespace
+
 int run(int argc, char** argv) {
+  try {
+    return run_checked(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "dtriage: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dtriage: internal error: %s\n", e.what());
+  }
+  return 2;
+}
+
+namespace {
+
+int run_checked(int argc, char** argv) {
   CLI::App app{"dtriage: post-mortem analyzer for failed distributed training jobs"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
@@ -500,9 +554,9 @@ int run(int argc, char** argv) {
   std::string rule_action;
   std::string rule_id;
   CLI::App* rules_cmd = app.add_subcommand("rules", "List, show, test or lint the rules");
-  rules_cmd->add_option("action", rule_action, "list, show ID, test or lint")
+  rules_cmd->add_option("action", rule_action, "list, show ID, test, lint or fields")
       ->required()
-      ->check(CLI::IsMember({"list", "show", "test", "lint"}));
+      ->check(CLI::IsMember({"list", "show", "test", "lint", "fields"}));
   rules_cmd->add_option("id", rule_id, "Rule id (for show)");
   rules_cmd->add_option("--rules", rules_raw.rules_dirs, "Also load rules from this directory (repeatable)");
   rules_cmd->add_flag("--no-default-rules", rules_raw.no_default_rules, "Do not load the installed rule pack");
@@ -559,5 +613,7 @@ int run(int argc, char** argv) {
   if (analyze->parsed()) return cmd_analyze(*config);
   return cmd_events(*config);
 }
+
+}  // namespace
 
 }  // namespace dtriage::cli

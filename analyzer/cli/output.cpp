@@ -23,10 +23,30 @@ std::string Output::open(const std::string& path) {
 
 void Output::flush() {
   if (!buf_.empty() && !failed_) {
-    if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) failed_ = true;
+    if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
+      failed_ = true;
+      errno_ = errno;
+    }
   }
   buf_.clear();
-  std::fflush(file_);
+  if (std::fflush(file_) != 0 && !failed_) {
+    failed_ = true;
+    errno_ = errno;
+  }
+}
+
+std::string Output::finish() {
+  flush();
+  if (owned_) {
+    if (std::fclose(file_) != 0 && !failed_) {
+      failed_ = true;
+      errno_ = errno;
+    }
+    owned_ = false;
+    file_ = stdout;
+  }
+  if (!failed_) return {};
+  return std::string("cannot write the output: ") + std::strerror(errno_ != 0 ? errno_ : EIO);
 }
 
 bool Output::is_terminal() const { return !owned_ && ::isatty(::fileno(file_)) != 0; }

@@ -22,11 +22,14 @@ class Output {
   void flush();
   bool is_terminal() const;
   bool failed() const { return failed_; }
+  // Flushes and closes; "" when everything was written, else why not (full disk, closed pipe).
+  std::string finish();
 
  private:
   std::FILE* file_ = stdout;
   bool owned_ = false;
   bool failed_ = false;
+  int errno_ = 0;
   std::string buf_;
 };
 

@@ -343,11 +343,14 @@ const std::vector<MessageFact>& table() {
       {{"NCCL version "}, re_nccl_version_msg,
        [](Scan& s) {
          if (s.e.get("nccl_version") == nullptr) s.e.set("nccl_version", std::string(s.m[1]));
+         s.hit = true;
        }},
       {{"ersion"}, re_version_kv,
        [](Scan& s) {
          const std::string_view field = version_field(s.m[1]);
-         if (!field.empty()) s.e.set(std::string(field), std::string(s.m[2]));
+         if (field.empty()) return;
+         s.e.set(std::string(field), std::string(s.m[2]));
+         s.hit = true;  // a version is a fact of its own
        }},
   };
   return rows;
