@@ -1,0 +1,110 @@
+// The HTML report: one self-contained file (no script, font or style from outside), with a timeline.
+#include "report/html.hpp"
+#include "report/view.hpp"
+
+#include "base/json_escape.hpp"
+
+namespace dtriage::report {
+namespace {
+
+const char* kCss = R"(
+body{font:14px/1.45 "DejaVu Sans",system-ui,sans-serif;margin:0;color:#1d2329;background:#fff}
+main{max-width:1000px;margin:0 auto;padding:0 16px 32px}
+header.verdict{padding:18px 24px;border-left:8px solid #888;background:#f4f5f7;margin-bottom:12px}
+header.failed{border-color:#d62728;background:#fdf1f1} header.healthy{border-color:#2ca02c;background:#f0faf0}
+header h1{font-size:20px;margin:4px 0 6px} .meta{color:#555;margin:0} .fix{margin:8px 0 0}
+h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+pre{background:#f6f8fa;padding:10px;overflow-x:auto;font:12px/1.4 "DejaVu Sans Mono",monospace;white-space:pre-wrap;word-break:break-all}
+table{border-collapse:collapse;font-size:13px} th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f4f5f7} .loc{color:#666}
+svg text.lane{font:12px "DejaVu Sans",sans-serif;fill:#333} svg text.axis{font:11px "DejaVu Sans",sans-serif;fill:#666}
+svg line.lane{stroke:#ccc} svg line.link{stroke:#ff7f0e;stroke-dasharray:4 3;stroke-width:1.2}
+svg .root{fill:#b2182b} svg .consequence{fill:#ff7f0e} svg .first-error{fill:#555}
+.legend span{margin-right:14px} .dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}
+details summary{cursor:pointer}
+)";
+
+}  // namespace
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : base::sanitize_utf8(s)) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&#39;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') o += "&#xFFFD;";
+        else o.push_back(c);
+    }
+  }
+  return o;
+}
+
+std::string render_html(const Report& r) {
+  const View v = make_view(r);
+  std::string o = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  // No script, no external resource: the page works offline and log text can never run.
+  o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n";
+  o += "<title>dtriage: " + esc(v.status) + (r.analysis.verdict.category.empty() ? "" : " - " + esc(r.analysis.verdict.category)) +
+       "</title>\n<style>" + kCss + "</style></head>\n<body><main>\n";
+  o += "<header class=\"verdict " + esc(v.status) + "\"><p class=\"meta\">" + esc(v.status) +
+       (v.category.empty() ? "" : " &middot; " + esc(v.category)) + (v.rule.empty() ? "" : " &middot; rule " + esc(v.rule)) +
+       (v.rank ? " &middot; rank " + std::to_string(*v.rank) : "") + "</p>\n<h1 id=\"summary\">" + esc(v.summary) + "</h1>\n";
+  if (!v.remedy.empty()) o += "<p class=\"fix\"><b>Fix:</b> " + esc(v.remedy) + "</p>\n";
+  o += "</header>\n";
+  std::size_t undated = 0;
+  o += "<h2>Timeline</h2>\n" + timeline_svg(r, undated) + "\n";
+  o += "<p class=\"legend\"><span><i class=\"dot\" style=\"background:#b2182b\"></i>root cause</span>"
+       "<span><i class=\"dot\" style=\"background:#ff7f0e\"></i>explained by it</span>"
+       "<span><i class=\"dot\" style=\"background:#555\"></i>first error of a node</span>" +
+       (undated > 0 ? "<span>" + std::to_string(undated) + " mark(s) without a time are not drawn</span>" : std::string()) +
+       "</p>\n";
+  if (!v.evidence.empty()) {
+    o += "<h2>Evidence</h2>\n<pre id=\"evidence\">";
+    for (std::size_t k = 0; k < v.evidence.size() && k < 10; ++k) {
+      o += "<span class=\"loc\">" + esc(v.evidence[k].loc) + "</span>  " + esc(clip(v.evidence[k].text, 400)) + "\n";
+      if (!v.evidence[k].key_loc.empty())
+        o += "<span class=\"loc\">" + esc(v.evidence[k].key_loc) + "</span>  " + esc(clip(v.evidence[k].key_text, 400)) + "\n";
+    }
+    o += "</pre>\n";
+  }
+  if (!v.consequences.empty()) {
+    o += "<h2>Explained by the root cause</h2>\n<ul>\n";
+    for (std::size_t g = 0; g < v.consequences.size(); ++g)
+      o += "<li>" + esc(v.consequences[g].title) + ": " + esc(v.consequences[g].describe()) + " <span class=\"loc\">first " +
+           esc(v.consequence_first[g].loc) + "</span><details><summary>first line</summary><pre>" +
+           esc(clip(v.consequence_first[g].text, 400)) + "</pre></details></li>\n";
+    o += "</ul>\n";
+  }
+  if (!v.nodes.empty()) {
+    o += "<h2>Nodes</h2>\n<table id=\"nodes\"><tr><th>node</th><th>processes</th><th>devices</th><th>errors</th><th>ranks</th>"
+         "<th>first error</th></tr>\n";
+    for (const NodeRow& n : v.nodes)
+      o += "<tr><td>" + esc(n.name) + "</td><td>" + std::to_string(n.processes) + "</td><td>" + n.devices + "</td><td>" +
+           std::to_string(n.errors) + "</td><td>" + esc(n.ranks) + "</td><td>" + esc(n.first_error) + "</td></tr>\n";
+    o += "</table>\n";
+  }
+  if (!v.others.empty()) {
+    o += "<h2>Other findings</h2>\n<ul>\n";
+    for (const OtherFinding& f : v.others)
+      o += "<li>[" + esc(f.role) + "] " + esc(f.summary) + " <span class=\"loc\">" + esc(f.rule) + "</span></li>\n";
+    o += "</ul>\n";
+  }
+  const base::Inventory& inv = *v.inputs;
+  o += "<h2>Inputs</h2>\n<p>" + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
+       std::to_string(inv.lines) + " lines, " + std::to_string(v.events) + " events, " + std::to_string(inv.lines_cut) +
+       " long lines cut.</p>\n";
+  if (!inv.unreadable.empty() || !inv.skipped.empty()) {
+    o += "<ul>\n";
+    for (const auto& p : inv.unreadable) o += "<li>unreadable " + esc(p.path) + ": " + esc(p.reason) + "</li>\n";
+    for (const auto& p : inv.skipped) o += "<li>skipped " + esc(p.path) + ": " + esc(p.reason) + "</li>\n";
+    o += "</ul>\n";
+  }
+  o += "<footer><p class=\"meta\">Report by dtriage " + esc(v.version) + ".</p></footer>\n</main></body></html>\n";
+  return o;
+}
+
+}  // namespace dtriage::report

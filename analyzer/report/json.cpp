@@ -1,0 +1,103 @@
+// The JSON report (dtriage.report/1, docs/report.schema.json): everything, for scripts.
+#include <nlohmann/json.hpp>
+
+#include "base/json_escape.hpp"
+#include "report/report.hpp"
+
+namespace dtriage::report {
+namespace {
+
+using nlohmann::json;
+constexpr std::size_t kMaxEvidence = 10;
+
+json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+json or_null(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
+
+json evidence_json(const model::Event& e) {
+  json j{{"path", base::sanitize_utf8(e.path)}, {"line", e.line}, {"text", base::sanitize_utf8(e.text)}};
+  if (auto at = e.get_int("exception_line")) {  // a traceback: its exception line says the most
+    j["key_line"] = *at;
+    j["key_text"] = base::sanitize_utf8(e.get_str("exception_text"));
+  }
+  if (!e.time.empty()) j["time"] = e.time;
+  if (e.time_inferred) j["time_inferred"] = true;  // the year (or date) came from elsewhere
+  if (!e.node.empty()) j["node"] = e.node;
+  return j;
+}
+
+}  // namespace
+
+std::string render_json(const Report& r) {
+  const rules::Verdict& v = r.analysis.verdict;
+  json j;
+  j["schema"] = "dtriage.report/1";
+  j["verdict"] = {{"status", v.status},
+                  {"category", v.status == "healthy" || v.category.empty() ? json(nullptr) : json(v.category)},
+                  {"summary", base::sanitize_utf8(v.summary)},
+                  {"remedy", or_null(v.remedy)},
+                  {"node", or_null(v.node)},
+                  {"rank", or_null(v.rank)},
+                  {"rule", or_null(v.rule)}};
+  if (v.lead) j["verdict"]["evidence"] = json::array({evidence_json(r.events[*v.lead])});
+  json findings = json::array();
+  for (const rules::Finding& f : r.analysis.findings) {
+    json fj{{"rule", f.rule->id},
+            {"title", f.rule->title},
+            {"category", f.rule->category},
+            {"severity", f.rule->severity},
+            {"role", f.role},
+            {"summary", base::sanitize_utf8(f.summary)},
+            {"node", or_null(f.node)},
+            {"rank", or_null(f.rank)},
+            {"time", or_null(f.time)},
+            {"count", f.count}};
+    if (!f.remedy.empty()) fj["remedy"] = base::sanitize_utf8(f.remedy);
+    if (!f.explained_by.empty()) fj["explained_by"] = f.explained_by;
+    json ev = json::array();
+    for (std::size_t k = 0; k < f.events.size() && k < kMaxEvidence; ++k) ev.push_back(evidence_json(r.events[f.events[k]]));
+    fj["evidence"] = ev;
+    findings.push_back(fj);
+  }
+  j["findings"] = findings;
+  json nodes = json::array();
+  for (const correlate::Node& n : r.facts.nodes) {
+    json nj{{"name", or_null(n.name)},
+            {"processes", n.processes()},
+            {"devices", or_null(n.devices)},
+            {"nproc_per_node", or_null(n.nproc_per_node)},
+            {"pids", n.pids.size()},
+            {"ranks", json(std::vector<std::int64_t>(n.ranks.begin(), n.ranks.end()))},
+            {"errors", n.errors}};
+    if (auto d = n.shared_device()) {
+      nj["shared_device"] = *d;
+      const auto& pids = n.device_pids.at(*d);
+      nj["shared_device_pids"] = std::vector<std::int64_t>(pids.begin(), pids.end());
+    }
+    if (!n.versions.empty()) nj["versions"] = n.versions;
+    nj["first_error"] = n.first_error ? evidence_json(r.events[*n.first_error]) : json(nullptr);
+    nodes.push_back(nj);
+  }
+  j["nodes"] = nodes;
+  json job{{"world_size", or_null(r.facts.job.world_size)},
+           {"expected_nodes", or_null(r.facts.job.expected_nodes)},
+           {"master_addr", or_null(r.facts.job.master_addr)},
+           {"master_port", or_null(r.facts.job.master_port)},
+           {"ranks_with_timeout", std::vector<std::int64_t>(r.facts.job.ranks_with_timeout.begin(),
+                                                            r.facts.job.ranks_with_timeout.end())}};
+  j["job"] = job;
+  json unreadable = json::array();
+  for (const auto& p : r.inventory.unreadable) unreadable.push_back({{"path", base::sanitize_utf8(p.path)}, {"reason", p.reason}});
+  json skipped = json::array();
+  for (const auto& p : r.inventory.skipped) skipped.push_back({{"path", base::sanitize_utf8(p.path)}, {"reason", p.reason}});
+  j["inputs"] = {{"files", r.inventory.files},   {"bytes", r.inventory.bytes},   {"lines", r.inventory.lines},
+                 {"lines_cut", r.inventory.lines_cut}, {"events", r.events.size()},
+                 {"events_not_kept", r.inventory.events_not_kept}, {"unreadable", unreadable},
+                 {"skipped", skipped}};
+  json problems = json::array();
+  for (const auto& p : r.rule_problems) problems.push_back({{"where", p.where}, {"message", p.message}});
+  j["rules"] = {{"loaded", r.rules_loaded}, {"problems", problems}};
+  j["dtriage"] = r.version;
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace dtriage::report

@@ -1,0 +1,68 @@
+// The Markdown report, for a ticket: verdict, fix, node table and fenced evidence first, the rest folded.
+#include "base/json_escape.hpp"
+#include "report/view.hpp"
+
+namespace dtriage::report {
+namespace {
+
+std::string md_cell(const std::string& s) {
+  std::string o;
+  for (char c : base::sanitize_utf8(s)) {
+    if (c == '|') o += "\\|";
+    else if (c == '\n') o += ' ';
+    else o.push_back(c);
+  }
+  return o;
+}
+
+std::string fence_for(const std::string& body) { return body.find("```") == std::string::npos ? "```" : "~~~~"; }
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+  const View v = make_view(r);
+  std::string o = "## dtriage: " + v.status + (v.category.empty() ? "" : " — " + v.category) + "\n\n";
+  o += "**" + md_cell(v.summary) + "**\n\n";
+  if (!v.remedy.empty()) o += "**Fix:** " + md_cell(v.remedy) + "\n\n";
+  if (!v.rule.empty()) o += "Rule `" + v.rule + "`" + (v.rank ? ", rank " + std::to_string(*v.rank) : "") + "\n\n";
+  if (!v.nodes.empty()) {
+    o += "| node | processes | devices | errors | ranks | first error |\n|---|---|---|---|---|---|\n";
+    for (const NodeRow& n : v.nodes)
+      o += "| " + md_cell(n.name) + " | " + std::to_string(n.processes) + " | " + n.devices + " | " + std::to_string(n.errors) +
+           " | " + n.ranks + " | " + md_cell(n.first_error) + " |\n";
+    o += "\n";
+  }
+  if (!v.evidence.empty()) {
+    std::string body;
+    for (std::size_t k = 0; k < v.evidence.size() && k < 10; ++k) {
+      body += v.evidence[k].loc + "  " + clip(v.evidence[k].text, 300) + "\n";
+      if (!v.evidence[k].key_loc.empty()) body += v.evidence[k].key_loc + "  " + clip(v.evidence[k].key_text, 300) + "\n";
+    }
+    const std::string fence = fence_for(body);
+    const std::string title = v.evidence_rule.empty() ? "Evidence" : "Evidence (`" + v.evidence_rule + "`)";
+    o += "### " + title + "\n\n" + fence + "text\n" + body + fence + "\n\n";
+  }
+  if (!v.consequences.empty()) {
+    o += "<details><summary>Explained by the root cause (" + std::to_string(v.consequences.size()) + ")</summary>\n\n";
+    for (std::size_t g = 0; g < v.consequences.size(); ++g)
+      o += "- " + md_cell(v.consequences[g].title) + ": " + md_cell(v.consequences[g].describe()) + ", first `" +
+           md_cell(v.consequence_first[g].loc) + "`\n";
+    o += "\n</details>\n\n";
+  }
+  if (!v.others.empty()) {
+    o += "<details><summary>Other findings</summary>\n\n";
+    for (const OtherFinding& f : v.others) o += "- [" + f.role + "] " + md_cell(f.summary) + " (`" + f.rule + "`)\n";
+    o += "\n</details>\n\n";
+  }
+  const base::Inventory& inv = *v.inputs;
+  o += "<details><summary>Inputs: " + std::to_string(inv.files) + " files, " + std::to_string(inv.lines) + " lines, " +
+       std::to_string(inv.unreadable.size()) + " unreadable</summary>\n\n";
+  o += "- bytes: " + std::to_string(inv.bytes) + ", events: " + std::to_string(v.events) + ", long lines cut: " +
+       std::to_string(inv.lines_cut) + "\n";
+  for (const auto& p : inv.unreadable) o += "- unreadable `" + md_cell(p.path) + "`: " + md_cell(p.reason) + "\n";
+  for (const auto& p : inv.skipped) o += "- skipped `" + md_cell(p.path) + "`: " + md_cell(p.reason) + "\n";
+  o += "\n</details>\n\n_Report by dtriage " + v.version + "._\n";
+  return o;
+}
+
+}  // namespace dtriage::report

@@ -1,0 +1,67 @@
+// The text report: the verdict and its evidence first, for a terminal.
+#include "base/json_escape.hpp"
+#include "report/view.hpp"
+
+namespace dtriage::report {
+
+std::string render_text(const Report& r, bool color) {
+  const View v = make_view(r);
+  const char* bold = color ? "\x1b[1m" : "";
+  const char* red = color ? "\x1b[1;31m" : "";
+  const char* green = color ? "\x1b[1;32m" : "";
+  const char* dim = color ? "\x1b[2m" : "";
+  const char* reset = color ? "\x1b[0m" : "";
+  std::string o;
+  const char* status_color = v.status == "failed" ? red : v.status == "healthy" ? green : bold;
+  o += std::string(status_color) + "verdict: " + v.status + reset;
+  if (!v.category.empty()) o += std::string("  [") + v.category + "]";
+  o += "\n  " + std::string(bold) + v.summary + reset + "\n";
+  if (!v.remedy.empty()) o += "  fix: " + v.remedy + "\n";
+  auto line = [&](const std::string& where, const std::string& text) {
+    return std::string("    ") + dim + where + reset + "  " + (text.size() > 220 ? clip(text, 217) : text) + "\n";
+  };
+  if (!v.evidence.empty()) {
+    const std::size_t max = v.evidence_rule.empty() ? 1 : 8;
+    o += v.evidence_rule.empty() ? "\nevidence:\n" : "\nevidence (" + v.evidence_rule + "):\n";
+    for (std::size_t k = 0; k < v.evidence.size() && k < max; ++k) {
+      o += line(v.evidence[k].loc, v.evidence[k].text);
+      if (!v.evidence[k].key_loc.empty()) o += line(v.evidence[k].key_loc, v.evidence[k].key_text);
+    }
+    if (v.evidence.size() > max) o += "    ... " + std::to_string(v.evidence.size() - max) + " more\n";
+  }
+  if (!v.consequences.empty()) {
+    o += "\nexplained by the root cause:\n";
+    for (std::size_t g = 0; g < v.consequences.size(); ++g)
+      o += "  - " + v.consequences[g].title + ": " + v.consequences[g].describe() + std::string("  ") + dim +
+           "(first: " + v.consequence_first[g].loc + ")" + reset + "\n";
+  }
+  if (!v.nodes.empty()) {
+    o += "\nnodes:\n";
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %6s %-12s %s\n", "node", "procs", "devices", "errors", "ranks", "first error");
+    o += buf;
+    for (const NodeRow& n : v.nodes) {
+      std::snprintf(buf, sizeof buf, "  %-22s %5lld %7s %6llu %-12s %s\n", n.name.c_str(), static_cast<long long>(n.processes),
+                    n.devices.c_str(), static_cast<unsigned long long>(n.errors), n.ranks_short.c_str(), n.first_error.c_str());
+      o += buf;
+    }
+  }
+  if (!v.others.empty()) {
+    o += "\nother findings:\n";
+    for (const OtherFinding& f : v.others)
+      o += "  - [" + f.role + "] " + f.summary + "  " + dim + "(" + f.rule + ", " + std::to_string(f.count) + " line" +
+           (f.count == 1 ? "" : "s") + ")" + reset + "\n";
+  }
+  const base::Inventory& inv = *v.inputs;
+  o += "\ninputs: " + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
+       std::to_string(inv.lines) + " lines, " + std::to_string(v.events) + " events";
+  if (inv.events_not_kept) o += " (+" + std::to_string(inv.events_not_kept) + " informational ones that added no fact)";
+  if (inv.lines_cut) o += ", " + std::to_string(inv.lines_cut) + " long lines cut";
+  o += "\n";
+  for (const auto& p : inv.unreadable) o += "  unreadable: " + base::sanitize_utf8(p.path) + ": " + p.reason + "\n";
+  for (const auto& p : inv.skipped) o += "  skipped: " + base::sanitize_utf8(p.path) + ": " + p.reason + "\n";
+  for (const auto& p : *v.rule_problems) o += "  rule problem: " + p.where + ": " + p.message + "\n";
+  return o;
+}
+
+}  // namespace dtriage::report

@@ -1,0 +1,132 @@
+#include "report/view.hpp"
+
+#include <map>
+#include <set>
+
+#include "base/json_escape.hpp"
+
+namespace dtriage::report {
+namespace {
+
+EvidenceItem item(const model::Event& e) {
+  EvidenceItem it{loc(e), base::sanitize_utf8(e.text), "", ""};
+  if (auto at = e.get_int("exception_line")) {  // a traceback: its exception line says the most
+    it.key_loc = e.path + ":" + std::to_string(*at);
+    it.key_text = base::sanitize_utf8(e.get_str("exception_text"));
+  }
+  return it;
+}
+
+}  // namespace
+
+std::string clip(const std::string& s, std::size_t max) {
+  std::string t = base::sanitize_utf8(s);
+  if (t.size() <= max) return t;
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+  return t.substr(0, cut) + "...";
+}
+
+std::string loc(const model::Event& e) { return e.path + ":" + std::to_string(e.line); }
+
+std::string ranks_text(const std::set<std::int64_t>& s, std::size_t max) {
+  if (s.empty()) return "-";
+  // Compress runs: 0-7,9
+  std::string out;
+  std::vector<std::int64_t> v(s.begin(), s.end());
+  std::size_t shown = 0;
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += j > i + 1 ? std::to_string(v[i]) + "-" + std::to_string(v[j])
+                     : (j == i + 1 ? std::to_string(v[i]) + "," + std::to_string(v[j]) : std::to_string(v[i]));
+    i = j + 1;
+    if (++shown >= max && i < v.size()) {
+      out += ",...";
+      break;
+    }
+  }
+  return out;
+}
+
+std::string first_error_text(const Report& r, const correlate::Node& n) {
+  if (!n.first_error) return "-";
+  const model::Event& e = r.events[*n.first_error];
+  return (e.time.empty() ? std::string() : e.time + " ") + (e.code.empty() ? e.kind : e.code) + " " + e.path + ":" +
+         std::to_string(e.line);
+}
+
+std::string ConsequenceGroup::describe() const {
+  std::string s = std::to_string(lines) + (lines == 1 ? " line" : " lines");
+  if (nodes > 0) s += " on " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
+  if (!devices.empty()) s += (devices.find(',') == std::string::npos ? ", device " : ", devices ") + devices;
+  return s;
+}
+
+std::vector<ConsequenceGroup> consequence_groups(const Report& r) {
+  std::vector<ConsequenceGroup> out;
+  std::map<std::string, std::size_t> at;
+  std::vector<std::set<std::string>> nodes;
+  std::vector<std::set<std::int64_t>> devices;
+  for (const rules::Finding& f : r.analysis.findings) {
+    if (f.role != "consequence" || f.events.empty()) continue;
+    auto it = at.find(f.rule->id);
+    if (it == at.end()) {
+      it = at.emplace(f.rule->id, out.size()).first;
+      out.push_back(ConsequenceGroup{f.rule->title, 0, 0, "", f.events.front()});
+      nodes.emplace_back();
+      devices.emplace_back();
+    }
+    const std::size_t g = it->second;
+    out[g].lines += f.count;
+    if (!f.node.empty()) nodes[g].insert(f.node);
+    for (auto i : f.events)
+      if (r.events[i].device) devices[g].insert(*r.events[i].device);
+  }
+  for (std::size_t g = 0; g < out.size(); ++g) {
+    out[g].nodes = nodes[g].size();
+    std::size_t shown = 0;
+    for (auto d : devices[g]) {
+      if (shown++ == 6) {
+        out[g].devices += ",...";
+        break;
+      }
+      out[g].devices += (out[g].devices.empty() ? "" : ",") + std::to_string(d);
+    }
+  }
+  return out;
+}
+
+View make_view(const Report& r) {
+  View v;
+  const rules::Verdict& verdict = r.analysis.verdict;
+  v.status = verdict.status;
+  v.category = verdict.status == "healthy" ? "" : verdict.category;
+  v.summary = verdict.summary;
+  v.remedy = verdict.remedy;
+  v.rule = verdict.rule;
+  v.rank = verdict.rank;
+  if (verdict.root >= 0) {
+    const rules::Finding& root = r.analysis.findings[static_cast<std::size_t>(verdict.root)];
+    v.evidence_rule = root.rule->id;
+    for (auto i : root.events) v.evidence.push_back(item(r.events[i]));
+  } else if (verdict.lead) {
+    v.evidence.push_back(item(r.events[*verdict.lead]));
+  }
+  v.consequences = consequence_groups(r);
+  for (const ConsequenceGroup& g : v.consequences) v.consequence_first.push_back(item(r.events[g.first]));
+  for (const correlate::Node& n : r.facts.nodes)
+    v.nodes.push_back(NodeRow{n.name.empty() ? kUnnamedNode : n.name, n.processes(),
+                              n.devices ? std::to_string(*n.devices) : "?", n.errors, ranks_text(n.ranks),
+                              ranks_text(n.ranks, 4), first_error_text(r, n)});
+  for (const rules::Finding& f : r.analysis.findings)
+    if (f.role == "related" || f.role == "warning") v.others.push_back(OtherFinding{f.role, f.summary, f.rule->id, f.count});
+  v.inputs = &r.inventory;
+  v.events = r.events.size();
+  v.rule_problems = &r.rule_problems;
+  v.version = r.version;
+  return v;
+}
+
+}  // namespace dtriage::report

@@ -1,0 +1,61 @@
+// The sections every human-readable report shows (verdict, evidence, consequences, node table,
+// other findings, inputs), built once from an analysis; each format only lays them out.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace dtriage::report {
+
+struct EvidenceItem {
+  std::string loc;       // path:line
+  std::string text;      // the line (valid UTF-8, not clipped)
+  std::string key_loc;   // a traceback's exception line: where and what ("" when none)
+  std::string key_text;
+};
+
+struct NodeRow {
+  std::string name;          // the node, or kUnnamedNode
+  std::int64_t processes = 0;
+  std::string devices;       // "16", or "?" when no inventory says
+  std::uint64_t errors = 0;
+  std::string ranks;         // "0-7,9"
+  std::string ranks_short;   // at most 4 runs
+  std::string first_error;   // "time code path:line" or "-"
+};
+
+struct OtherFinding {
+  std::string role, summary, rule;
+  std::size_t count = 0;
+};
+
+struct View {
+  std::string status, category;  // category "" when healthy
+  std::string summary, remedy, rule;
+  std::optional<std::int64_t> rank;
+  std::string evidence_rule;            // the root's rule id ("" for the lead error of an unknown failure)
+  std::vector<EvidenceItem> evidence;   // all of the root's evidence; formats show the first few
+  std::vector<ConsequenceGroup> consequences;
+  std::vector<EvidenceItem> consequence_first;  // the first line of each group
+  std::vector<NodeRow> nodes;
+  std::vector<OtherFinding> others;     // related findings and warnings
+  const base::Inventory* inputs = nullptr;
+  std::size_t events = 0;
+  const std::vector<rules::LoadProblem>* rule_problems = nullptr;
+  std::string version;
+};
+
+// How a node without a host name or folder is shown.
+inline constexpr const char* kUnnamedNode = "(no host name)";
+
+View make_view(const Report& r);
+
+// Clips to `max` bytes at a UTF-8 boundary, adding "..."; the text is made valid UTF-8 first.
+std::string clip(const std::string& s, std::size_t max);
+std::string loc(const model::Event& e);
+
+}  // namespace dtriage::report
