@@ -49,7 +49,9 @@ void keep_first(std::optional<EventIndex>& slot, EventIndex i, const std::vector
 
 }  // namespace
 
-Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report) {
+namespace {
+
+void lend_hosts(std::vector<model::Event>& events) {
   // A source whose lines name a host (NCCL prefix, failure table) lends it to its other lines.
   std::map<std::string, std::map<std::string, int>> content_nodes;  // path -> node -> count
   for (const auto& e : events)
@@ -63,6 +65,9 @@ Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& time
     if (auto it = path_host.find(e.path); it != path_host.end()) e.node = it->second;
   }
 
+}
+
+void lend_ranks(std::vector<model::Event>& events) {
   // A process log whose communicator-init lines name exactly one rank lends it to its other lines.
   // So does the same process (node and pid) in its other files (debug/ and run/ plogs).
   std::map<std::string, std::set<std::int64_t>> path_ranks;
@@ -95,6 +100,9 @@ Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& time
     }
   }
 
+}
+
+void infer_years(std::vector<model::Event>& events) {
   // Lines without a year (glog "E1104 10:17:31", vLLM "11-04 10:17:31") that found no dated line
   // in their own file take the year the rest of the job was dated with.
   std::map<std::string, int> years;
@@ -114,6 +122,14 @@ Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& time
     }
   }
 
+}
+
+}  // namespace
+
+Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report) {
+  lend_hosts(events);
+  lend_ranks(events);
+  infer_years(events);
   // HCCL names peers by (host IP, device); communicator-init lines map those to ranks.
   std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_at;   // (host IP, device) -> rank
   std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_on_phy;  // (node, physical device) -> rank

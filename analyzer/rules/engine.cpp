@@ -244,10 +244,8 @@ std::vector<bool> Engine::timeout_reports(const std::vector<model::Event>& event
   return out;
 }
 
-Analysis Engine::analyze(const std::vector<model::Event>& events, const correlate::Facts& facts) const {
-  Analysis a;
-  const FactView job_view{facts, nullptr};
-  // ---- event rules: one pass over the events, grouped per (rule, node)
+// Event rules: one pass over the events, grouped per (rule, node).
+void Engine::event_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const {
   std::map<std::pair<int, std::string>, std::vector<correlate::EventIndex>> groups;
   for (correlate::EventIndex i = 0; i < events.size(); ++i)
     for (int ri : match(events[i])) groups[{ri, events[i].node}].push_back(i);
@@ -309,7 +307,11 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     f.remedy = fill(r.remedy, vars, fv);
     a.findings.push_back(std::move(f));
   }
-  // ---- node and job rules
+}
+
+// Node and job rules: conditions over the facts.
+void Engine::fact_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const {
+  const FactView job_view{facts, nullptr};
   auto requires_ok = [&](const Rule& r, const std::string* node) {
     for (const std::string& need : r.requires_rules) {
       bool found = false;
@@ -376,7 +378,12 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     }
   }
 
-  // ---- explanations and the root cause
+}
+
+namespace {
+
+// Explanations, the root cause, roles and the order of the findings.
+void rank_findings(Analysis& a) {
   const std::size_t n = a.findings.size();
   auto same_scope = [&](const Finding& x, const Finding& y) {
     return x.node == y.node || x.node.empty() || y.node.empty() || x.rule->scope == Scope::Job;
@@ -470,6 +477,9 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
   for (std::size_t i : order) sorted.push_back(std::move(a.findings[i]));
   a.findings = std::move(sorted);
 
+}
+
+void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   Verdict& v = a.verdict;
   if (!a.findings.empty() && a.findings.front().role == "root-cause") {
     const Finding& f = a.findings.front();
@@ -507,6 +517,16 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
     v.status = "healthy";
     v.summary = "No failure found in " + std::to_string(events.size()) + " events.";
   }
+}
+
+}  // namespace
+
+Analysis Engine::analyze(const std::vector<model::Event>& events, const correlate::Facts& facts) const {
+  Analysis a;
+  event_findings(events, facts, a);
+  fact_findings(events, facts, a);
+  rank_findings(a);
+  decide(events, facts, a);
   return a;
 }
 

@@ -62,6 +62,8 @@ class Engine {
  private:
   Engine() = default;
   bool excluded(int rule, const std::string& subject) const;  // the rule's `unless` matches
+  void event_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const;
+  void fact_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const;
   std::vector<Rule> rules_;
   std::unique_ptr<Impl> impl_;
 };
