@@ -235,6 +235,7 @@ class Collector final : public ingest::Sink {
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
     formats::ParseOptions opt;
     opt.all_lines = true;
+    sources_.push_back(source.path);
     const auto counts = formats::parse_stream(text, source, opt, config_.max_line, [this](model::Event&& e) {
       if (keep(e)) events_.push_back(std::move(e));
       else if (e.kind != "line") ++inv_.events_not_kept;
@@ -243,6 +244,7 @@ class Collector final : public ingest::Sink {
     inv_.lines_cut += counts.lines_cut;
   }
   std::vector<model::Event>& events() { return events_; }
+  const std::vector<std::string>& sources() const { return sources_; }
 
  private:
   // Memory stays proportional to what matters, not to the input: errors, warnings, recognised
@@ -267,6 +269,7 @@ class Collector final : public ingest::Sink {
   const rules::Engine& engine_;
   base::Inventory& inv_;
   std::vector<model::Event> events_;
+  std::vector<std::string> sources_;  // every file read, for the dump's structure
   std::set<std::string> seen_;
 };
 
@@ -311,7 +314,7 @@ std::unique_ptr<Job> analyze_job(const Config& config, const rules::Engine& engi
   ing.run(paths, collector);
   job->read_any = ing.read_anything();
   job->events = std::move(collector.events());
-  job->facts = correlate::correlate(job->events, engine.timeout_reports(job->events));
+  job->facts = correlate::correlate(job->events, engine.timeout_reports(job->events), collector.sources());
   job->analysis = engine.analyze(job->events, job->facts);
   return job;
 }

@@ -126,7 +126,9 @@ void infer_years(std::vector<model::Event>& events) {
 
 }  // namespace
 
-Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report) {
+Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report,
+                const std::vector<std::string>& sources) {
+  const auto named_by = assign_nodes(events, sources);
   lend_hosts(events);
   lend_ranks(events);
   infer_years(events);
@@ -267,7 +269,10 @@ Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& time
     const std::int64_t launched = *f.job.nproc_values.begin() * *f.job.expected_nodes;
     if (!f.job.world_size) f.job.world_size = launched;
   }
-  for (auto& [name, n] : nodes) f.nodes.push_back(std::move(n));
+  for (auto& [name, n] : nodes) {
+    if (auto it = named_by.find(name); it != named_by.end()) n.named_by = it->second;
+    f.nodes.push_back(std::move(n));
+  }
   derive(f, events);
   return f;
 }

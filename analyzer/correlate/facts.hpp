@@ -25,6 +25,7 @@ using FactMap = std::map<std::string, Fact, std::less<>>;
 
 struct Node {
   std::string name;                                 // "" = no node could be named
+  std::string named_by;                             // content (a host the lines name), folder, path
   std::optional<std::int64_t> nproc_per_node;       // launcher (command line or config dump)
   std::vector<EventIndex> nproc_evidence;
   std::optional<std::int64_t> devices;              // inventory: npu-smi / nvidia-smi
@@ -93,7 +94,14 @@ struct Facts {
 // Fills in nodes for events whose source revealed a host elsewhere, then builds the facts.
 // `timeout_report[i]` says that event i reports its rank's collective timed out (the rule pack
 // decides which events do: rules with `reports: timeout`); empty = none.
-Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report = {});
+// `sources` lists every file read (paths as in events), for the dump's structure; empty = the
+// events' paths.
+Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report = {},
+                const std::vector<std::string>& sources = {});
+
+// Sets each event's node from the dump's structure (sibling folders or per-node archives are
+// nodes) where its line does not name a host; returns how each node was named.
+std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& events, std::vector<std::string> sources);
 
 // Computes the derived node.* and job.* facts with their evidence (called by correlate).
 void derive(Facts& f, const std::vector<model::Event>& events);

@@ -110,6 +110,7 @@ bool parse_nccl(std::string_view s, model::Event& e) {
   e.level = level;
   if (!date.empty()) set_time_full(e, date, clock, frac);
   e.node = std::string(host);
+  e.node_from_content = true;
   e.pid = int_of(pid);
   e.set("tid", *int_of(tid));
   if (!dev.empty()) e.device = int_of(dev);

@@ -86,6 +86,7 @@ struct SourceParser::Impl {
     e.line = line.number;
     e.text.assign(line.text.data(), line.text.size());
     e.node = p.host.empty() ? source.node : p.host;
+    e.node_from_content = !p.host.empty();
     e.rank = p.rank;
     e.local_rank = p.local_rank;
     e.pid = p.pid;
@@ -259,6 +260,7 @@ struct SourceParser::Impl {
     else if (k == "host") {
       e.set("host", v);
       e.node = short_host(v);
+      e.node_from_content = true;
     } else if (k == "rank" && RE2::FullMatch(v, rank_re, &a, &b)) {
       e.rank = to_int(a);
       e.local_rank = to_int(b);

@@ -25,6 +25,7 @@ struct Event {
   std::string time;          // ISO 8601 with the precision of the log
   bool time_inferred = false;  // year / date taken from elsewhere (file name, nearby line)
   std::string node;
+  bool node_from_content = false;  // the node is a host the line itself names (not the file's path)
   std::optional<std::int64_t> pid;
   std::optional<std::int64_t> rank;
   std::optional<std::int64_t> local_rank;

@@ -74,6 +74,7 @@ std::string render_json(const Report& r) {
       nj["shared_device_pids"] = std::vector<std::int64_t>(pids.begin(), pids.end());
     }
     if (!n.versions.empty()) nj["versions"] = n.versions;
+    if (!n.named_by.empty()) nj["named_by"] = n.named_by;  // content, folder or path
     nj["first_error"] = n.first_error ? evidence_json(r.events[*n.first_error]) : json(nullptr);
     nodes.push_back(nj);
   }

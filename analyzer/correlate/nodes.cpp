@@ -1,0 +1,145 @@
+// Which node each line belongs to, from the structure of the dump: sibling folders (or per-node
+// archives) that each hold logs are nodes, whatever their names. A host the lines themselves name
+// (NCCL prefix, failure table) wins over the folder; the path word list is only a tie-breaker.
+#include <re2/re2.h>
+
+#include <map>
+#include <set>
+
+#include "correlate/facts.hpp"
+#include "ingest/node_hint.hpp"
+
+namespace dtriage::correlate {
+namespace {
+
+struct Dir {
+  std::map<std::string, Dir> children;
+  bool has_files = false;
+  std::set<std::string> files;  // relative paths of the files below, digits as '#'
+};
+
+std::string shape(const std::string& s) {
+  std::string o;
+  for (char c : s) o.push_back(c >= '0' && c <= '9' ? '#' : c);
+  return o;
+}
+
+// Siblings are nodes when they look alike: names that share a stem (node1 / node2, gpu-a01 /
+// gpu-a02, hostA / hostB), or the same files inside (one node's layout repeated). Component
+// folders (devicePlugin/, npu-exporter/) and layers (process_log/, environment_check/) are not.
+bool alike(const std::map<std::string, const Dir*>& kids) {
+  std::string prefix = kids.begin()->first;
+  for (const auto& [name, d] : kids) {
+    std::size_t n = 0;
+    while (n < prefix.size() && n < name.size() && prefix[n] == name[n]) ++n;
+    prefix.resize(n);
+  }
+  if (prefix.size() >= 2) return true;
+  std::set<std::string> common = kids.begin()->second->files;
+  for (const auto& [name, d] : kids) {
+    std::set<std::string> both;
+    for (const auto& f : d->files)
+      if (common.count(f) != 0) both.insert(f);
+    common = std::move(both);
+  }
+  return !common.empty();
+}
+
+std::vector<std::string> components(const std::string& path) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : path) {
+    if (c == '/' || c == '!') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Folder names that are a layer of one node's logs, never a node.
+bool layer_word(const std::string& name) {
+  static const re2::RE2 re(
+      R"((?i)^(?:plog|debug|run|device-?\d+|devices?|logs?|log_?dir|ascend|attempt_\d+|\d+|rank[-_]?\d+|ranks?|torchrun_logs|)"
+      R"(stdout|stderr|tmp|temp|outputs?|ckpts?|checkpoints?|none_\w+|train|eval|test|val|data|configs?|scripts|src|code|)"
+      R"(results|metrics|tensorboard|runs|wandb|profil\w*|traces?|cores?|crash\w*|dumps?|kernel|system|env|slurm\w*|job\w*)$)");
+  return re2::RE2::FullMatch(name, re);
+}
+
+// Source path -> the folder (or archive, suffix stripped) that makes it one node's.
+std::map<std::string, std::string> structural_nodes(const std::vector<std::string>& sources) {
+  Dir root;
+  for (const std::string& p : sources) {
+    const auto parts = components(p);
+    Dir* d = &root;
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+      d = &d->children[parts[i]];
+      std::string rest;
+      for (std::size_t k = i + 1; k < parts.size(); ++k) rest += "/" + shape(parts[k]);
+      d->files.insert(rest);
+    }
+    d->has_files = true;
+  }
+  std::size_t depth = 0;
+  const Dir* d = &root;
+  while (!d->has_files && d->children.size() == 1) {
+    d = &d->children.begin()->second;
+    ++depth;
+  }
+  std::set<std::string> nodes;
+  std::map<std::string, const Dir*> kids;
+  for (const auto& [name, child] : d->children) {
+    const std::string stem = ingest::strip_archive_suffix(name);
+    if (layer_word(stem)) continue;
+    nodes.insert(name);
+    kids[stem] = &child;
+  }
+  std::map<std::string, std::string> out;
+  if (nodes.size() < 2 || !alike(kids)) return out;
+  for (const std::string& p : sources) {
+    const auto parts = components(p);
+    if (parts.size() > depth + 1 && nodes.count(parts[depth]) != 0) out[p] = ingest::strip_archive_suffix(parts[depth]);
+  }
+  return out;
+}
+
+std::string short_host(const std::string& host) {
+  bool ip = !host.empty();
+  for (char c : host) ip = ip && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+  return ip ? host : host.substr(0, host.find('.'));
+}
+
+}  // namespace
+
+std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& events, std::vector<std::string> sources) {
+  std::map<std::string, std::string> named_by;  // node -> content | folder | path
+  if (sources.empty())
+    for (const auto& e : events) sources.push_back(e.path);
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  const auto groups = structural_nodes(sources);
+  // A group whose lines name exactly one host is that host.
+  std::map<std::string, std::set<std::string>> content;  // group -> hosts its lines name
+  for (const auto& e : events)
+    if (e.node_from_content && !e.node.empty())
+      if (auto g = groups.find(e.path); g != groups.end()) content[g->second].insert(short_host(e.node));
+  for (auto& e : events) {
+    if (e.node_from_content && !e.node.empty()) {
+      named_by[e.node] = "content";
+      continue;
+    }
+    if (auto g = groups.find(e.path); g != groups.end()) {
+      const auto& hosts = content[g->second];
+      e.node = hosts.size() == 1 ? *hosts.begin() : g->second;
+      if (named_by.count(e.node) == 0) named_by[e.node] = hosts.size() == 1 ? "content" : "folder";
+    } else if (!e.node.empty() && named_by.count(e.node) == 0) {
+      named_by[e.node] = "path";
+    }
+  }
+  return named_by;
+}
+
+}  // namespace dtriage::correlate
