@@ -239,12 +239,14 @@ class Collector final : public ingest::Sink {
     const auto counts = formats::parse_stream(text, source, opt, config_.max_line, [this](model::Event&& e) {
       if (keep(e)) events_.push_back(std::move(e));
       else if (e.kind != "line") ++inv_.events_not_kept;
+      else if (!e.text.empty()) ++unparsed_;
     });
     inv_.lines += counts.lines;
     inv_.lines_cut += counts.lines_cut;
   }
   std::vector<model::Event>& events() { return events_; }
   const std::vector<std::string>& sources() const { return sources_; }
+  std::uint64_t unparsed_lines() const { return unparsed_; }
 
  private:
   // Memory stays proportional to what matters, not to the input: errors, warnings, recognised
@@ -270,6 +272,7 @@ class Collector final : public ingest::Sink {
   base::Inventory& inv_;
   std::vector<model::Event> events_;
   std::vector<std::string> sources_;  // every file read, for the dump's structure
+  std::uint64_t unparsed_ = 0;        // lines no parser knew
   std::set<std::string> seen_;
 };
 
@@ -314,7 +317,8 @@ std::unique_ptr<Job> analyze_job(const Config& config, const rules::Engine& engi
   ing.run(paths, collector);
   job->read_any = ing.read_anything();
   job->events = std::move(collector.events());
-  job->facts = correlate::correlate(job->events, engine.timeout_reports(job->events), collector.sources());
+  job->facts = correlate::correlate(
+      job->events, correlate::Inputs{engine.reports(job->events), collector.sources(), collector.unparsed_lines()});
   job->analysis = engine.analyze(job->events, job->facts);
   return job;
 }

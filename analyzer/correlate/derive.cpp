@@ -223,6 +223,58 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
   if (j.timeout_seq) put("job.timeout_seq", std::to_string(*j.timeout_seq), tev);
   if (j.timeout_ms) put("job.timeout_s", std::to_string(*j.timeout_ms / 1000), tev);
   put("job.ranks_known", std::to_string(f.ranks.size()));
+  // The culprit: the rank that ended on its own (killed, or failed without having lost a peer or
+  // timed out first) while the others were victims. A kill wins over an exit code; several
+  // candidates of the same kind name none.
+  std::vector<const Rank*> own, killed;
+  for (const auto& [r, info] : f.ranks) {
+    if (!info.own_end || j.victims.count(r) != 0) continue;
+    own.push_back(&info);
+    if (info.killed) killed.push_back(&info);
+  }
+  const auto& pick = !killed.empty() ? killed : own;
+  if (pick.size() == 1) {
+    put("job.culprit_rank", std::to_string(pick.front()->rank), {*pick.front()->own_end});
+    if (!pick.front()->node.empty()) put("job.culprit_node", pick.front()->node, {*pick.front()->own_end});
+  }
+  put("job.worker_lines", std::to_string(j.worker_lines));
+  std::int64_t launches = 0;
+  for (const Node& n : f.nodes) launches += n.launch.empty() ? 0 : 1;
+  put("job.launched_nodes", std::to_string(launches), nproc_ev);
+  // Launch options the nodes disagree on: the node in the minority is the odd one.
+  for (const char* key : {"nnodes", "master_port", "master_addr"}) {
+    std::map<std::string, std::vector<const Node*>> by;
+    for (const Node& n : f.nodes)
+      if (auto it = n.launch.find(key); it != n.launch.end()) by[it->second].push_back(&n);
+    if (by.size() < 2) continue;
+    auto most = std::max_element(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    const Node* odd = nullptr;
+    std::string odd_value;
+    for (const auto& [value, nodes] : by)
+      if (value != most->first && nodes.size() == 1 && most->second.size() > 1) {
+        odd = nodes.front();
+        odd_value = value;
+      }
+    if (odd == nullptr && by.size() == 2) {  // one against one: the master (node_rank 0) defines the job
+      for (const auto& [value, nodes] : by)
+        if (nodes.size() == 1 && nodes.front()->node_rank && *nodes.front()->node_rank == 0)
+          for (const auto& [other_value, others] : by)
+            if (other_value != value && others.size() == 1) {
+              odd = others.front();
+              odd_value = other_value;
+            }
+    }
+    std::vector<EventIndex> ev;
+    for (const auto& [value, nodes] : by)
+      if (auto e = nodes.front()->launch_evidence.find(key); e != nodes.front()->launch_evidence.end()) ev.push_back(e->second);
+    put("job.launch_conflict", key, ev);
+    put("job.launch_common_value", most->first, ev);
+    if (odd != nullptr && !odd->name.empty()) {
+      put("job.launch_odd_node", odd->name, ev);
+      put("job.launch_odd_value", odd_value, ev);
+    }
+    break;
+  }
   derive_notify(j, put);
   derive_versions(f, put);
   derive_waits(j, put);

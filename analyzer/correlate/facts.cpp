@@ -31,7 +31,7 @@ std::vector<std::int64_t> Facts::ranks_without_timeout() const {
   if (job.world_size && *job.world_size <= 4096)
     for (std::int64_t r = 0; r < *job.world_size; ++r) known.insert(r);
   for (std::int64_t r : known)
-    if (job.ranks_with_timeout.count(r) == 0) out.push_back(r);
+    if (job.ranks_with_timeout.count(r) == 0 && job.victims.count(r) == 0) out.push_back(r);
   return out;
 }
 
@@ -124,13 +124,44 @@ void infer_years(std::vector<model::Event>& events) {
 
 }
 
+// Ranks for lines that only know their local rank ([defaultN]:, attempt_N/<local_rank>/ files,
+// "failed ... local_rank: N") or only their pid (the kernel OOM killer): the pairs other lines of
+// the same node state (failure-table rows: rank, local rank and pid), else the node's rank range
+// (--node_rank x --nproc_per_node).
+void lend_global_ranks(std::vector<model::Event>& events) {
+  std::map<std::string, std::map<std::int64_t, std::int64_t>> by_local, by_pid;  // node -> key -> rank
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> range;            // node -> (node_rank, nproc)
+  for (const auto& e : events) {
+    if (e.rank && e.local_rank) by_local[e.node][*e.local_rank] = *e.rank;
+    if (e.rank && e.pid && e.code == "failure-row") by_pid[e.node][*e.pid] = *e.rank;
+    const auto nr = e.get_int("node_rank"), np = e.get_int("nproc_per_node");
+    if (nr && np && *nr >= 0 && *np > 0 && *np < 4096) range[e.node] = {*nr, *np};
+  }
+  for (auto& e : events) {
+    if (e.rank) continue;
+    if (e.local_rank) {
+      if (auto n = by_local.find(e.node); n != by_local.end())
+        if (auto it = n->second.find(*e.local_rank); it != n->second.end()) {
+          e.rank = it->second;
+          continue;
+        }
+      if (auto r = range.find(e.node); r != range.end() && *e.local_rank < r->second.second)
+        e.rank = r->second.first * r->second.second + *e.local_rank;
+    } else if (e.pid) {
+      if (auto n = by_pid.find(e.node); n != by_pid.end())
+        if (auto it = n->second.find(*e.pid); it != n->second.end()) e.rank = it->second;
+    }
+  }
+}
+
 }  // namespace
 
-Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report,
-                const std::vector<std::string>& sources) {
-  const auto named_by = assign_nodes(events, sources);
+Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
+  const auto& reports = inputs.reports;
+  const auto named_by = assign_nodes(events, inputs.sources);
   lend_hosts(events);
   lend_ranks(events);
+  lend_global_ranks(events);
   infer_years(events);
   // HCCL names peers by (host IP, device); communicator-init lines map those to ranks.
   std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_at;   // (host IP, device) -> rank
@@ -144,12 +175,16 @@ Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& time
   }
 
   Facts f;
+  f.job.worker_lines = inputs.unparsed_lines;  // training scripts' own prints: the workers ran
   std::map<std::string, Node> nodes;
   for (EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];
-    const bool reports_timeout = i < timeout_report.size() && timeout_report[i];
+    const std::uint8_t said = i < reports.size() ? reports[i] : 0;
+    const bool reports_timeout = (said & kReportsTimeout) != 0;
+    if (e.rank && (said & (kReportsTimeout | kReportsPeerLoss)) != 0) f.job.victims.insert(*e.rank);
     Node& n = nodes[e.node];
     n.name = e.node;
+    if (auto nr = e.get_int("node_rank")) n.node_rank = *nr;
     if (auto v = e.get_int("nproc_per_node")) {
       n.nproc_per_node = *v;
       n.nproc_evidence.push_back(i);
@@ -159,6 +194,16 @@ Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& time
       if (const std::string a = e.get_str("master_addr"); !a.empty()) f.job.master_addr = a;
       if (auto p = e.get_int("master_port")) f.job.master_port = *p;
     }
+    for (const char* k : {"nnodes", "master_addr", "master_port"}) {
+      if (e.code != "launch-command") break;
+      if (const model::Value* v = e.get(k)) {
+        n.launch[k] = std::holds_alternative<std::int64_t>(*v) ? std::to_string(std::get<std::int64_t>(*v)) : e.get_str(k);
+        n.launch_evidence.emplace(k, i);
+      }
+    }
+    if (e.rank || e.local_rank || e.kind == "nccl" || e.kind == "python" || e.kind == "plog" || e.kind == "cann" ||
+        e.kind == "torch_npu" || e.kind == "torch")
+      ++f.job.worker_lines;
     if (e.kind == "npu-smi" && e.code == "inventory") {
       if (auto dc = e.get_int("device_count"); dc && *dc > 0) {
         n.devices = *dc;
@@ -204,6 +249,19 @@ Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& time
       if (e.pid && !r.pid && e.kind != "torchrun") r.pid = e.pid;
       if (is_error(e) && !reports_timeout) keep_first(r.first_error, i, events);
       if (reports_timeout) r.reported_timeout = true;
+      // How the rank ended: a victim's end (timeout, lost peer) is not its own; neither is the
+      // launcher's SIGTERM to the workers left after another failed.
+      if (said == 0 && (e.code == "failure-row" || e.code == "worker-failed" || e.code == "oom-kill" ||
+                        (e.kind == "python" && e.level == "error"))) {
+        const std::string sig = e.get_str("signal");
+        const bool stopped = sig == "SIGTERM" || sig == "SIGINT" || sig == "SIGHUP";
+        if (!stopped) {
+          const bool killed = !sig.empty() || e.code == "oom-kill";
+          if (killed && !r.killed) r.own_end.reset();  // a kill says more than an exit code
+          if (killed || !r.killed) keep_first(r.own_end, i, events);
+          r.killed = r.killed || killed;
+        }
+      }
       if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
     }
     if (auto nr = e.get_int("nranks")) {

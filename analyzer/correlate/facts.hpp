@@ -27,6 +27,7 @@ struct Node {
   std::string name;                                 // "" = no node could be named
   std::string named_by;                             // content (a host the lines name), folder, path
   std::optional<std::int64_t> nproc_per_node;       // launcher (command line or config dump)
+  std::optional<std::int64_t> node_rank;            // launcher --node_rank
   std::vector<EventIndex> nproc_evidence;
   std::optional<std::int64_t> devices;              // inventory: npu-smi / nvidia-smi
   std::vector<EventIndex> device_evidence;
@@ -41,6 +42,8 @@ struct Node {
   std::set<std::int64_t> unhealthy_devices;
   std::string chip;                                 // accelerator model from the inventory
   std::map<std::string, EventIndex> version_evidence;  // version key -> the event that stated it
+  std::map<std::string, std::string> launch;        // how its launcher was started: nnodes, master_addr, master_port
+  std::map<std::string, EventIndex> launch_evidence;
   std::vector<EventIndex> pid_evidence;             // first event of each worker pid
   FactMap derived;                                  // node.* facts (model/fields.cpp lists them)
 
@@ -55,6 +58,8 @@ struct Rank {
   std::optional<std::int64_t> pid;
   std::optional<EventIndex> first_error;
   bool reported_timeout = false;
+  std::optional<EventIndex> own_end;  // the first line where it ended on its own (exception, exit, kill)
+  bool killed = false;                // ... by a signal other than the launcher's SIGTERM / SIGINT / SIGHUP
   std::optional<std::int64_t> last_completed;
 };
 
@@ -66,6 +71,8 @@ struct Job {
   std::string master_addr;
   std::optional<std::int64_t> master_port;
   std::set<std::int64_t> ranks_with_timeout;
+  std::set<std::int64_t> victims;                      // ranks that timed out or lost a peer
+  std::uint64_t worker_lines = 0;                      // lines the workers wrote (not the launchers)
   std::vector<EventIndex> timeout_evidence;
   std::string timeout_op;
   std::optional<std::int64_t> timeout_seq;
@@ -92,12 +99,17 @@ struct Facts {
 };
 
 // Fills in nodes for events whose source revealed a host elsewhere, then builds the facts.
-// `timeout_report[i]` says that event i reports its rank's collective timed out (the rule pack
-// decides which events do: rules with `reports: timeout`); empty = none.
-// `sources` lists every file read (paths as in events), for the dump's structure; empty = the
-// events' paths.
-Facts correlate(std::vector<model::Event>& events, const std::vector<bool>& timeout_report = {},
-                const std::vector<std::string>& sources = {});
+// What an event reports about its own rank (the rule pack decides which events do: rules with
+// `reports: timeout` / `reports: peer-loss`): the rank waited for a collective that never
+// completed, or lost a peer. Either way the rank is a victim of another.
+inline constexpr std::uint8_t kReportsTimeout = 1;
+inline constexpr std::uint8_t kReportsPeerLoss = 2;
+struct Inputs {
+  std::vector<std::uint8_t> reports;  // reports[i]: those bits for event i; empty = none
+  std::vector<std::string> sources;   // every file read (paths as in events), for the dump's structure
+  std::uint64_t unparsed_lines = 0;   // lines no parser knew (a worker's own prints, progress bars)
+};
+Facts correlate(std::vector<model::Event>& events, const Inputs& inputs = {});
 
 // Sets each event's node from the dump's structure (sibling folders or per-node archives are
 // nodes) where its line does not name a host; returns how each node was named.

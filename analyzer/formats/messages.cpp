@@ -59,6 +59,7 @@ DT_RE(re_link_row,
       R"(\|\s*([\d.]+)\((\d+)\)\s*\|(?:\s*\d+\s*\|)?\s*([\d.]+)\((\d+)\)\s*\|(?:\s*\d+\s*\|)?\s*(\w+)\s*\|\s*([\w ]+?)\s*\|)")
 DT_RE(re_hccl_timeout, R"(timeout\[(\d+)\])")
 DT_RE(re_nccl_version_msg, R"(\bNCCL version (\d+\.\d+[\w.+-]*))")
+DT_RE(re_gloo_timeout, R"(Timed out waiting (\d+)ms for (recv|send) operation)")
 DT_RE(re_p2p_remote, R"(remote physic id:(\d+))")
 DT_RE(re_link_dst,
       R"(dst_rank\[(\d+)\]-remoteUserrank\[\d+\]-remoteIpAddr\[([\d.]+)(?:/(\d+))?\])")
@@ -148,6 +149,13 @@ const std::vector<MessageFact>& table() {
          s.e.pid = int_of(s.m[3]);
          if (auto x = int_of(s.m[1]); x && *x < 0) s.e.set("signal", signal_name(-*x));
          s.code("worker-failed");
+       }},
+      // gloo's send / recv waited past the process group timeout.
+      {{"Timed out waiting "}, re_gloo_timeout,
+       [](Scan& s) {
+         set_int(s.e, "timeout_ms", s.m[1]);
+         s.e.set("op_type", std::string(s.m[2]));
+         s.code("gloo-timeout");
        }},
       {{"closing signal"}, re_closing_signal,
        [](Scan& s) {

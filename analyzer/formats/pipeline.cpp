@@ -221,7 +221,7 @@ struct SourceParser::Impl {
         if (parse_key_colon_value(rest, k, v, false) &&
             (k == "time" || k == "host" || k == "rank" || k == "exitcode" || k == "error_file" || k == "traceback")) {
           add_failure_field(b.event, k, v);
-          b.event.end_line = line.number;
+          add_body(trim(rest));  // the row's lines, so that rules see "exitcode : -9", "Signal 9 (SIGKILL)"
           return true;
         }
         if (indented(rest) && !blank(rest) && b.event.get("traceback") != nullptr) {

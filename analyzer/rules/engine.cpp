@@ -98,6 +98,16 @@ bool fields_match(const Rule& r, const model::Event& e) {
   return true;
 }
 
+// The node a rank ran on: where its lines were, else the node whose launch range holds it.
+std::string node_of_rank(const correlate::Facts& facts, std::int64_t rank) {
+  if (auto it = facts.ranks.find(rank); it != facts.ranks.end() && !it->second.node.empty()) return it->second.node;
+  for (const correlate::Node& n : facts.nodes)
+    if (n.node_rank && n.nproc_per_node && rank >= *n.node_rank * *n.nproc_per_node &&
+        rank < (*n.node_rank + 1) * *n.nproc_per_node)
+      return n.name;
+  return "";
+}
+
 // Numeric and text facts a condition or a template may name: event.x (the event's fields), node.x
 // and job.x (derived once in correlate/, with their evidence).
 struct FactView {
@@ -236,11 +246,14 @@ bool Engine::excluded(int rule, const std::string& subject) const {
   return re && re2::RE2::PartialMatch(subject, *re);
 }
 
-std::vector<bool> Engine::timeout_reports(const std::vector<model::Event>& events) const {
-  std::vector<bool> out(events.size(), false);
+std::vector<std::uint8_t> Engine::reports(const std::vector<model::Event>& events) const {
+  std::vector<std::uint8_t> out(events.size(), 0);
   for (std::size_t i = 0; i < events.size(); ++i)
-    for (int ri : match(events[i]))
-      if (rules_[static_cast<std::size_t>(ri)].reports == "timeout") out[i] = true;
+    for (int ri : match(events[i])) {
+      const std::string& what = rules_[static_cast<std::size_t>(ri)].reports;
+      if (what == "timeout") out[i] |= correlate::kReportsTimeout;
+      else if (what == "peer-loss") out[i] |= correlate::kReportsPeerLoss;
+    }
   return out;
 }
 
@@ -290,7 +303,7 @@ void Engine::event_findings(const std::vector<model::Event>& events, const corre
       f.rank.reset();
       if (auto v = fv.get(r.rank_field)) {
         f.rank = std::strtoll(v->c_str(), nullptr, 10);
-        if (auto it = facts.ranks.find(*f.rank); it != facts.ranks.end() && !it->second.node.empty()) f.node = it->second.node;
+        if (std::string owner = node_of_rank(facts, *f.rank); !owner.empty()) f.node = std::move(owner);
       }
     } else if (!r.rank_field.empty()) {
       f.rank.reset();
@@ -372,8 +385,10 @@ void Engine::fact_findings(const std::vector<model::Event>& events, const correl
       }
       if (rank_text) {
         f.rank = std::strtoll(rank_text->c_str(), nullptr, 10);
-        if (auto it = facts.ranks.find(*f.rank); it != facts.ranks.end()) f.node = it->second.node;
+        f.node = node_of_rank(facts, *f.rank);
       }
+      if (!r.node_field.empty())
+        if (auto node = job_view.get(r.node_field)) f.node = *node;
       finish(f, r, job_view, fact_evidence(r, nullptr, nullptr));
     }
   }
@@ -481,6 +496,21 @@ void rank_findings(Analysis& a) {
 
 void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   Verdict& v = a.verdict;
+  // The same root rule on several nodes: lead with the one whose lines include the culprit rank
+  // (the rank that ended on its own), not merely the earliest.
+  if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank"); c != nullptr && !a.findings.empty()) {
+    const std::int64_t culprit = std::strtoll(c->value.c_str(), nullptr, 10);
+    for (std::size_t i = 1; i < a.findings.size() && a.findings[i].role == "root-cause"; ++i) {
+      if (a.findings[i].rule != a.findings.front().rule) continue;
+      bool has = false;
+      for (auto e : a.findings[i].events) has = has || (events[e].rank && *events[e].rank == culprit);
+      if (has) {
+        std::rotate(a.findings.begin(), a.findings.begin() + static_cast<std::ptrdiff_t>(i),
+                    a.findings.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        break;
+      }
+    }
+  }
   if (!a.findings.empty() && a.findings.front().role == "root-cause") {
     const Finding& f = a.findings.front();
     v.status = "failed";
@@ -499,6 +529,20 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     v.remedy = f.remedy;
     v.node = f.node;
     v.rank = f.rank;
+    // The root finding's lines may come from several ranks (one finding per rule and node) or
+    // from output no rank prefix marks; the lifecycle's culprit, when it is among them or the
+    // finding names no rank, is the rank to name.
+    if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank")) {
+      const std::int64_t culprit = std::strtoll(c->value.c_str(), nullptr, 10);
+      const correlate::Fact* cn = facts.get(nullptr, "job.culprit_node");
+      const std::string culprit_node = cn != nullptr ? cn->value : "";
+      bool among = false;
+      for (auto i : f.events) among = among || (events[i].rank && *events[i].rank == culprit);
+      if (among || (!v.rank && (v.node.empty() || v.node == culprit_node))) {
+        v.rank = culprit;
+        if (v.node.empty()) v.node = culprit_node;
+      }
+    }
     v.rule = f.rule->id;
     v.root = 0;
   } else if (facts.job.first_error) {
@@ -513,6 +557,12 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
   } else if (events.empty()) {
     v.status = "inconclusive";
     v.summary = "No log line in the input was recognised.";
+  } else if (const correlate::Fact* launched = facts.get(nullptr, "job.launched_nodes");
+             launched != nullptr && launched->value != "0" && facts.job.worker_lines == 0) {
+    // "Healthy" needs a run to have happened: launchers that started and no worker that wrote a
+    // line means the logs stop before training (in rendezvous, or cut short).
+    v.status = "inconclusive";
+    v.summary = "torchrun was started on " + launched->value + " node(s) but no worker wrote anything: the logs stop before training began (in rendezvous, or the job was stopped)";
   } else {
     v.status = "healthy";
     v.summary = "No failure found in " + std::to_string(events.size()) + " events.";
@@ -545,7 +595,7 @@ std::vector<std::string> check_examples(const Engine& engine) {
         formats::parse_stream(mem, src, formats::ParseOptions{true, false}, lines::LineReader::kDefaultMaxLine,
                               [&](model::Event&& e) { events.push_back(std::move(e)); });
       }
-      const correlate::Facts facts = correlate::correlate(events, engine.timeout_reports(events));
+      const correlate::Facts facts = correlate::correlate(events, correlate::Inputs{engine.reports(events), {}, 0});
       const Analysis a = engine.analyze(events, facts);
       return std::any_of(a.findings.begin(), a.findings.end(), [&](const Finding& f) { return f.rule == &r; });
     };

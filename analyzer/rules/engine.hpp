@@ -54,8 +54,8 @@ class Engine {
   // Indices of the event rules that match `e`.
   std::vector<int> match(const model::Event& e) const;
   Analysis analyze(const std::vector<model::Event>& events, const correlate::Facts& facts) const;
-  // Which events report that their rank's collective timed out (rules with `reports: timeout`).
-  std::vector<bool> timeout_reports(const std::vector<model::Event>& events) const;
+  // What each event reports about its rank (rules with `reports:`): correlate::kReports* bits.
+  std::vector<std::uint8_t> reports(const std::vector<model::Event>& events) const;
 
   struct Impl;
 

@@ -75,6 +75,7 @@ std::vector<std::string> facts_named(const Rule& r) {
     while (re2::RE2::FindAndConsume(&in, ph, &name)) take(name);
   }
   take(r.rank_field);
+  take(r.node_field);
   return out;
 }
 
@@ -87,7 +88,7 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   }
   static const std::set<std::string> known = {
       "id", "title", "description", "category", "severity", "role", "scope", "match", "when", "requires",
-      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "reports"};
+      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "node", "reports"};
   for (const auto& kv : n) {
     const std::string key = kv.first.as<std::string>();
     if (known.count(key) == 0) {
@@ -172,9 +173,10 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   r.explains = string_list(n["explains"]);
   r.priority = n["priority"] ? n["priority"].as<int>() : 0;
   r.rank_field = n["rank"] ? n["rank"].as<std::string>() : "";
+  r.node_field = n["node"] ? n["node"].as<std::string>() : "";
   r.reports = n["reports"] ? n["reports"].as<std::string>() : "";
-  if (!r.reports.empty() && r.reports != "timeout") {
-    problem(r.id + ": reports must be 'timeout'");
+  if (!r.reports.empty() && r.reports != "timeout" && r.reports != "peer-loss") {
+    problem(r.id + ": reports must be 'timeout' or 'peer-loss'");
     return;
   }
   r.facts_named = facts_named(r);

@@ -56,6 +56,7 @@ struct Rule {
   std::string file;
   int line = 0;
   std::string rank_field;  // the event field that names the root rank (default: the event's rank)
+  std::string node_field;  // the job fact that names the node (job rules)
   int priority = 0;  // tie-break between equally severe causes: higher wins
 
   int severity_rank() const;

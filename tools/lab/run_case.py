@@ -8,8 +8,9 @@ logs are kept) is drawn from --seed, so a case can be made again.
 
   tools/lab/run_case.py --seed 7 --out tests/lab/cases [--fault hang]
 
-Writes <out>/<case>/: one folder per node (launcher output, per-rank files from --log-dir, dmesg
-where the kernel had something to say), or one <node>.tar.gz per node, and TRUTH.json.
+Writes <out>/<case>/TRUTH.json and <out>/<case>/logs/: one folder per node (launcher output,
+per-rank files from --log-dir, dmesg where the kernel had something to say), or one <node>.tar.gz
+per node.
 Needs root (unshare, cgroups) and Debian's python3-torch.
 """
 import argparse
@@ -148,8 +149,7 @@ def main():
     start = time.time()
     for i, host in enumerate(hosts):
         if fault == "node-missing" and i == odd_node:
-            os.makedirs(os.path.join(work, host), exist_ok=True)  # its folder exists, empty: it never started
-            continue
+            continue  # it never started: no logs, no folder
         node_dir = os.path.join(work, host)
         os.makedirs(node_dir, exist_ok=True)
         cmd = [PY, os.path.join(HERE, "torchrun.py"),
@@ -194,11 +194,14 @@ def main():
     # Per-rank files: keep them under the node folder as torchrun laid them out.
     for i, host in enumerate(hosts):
         src = os.path.join(work, host)
+        if not os.path.isdir(src):
+            continue
+        os.makedirs(os.path.join(root, "logs"), exist_ok=True)
         if archives:
-            with tarfile.open(os.path.join(root, host + ".tar.gz"), "w:gz") as t:
+            with tarfile.open(os.path.join(root, "logs", host + ".tar.gz"), "w:gz") as t:
                 t.add(src, arcname=host)
         else:
-            shutil.copytree(src, os.path.join(root, host))
+            shutil.copytree(src, os.path.join(root, "logs", host))
     shutil.rmtree(work)
 
     st, cat = TRUTH[fault]
@@ -207,8 +210,12 @@ def main():
              "seconds": round(time.time() - start, 1)}
     if fault in ("exception", "exit", "sigkill", "sigsegv", "hang", "mismatch", "oom"):
         truth["node"], truth["rank"] = hosts[target_node], target_rank
-    elif fault in ("node-missing", "nnodes-differ", "wrong-port"):
+    elif fault in ("nnodes-differ", "wrong-port"):
         truth["node"] = hosts[odd_node]
+    # node-missing: the node left no logs, so no name can be read from them; mismatch: which side of
+    # a size mismatch detects it depends on the algorithm, so the logs cannot tell the odd rank.
+    if fault == "mismatch":
+        truth["node"], truth["rank"] = None, None
     elif fault == "port-busy":
         truth["node"] = hosts[0]
     with open(os.path.join(root, "TRUTH.json"), "w") as f:

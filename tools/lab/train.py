@@ -49,6 +49,8 @@ for step in range(steps):
             print(f"rank {rank}: loading the next shard ...", flush=True)
             time.sleep(3600)
         if fault == "oom":
+            with open(os.path.join(os.environ["LAB_CGROUP"], "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))  # under the memory limit run_case.py made
             hog = []
             while True:  # host memory runs out under the limit run_case.py set
                 hog.append(bytearray(64 << 20))
