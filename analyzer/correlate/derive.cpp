@@ -55,6 +55,16 @@ void derive_node(Node& n) {
   }
   put("shared_devices", std::to_string(shared), shared_ev);
   if (!n.device_pids.empty()) put("max_device", std::to_string(n.device_pids.rbegin()->first));
+  // Processes started together get consecutive pids (plog-<pid>_*.log): the longest such run is
+  // how many processes one launch started, even without the launcher's output.
+  std::size_t best = 0, run = 0;
+  std::int64_t prev = -10;
+  for (std::int64_t pid : n.pids) {
+    run = pid - prev <= 3 ? run + 1 : 1;
+    best = std::max(best, run);
+    prev = pid;
+  }
+  if (best >= 2) put("process_run", std::to_string(best), n.pid_evidence);
 }
 
 void derive_waits(const Job& j, Put& put) {

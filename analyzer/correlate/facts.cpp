@@ -321,6 +321,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
       ++n.errors;
       keep_first(n.first_error, i, events);
       keep_first(f.job.first_error, i, events);
+      if (!(e.kind == "nccl" && e.level == "warning")) keep_first(f.job.first_hard_error, i, events);
     }
   }
   if (f.job.nproc_values.size() == 1 && f.job.expected_nodes) {

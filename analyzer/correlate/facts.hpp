@@ -78,6 +78,7 @@ struct Job {
   std::optional<std::int64_t> timeout_seq;
   std::optional<std::int64_t> timeout_ms;
   std::optional<EventIndex> first_error;
+  std::optional<EventIndex> first_hard_error;          // the first that is not an NCCL WARN
   std::map<std::int64_t, std::int64_t> notify_index;   // rank -> collective index of its Notify Wait
   std::map<std::int64_t, std::string> notify_tag;      // rank -> collective op of its Notify Wait
   std::vector<EventIndex> notify_evidence;

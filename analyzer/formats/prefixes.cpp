@@ -13,7 +13,14 @@ DT_RE(re_viewer_lineno, R"(^\[\d+\] )")
 DT_RE(re_ray_prefix, R"(^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\) ?)")
 DT_RE(re_vllm_logger, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[[^\]]+\] ?)")
 DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
-DT_RE(re_collector_ts, R"(^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?Z? {2,})")
+// Collector / platform timestamps before the line: "2024-05-01 12:34:56  ", kubectl --timestamps
+// "2024-05-01T12:34:56.123456789Z ", minute precision "2024-05-01 12:34 ", with a zone or not.
+DT_RE(re_collector_ts, R"(^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?(?:\s*\||:)?\s+)")
+DT_RE(re_bracket_ts, R"(^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\] ?)")
+// Slurm "srun -l" task labels ("3: "), with the padding srun uses for wide jobs.
+DT_RE(re_srun_label, R"(^ {0,4}(\d{1,5}): )")
+// A tqdm progress bar the next line was glued to: "100%|#####| 10/10 [00:01<00:00, 9.51it/s]".
+DT_RE(re_progress_bar, R"(^[^|\n]{0,40}\d{1,3}%\|[^|]*\|(?:[^\[\]|]*\[[^\]]*\])? ?)")
 DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
 DT_RE(re_pdsh_nccl, R"(^([\w.-]+): ([\w.-]+):\d+:\d+ \[\d+\] )")
 
@@ -50,6 +57,9 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
       p.key += "json:";
     }
   }
+  // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
+  while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+  if (const std::size_t cr = s.rfind('\r'); cr != std::string_view::npos) s.remove_prefix(cr + 1);
   for (int guard = 0; guard < 8 && !s.empty(); ++guard) {
     M m;
     const char c = s.front();
@@ -91,6 +101,11 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
         s.remove_prefix(m[0].size());
         continue;
       }
+      if (s.size() > 18 && s[5] == '-' && rx(re_bracket_ts(), s, m)) {
+        p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
+        s.remove_prefix(m[0].size());
+        continue;
+      }
       break;
     }
     if (c == '(') {
@@ -108,8 +123,17 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
       }
       break;
     }
-    if (c >= '0' && c <= '9' && rx(re_collector_ts(), s, m)) {
+    if (c >= '0' && c <= '9' && s.size() > 16 && s[4] == '-' && rx(re_collector_ts(), s, m)) {
       p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
+      s.remove_prefix(m[0].size());
+      continue;
+    }
+    if ((c == ' ' || (c >= '0' && c <= '9')) && rx(re_srun_label(), s, m)) {
+      p.key.append(m[0]);
+      s.remove_prefix(m[0].size());
+      continue;
+    }
+    if (s.size() > 8 && contains(s.substr(0, 60), "%|") && rx(re_progress_bar(), s, m)) {
       s.remove_prefix(m[0].size());
       continue;
     }

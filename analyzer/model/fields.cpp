@@ -141,6 +141,7 @@ constexpr FieldInfo kFacts[] = {
     {"node.shared_devices", T::Int, "devices used by two or more processes"},
     {"node.shared_device", T::Int, "the first device used by two or more processes"},
     {"node.shared_pids", T::List, "the processes that used that device"},
+    {"node.process_run", T::Int, "processes one launch started: the longest run of consecutive worker pids"},
     {"node.max_device", T::Int, "the highest device a process used"},
     {"job.world_size", T::Int, "ranks in the job (communicator size, or nnodes x nproc_per_node)"},
     {"job.nodes", T::Int, "named nodes"},

