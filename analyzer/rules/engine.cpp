@@ -313,6 +313,9 @@ void Engine::event_findings(const std::vector<model::Event>& events, const corre
         if (end != it->second.c_str() && *end == '\0') f.rank = v;
       }
     }
+    if (!r.node_field.empty())  // a host the line itself names ("srun: error: gpu-a03: task 5: Killed")
+      if (auto it = vars.find(r.node_field); it != vars.end() && !it->second.empty())
+        f.node = it->second.substr(0, it->second.find('.'));
     f.time = rep.time;
     f.count = idx.size();
     f.events = idx;

@@ -64,8 +64,9 @@ std::vector<std::string> lint(const std::vector<Rule>& rules) {
     if (!r.rank_field.empty() && !check_name(r.rank_field, "rank") &&
         !(r.scope == Scope::Event && (model::find_event_field(r.rank_field) != nullptr || caps.count(r.rank_field) != 0)))
       bad("rank '" + r.rank_field + "' names no field, capture or fact");
-    if (!r.node_field.empty() && (r.node_field.rfind("job.", 0) != 0 || model::find_fact(r.node_field) == nullptr))
-      bad("node '" + r.node_field + "' names no job fact");
+    if (!r.node_field.empty() && !(r.scope == Scope::Job && model::find_fact(r.node_field) != nullptr) &&
+        !(r.scope == Scope::Event && (caps.count(r.node_field) != 0 || model::find_event_field(r.node_field) != nullptr)))
+      bad("node '" + r.node_field + "' names no " + (r.scope == Scope::Event ? "capture or event field" : "job fact"));
     // Rules it explains or requires must exist; a wildcard must match at least one rule.
     for (const std::string& x : r.explains) {
       if (x.empty()) {

@@ -75,7 +75,7 @@ std::vector<std::string> facts_named(const Rule& r) {
     while (re2::RE2::FindAndConsume(&in, ph, &name)) take(name);
   }
   take(r.rank_field);
-  take(r.node_field);
+  if (r.scope == Scope::Job) take(r.node_field);
   return out;
 }
 
