@@ -60,6 +60,7 @@ DT_RE(re_link_row,
 DT_RE(re_hccl_timeout, R"(timeout\[(\d+)\])")
 DT_RE(re_nccl_version_msg, R"(\bNCCL version (\d+\.\d+[\w.+-]*))")
 DT_RE(re_gloo_timeout, R"(Timed out waiting (\d+)ms for (recv|send) operation)")
+DT_RE(re_port_field, R"(\bport:? (\d{2,5})\b)")
 DT_RE(re_p2p_remote, R"(remote physic id:(\d+))")
 DT_RE(re_link_dst,
       R"(dst_rank\[(\d+)\]-remoteUserrank\[\d+\]-remoteIpAddr\[([\d.]+)(?:/(\d+))?\])")
@@ -133,6 +134,12 @@ const std::vector<MessageFact>& table() {
          if (rx(re_bind_port(), s.msg, p, RE2::UNANCHORED)) set_int(s.e, "port", p[2]);
        }},
       {{"has failed to listen on any local network address"}, nullptr, [](Scan& s) { s.code("listen-failed"); }},
+      // torch 2.x: "... port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use"
+      {{"EADDRINUSE"}, re_port_field,
+       [](Scan& s) {
+         if (s.e.get("port") == nullptr) set_int(s.e, "port", s.m[1]);
+         s.code("EADDRINUSE");
+       }},
       {{"client socket has timed out"}, re_client_timeout,
        [](Scan& s) {
          set_int(s.e, "timeout_s", s.m[1]);

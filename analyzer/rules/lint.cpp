@@ -49,6 +49,13 @@ std::vector<std::string> lint(const std::vector<Rule>& rules) {
     }
     for (const auto& [k, v] : r.fields)
       if (model::find_event_field(k) == nullptr) bad("unknown event field '" + k + "' in match.fields");
+    for (const std::string* t : {&r.summary, &r.remedy}) {  // an optional segment needs a placeholder
+      static const re2::RE2 seg(R"(\[\[((?:[^\]]|\][^\]])*)\]\])");
+      re2::StringPiece in(*t);
+      std::string inner;
+      while (re2::RE2::FindAndConsume(&in, seg, &inner))
+        if (inner.find('{') == std::string::npos) bad("[[" + inner + "]] holds no placeholder: it is always shown");
+    }
     // Placeholders: facts, or (event rules) the event's fields and the regex's named captures.
     for (const std::string* t : {&r.summary, &r.remedy}) {
       static const re2::RE2 ph(R"(\{([^{}]*)\})");
