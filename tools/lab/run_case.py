@@ -168,8 +168,9 @@ def main():
                                       cwd=node_dir, start_new_session=True))
         time.sleep(r.uniform(0.2, 1.5))
     status = "finished"
-    # Launch-level faults leave the launchers waiting in rendezvous: the logs stop there.
-    limit = 45 if fault in ("node-missing", "nnodes-differ") else args.timeout
+    # Launch-level faults leave the launchers waiting in rendezvous, and a hung rank keeps its
+    # node's launcher waiting: the logs stop there (as when an operator kills a stuck job).
+    limit = 50 if fault in ("node-missing", "nnodes-differ", "wrong-port", "port-busy", "hang") else args.timeout
     while any(p.poll() is None for p in procs):
         if time.time() - start > limit:
             status = "stopped after the time limit"
