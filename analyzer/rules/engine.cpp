@@ -546,6 +546,19 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
         if (v.node.empty()) v.node = culprit_node;
       }
     }
+    // Last resort for a worker's own failure whose output no rank prefix marks: the launcher's
+    // "Root Cause (first observed failure)" row on the same node (the first to fail there).
+    if (!v.rank && !v.node.empty() && f.rule->scope == Scope::Event) {
+      std::optional<std::int64_t> first;
+      int rows = 0;
+      for (const model::Event& e : events)
+        if (e.code == "failure-row" && e.node == v.node && e.rank && e.get("root_cause") != nullptr &&
+            std::get<bool>(*e.get("root_cause")) && e.get_str("signal") != "SIGTERM") {
+          first = e.rank;
+          ++rows;
+        }
+      if (rows == 1) v.rank = first;
+    }
     v.rule = f.rule->id;
     v.root = 0;
   } else if (facts.job.first_hard_error) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -16,9 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// What the lab batch scores today; a change that scores lower fails.
-constexpr std::size_t kCategoryFloor = 0;
-constexpr std::size_t kCulpritFloor = 0;
+// Cases dtriage gets wrong today, with the reason (none in the committed batch); every other case
+// must be right on each point its truth names, so a case lost while another is gained fails.
+const std::map<std::string, std::string> kKnownMisses = {};
 
 std::vector<fs::path> lab_cases() {
   std::vector<fs::path> out;
@@ -59,11 +60,16 @@ TEST(Lab, NamesTheCategoryNodeAndRankOfEachJob) {
               (node_ok && rank_ok ? " named" : ", got " + v["node"].dump() + " rank " + v["rank"].dump());
     }
     report << line << "\n";
+    const bool case_ok = ok && line.find(", got ") == std::string::npos;
+    if (kKnownMisses.count(c.filename().string()) == 0) {
+      EXPECT_TRUE(case_ok) << line;
+    }
   }
   std::printf("lab: categories %zu of %zu, culprit node and rank %zu of %zu\n%s", right, cases.size(), culprits_right,
               culprits, report.str().c_str());
-  EXPECT_GE(right, kCategoryFloor);
-  EXPECT_GE(culprits_right, kCulpritFloor);
+  // The bar: category >= 95 %, culprit node and rank >= 90 %.
+  EXPECT_GE(right * 100, cases.size() * 95);
+  EXPECT_GE(culprits_right * 100, culprits * 90);
 }
 
 // A summary states what is known and leaves out what is not: no "?" placeholder, no "this host",
