@@ -233,6 +233,24 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
   if (j.timeout_seq) put("job.timeout_seq", std::to_string(*j.timeout_seq), tev);
   if (j.timeout_ms) put("job.timeout_s", std::to_string(*j.timeout_ms / 1000), tev);
   put("job.ranks_known", std::to_string(f.ranks.size()));
+  put("job.timeout_lines", std::to_string(j.timeout_lines), tev);
+  // A collective timed out and exactly one rank of the world neither timed out, lost a peer, nor
+  // ended with an error: it was still inside its own work until its launcher stopped it (or it is
+  // simply absent from every report). Works without rank prefixes: the failure tables say how the
+  // other ranks ended.
+  if (j.timeout_lines > 0 && j.world_size && *j.world_size > 0 && *j.world_size <= 4096) {
+    std::vector<std::int64_t> quiet;
+    for (std::int64_t r = 0; r < *j.world_size; ++r) {
+      if (j.victims.count(r) != 0) continue;
+      if (auto it = f.ranks.find(r); it != f.ranks.end() && it->second.own_end) continue;
+      quiet.push_back(r);
+    }
+    if (quiet.size() == 1) {
+      std::vector<EventIndex> ev = tev;
+      if (auto it = j.stopped.find(quiet.front()); it != j.stopped.end()) ev.push_back(it->second);
+      put("job.quiet_rank", std::to_string(quiet.front()), ev);
+    }
+  }
   // The culprit: the rank that ended on its own (killed, or failed without having lost a peer or
   // timed out first) while the others were victims. A kill wins over an exit code; several
   // candidates of the same kind name none.
@@ -242,7 +260,10 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
     own.push_back(&info);
     if (info.killed) killed.push_back(&info);
   }
-  const auto& pick = !killed.empty() ? killed : own;
+  // Timeouts no rank is known for may belong to any rank that merely exited with an error: then
+  // only a kill names a culprit.
+  const std::vector<const Rank*> none;
+  const auto& pick = !killed.empty() ? killed : (j.unranked_timeouts > 0 ? none : own);
   if (pick.size() == 1) {
     put("job.culprit_rank", std::to_string(pick.front()->rank), {*pick.front()->own_end});
     if (!pick.front()->node.empty()) put("job.culprit_node", pick.front()->node, {*pick.front()->own_end});

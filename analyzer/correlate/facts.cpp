@@ -182,6 +182,8 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     const std::uint8_t said = i < reports.size() ? reports[i] : 0;
     const bool reports_timeout = (said & kReportsTimeout) != 0;
     if (e.rank && (said & (kReportsTimeout | kReportsPeerLoss)) != 0) f.job.victims.insert(*e.rank);
+    if (reports_timeout) ++f.job.timeout_lines;
+    if (reports_timeout && !e.rank) ++f.job.unranked_timeouts;
     Node& n = nodes[e.node];
     n.name = e.node;
     if (auto nr = e.get_int("node_rank")) n.node_rank = *nr;
@@ -255,6 +257,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
                         (e.kind == "python" && e.level == "error"))) {
         const std::string sig = e.get_str("signal");
         const bool stopped = sig == "SIGTERM" || sig == "SIGINT" || sig == "SIGHUP";
+        if (stopped) f.job.stopped.emplace(*e.rank, i);
         if (!stopped) {
           const bool killed = !sig.empty() || e.code == "oom-kill";
           if (killed && !r.killed) r.own_end.reset();  // a kill says more than an exit code

@@ -72,6 +72,9 @@ struct Job {
   std::optional<std::int64_t> master_port;
   std::set<std::int64_t> ranks_with_timeout;
   std::set<std::int64_t> victims;                      // ranks that timed out or lost a peer
+  std::uint64_t timeout_lines = 0;                     // timeout reports, with a rank or not
+  std::uint64_t unranked_timeouts = 0;                 // ... of which no rank is known
+  std::map<std::int64_t, EventIndex> stopped;          // ranks the launcher stopped (SIGTERM / SIGINT) -> the line
   std::uint64_t worker_lines = 0;                      // lines the workers wrote (not the launchers)
   std::vector<EventIndex> timeout_evidence;
   std::string timeout_op;

@@ -165,6 +165,8 @@ constexpr FieldInfo kFacts[] = {
     {"job.common_tag", T::Text, "the Notify Wait tag of the other ranks"},
     {"job.culprit_rank", T::Int, "the one rank that ended on its own (killed, or failed without losing a peer or timing out first)"},
     {"job.culprit_node", T::Text, "its node"},
+    {"job.timeout_lines", T::Int, "lines that report a collective timeout, attributed to a rank or not"},
+    {"job.quiet_rank", T::Int, "after a collective timeout, the one rank that neither timed out, lost a peer nor ended with an error of its own"},
     {"job.worker_lines", T::Int, "lines the workers wrote (ranked lines, NCCL, Python, plog), not the launchers'"},
     {"job.launched_nodes", T::Int, "nodes whose launch command is in the logs"},
     {"job.launch_conflict", T::Text, "a launch option the nodes disagree on (nnodes, master_port, master_addr)"},
