@@ -196,11 +196,14 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
       if (const std::string a = e.get_str("master_addr"); !a.empty()) f.job.master_addr = a;
       if (auto p = e.get_int("master_port")) f.job.master_port = *p;
     }
-    for (const char* k : {"nnodes", "master_addr", "master_port"}) {
-      if (e.code != "launch-command") break;
-      if (const model::Value* v = e.get(k)) {
-        n.launch[k] = std::holds_alternative<std::int64_t>(*v) ? std::to_string(std::get<std::int64_t>(*v)) : e.get_str(k);
-        n.launch_evidence.emplace(k, i);
+    if (e.code == "launch-command" || e.code == "launch-config") {  // the command line or torchrun's config dump
+      n.launch.emplace("launched", "1");
+      for (const char* k : {"nnodes", "max_nodes", "master_addr", "master_port"}) {
+        if (const model::Value* v = e.get(k)) {
+          const std::string key = std::string(k) == "max_nodes" ? "nnodes" : k;
+          n.launch[key] = std::holds_alternative<std::int64_t>(*v) ? std::to_string(std::get<std::int64_t>(*v)) : e.get_str(k);
+          n.launch_evidence.emplace(key, i);
+        }
       }
     }
     if (e.rank || e.local_rank || e.kind == "nccl" || e.kind == "python" || e.kind == "plog" || e.kind == "cann" ||
