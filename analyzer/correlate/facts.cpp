@@ -64,7 +64,6 @@ void lend_hosts(std::vector<model::Event>& events) {
     if (!e.node.empty()) continue;
     if (auto it = path_host.find(e.path); it != path_host.end()) e.node = it->second;
   }
-
 }
 
 void lend_ranks(std::vector<model::Event>& events) {
@@ -99,7 +98,6 @@ void lend_ranks(std::vector<model::Event>& events) {
       }
     }
   }
-
 }
 
 void infer_years(std::vector<model::Event>& events) {
@@ -121,7 +119,6 @@ void infer_years(std::vector<model::Event>& events) {
       e.time_inferred = true;
     }
   }
-
 }
 
 // Ranks for lines that only know their local rank ([defaultN]:, attempt_N/<local_rank>/ files,
@@ -135,7 +132,7 @@ void lend_global_ranks(std::vector<model::Event>& events) {
     if (e.rank && e.local_rank) by_local[e.node][*e.local_rank] = *e.rank;
     if (e.rank && e.pid && e.code == "failure-row") by_pid[e.node][*e.pid] = *e.rank;
     const auto nr = e.get_int("node_rank"), np = e.get_int("nproc_per_node");
-    if (nr && np && *nr >= 0 && *np > 0 && *np < 4096) range[e.node] = {*nr, *np};
+    if (nr && np && *nr >= 0 && *nr < (1 << 20) && *np > 0 && *np < 4096) range[e.node] = {*nr, *np};
   }
   for (auto& e : events) {
     if (e.rank) continue;
@@ -186,7 +183,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     if (reports_timeout && !e.rank) ++f.job.unranked_timeouts;
     Node& n = nodes[e.node];
     n.name = e.node;
-    if (auto nr = e.get_int("node_rank")) n.node_rank = *nr;
+    if (auto nr = e.get_int("node_rank"); nr && *nr >= 0 && *nr < (1 << 20)) n.node_rank = *nr;
     if (auto v = e.get_int("nproc_per_node")) {
       n.nproc_per_node = *v;
       n.nproc_evidence.push_back(i);
@@ -330,7 +327,8 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
       if (!(e.kind == "nccl" && e.level == "warning")) keep_first(f.job.first_hard_error, i, events);
     }
   }
-  if (f.job.nproc_values.size() == 1 && f.job.expected_nodes) {
+  if (f.job.nproc_values.size() == 1 && f.job.expected_nodes && *f.job.nproc_values.begin() > 0 &&
+      *f.job.nproc_values.begin() < (1 << 16) && *f.job.expected_nodes > 0 && *f.job.expected_nodes < (1 << 20)) {
     const std::int64_t launched = *f.job.nproc_values.begin() * *f.job.expected_nodes;
     if (!f.job.world_size) f.job.world_size = launched;
   }
