@@ -250,7 +250,6 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
       if (r.node.empty()) r.node = e.node;
       if (e.pid && !r.pid && e.kind != "torchrun") r.pid = e.pid;
       if (is_error(e) && !reports_timeout) keep_first(r.first_error, i, events);
-      if (reports_timeout) r.reported_timeout = true;
       // How the rank ended: a victim's end (timeout, lost peer) is not its own; neither is the
       // launcher's SIGTERM to the workers left after another failed.
       if (said == 0 && (e.code == "failure-row" || e.code == "worker-failed" || e.code == "oom-kill" ||

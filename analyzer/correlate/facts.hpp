@@ -57,7 +57,6 @@ struct Rank {
   std::string node;
   std::optional<std::int64_t> pid;
   std::optional<EventIndex> first_error;
-  bool reported_timeout = false;
   std::optional<EventIndex> own_end;  // the first line where it ended on its own (exception, exit, kill)
   bool killed = false;                // ... by a signal other than the launcher's SIGTERM / SIGINT / SIGHUP
   std::optional<std::int64_t> last_completed;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "correlate/facts.hpp"
+#include "formats/util.hpp"
 #include "ingest/node_hint.hpp"
 
 namespace dtriage::correlate {
@@ -106,11 +107,6 @@ std::map<std::string, std::string> structural_nodes(const std::vector<std::strin
   return out;
 }
 
-std::string short_host(const std::string& host) {
-  bool ip = !host.empty();
-  for (char c : host) ip = ip && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
-  return ip ? host : host.substr(0, host.find('.'));
-}
 
 }  // namespace
 
@@ -125,7 +121,7 @@ std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& event
   std::map<std::string, std::set<std::string>> content;  // group -> hosts its lines name
   for (const auto& e : events)
     if (e.node_from_content && !e.node.empty())
-      if (auto g = groups.find(e.path); g != groups.end()) content[g->second].insert(short_host(e.node));
+      if (auto g = groups.find(e.path); g != groups.end()) content[g->second].insert(formats::short_host(e.node));
   for (auto& e : events) {
     if (e.node_from_content && !e.node.empty()) {
       named_by[e.node] = "content";

@@ -55,14 +55,6 @@ struct Block {
 bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
 bool blank(std::string_view s) { return trim(s).empty(); }
 
-std::string short_host(std::string_view host) {
-  // torchrun prints getfqdn(); NCCL prints the name up to the first dot. Keep IPs whole.
-  bool ip = !host.empty();
-  for (char c : host) ip = ip && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
-  if (ip) return std::string(host);
-  return std::string(host.substr(0, host.find('.')));
-}
-
 }  // namespace
 
 struct SourceParser::Impl {

@@ -53,6 +53,13 @@ std::string iso(std::string_view date, std::string_view time, std::string_view f
   return out;
 }
 
+std::string short_host(std::string_view host) {
+  bool ip = !host.empty();
+  for (char c : host) ip = ip && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+  if (ip) return std::string(host);
+  return std::string(host.substr(0, host.find('.')));
+}
+
 std::optional<std::int64_t> find_int_after(std::string_view text, std::string_view key) {
   std::size_t pos = 0;
   while ((pos = text.find(key, pos)) != std::string_view::npos) {

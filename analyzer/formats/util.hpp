@@ -26,6 +26,9 @@ std::optional<std::int64_t> hex_to_int(std::string_view s);
 // "2025-06-04", "10:11:12", "123456" -> "2025-06-04T10:11:12.123456" (frac may be empty).
 std::string iso(std::string_view date, std::string_view time, std::string_view frac = {});
 
+// A host name as NCCL prints it (up to the first dot); IP addresses stay whole.
+std::string short_host(std::string_view host);
+
 // Finds "key<sep><int>" such as "device_id=3", "devId[3]", "rank[12]" in a message.
 std::optional<std::int64_t> find_int_after(std::string_view text, std::string_view key);
 
