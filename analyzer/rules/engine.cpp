@@ -237,7 +237,8 @@ std::vector<int> Engine::match(const model::Event& e) const {
     }
   }
   for (int ri : im.regexless)
-    if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && !excluded(ri, subject_of(e))) out.push_back(ri);
+    if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && (!im.unless[static_cast<std::size_t>(ri)] || !excluded(ri, subject_of(e))))
+      out.push_back(ri);
   std::sort(out.begin(), out.end());
   return out;
 }
