@@ -46,20 +46,6 @@ bool alike(const std::map<std::string, const Dir*>& kids) {
   return !common.empty();
 }
 
-std::vector<std::string> components(const std::string& path) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : path) {
-    if (c == '/' || c == '!') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
 
 // Folder names that are a layer of one node's logs, never a node.
 bool layer_word(const std::string& name) {
@@ -74,12 +60,12 @@ bool layer_word(const std::string& name) {
 std::map<std::string, std::string> structural_nodes(const std::vector<std::string>& sources) {
   Dir root;
   for (const std::string& p : sources) {
-    const auto parts = components(p);
+    const auto parts = ingest::split_components(p);
     Dir* d = &root;
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-      d = &d->children[parts[i]];
+      d = &d->children[std::string(parts[i])];
       std::string rest;
-      for (std::size_t k = i + 1; k < parts.size(); ++k) rest += "/" + shape(parts[k]);
+      for (std::size_t k = i + 1; k < parts.size(); ++k) rest += "/" + shape(std::string(parts[k]));
       d->files.insert(rest);
     }
     d->has_files = true;
@@ -101,8 +87,8 @@ std::map<std::string, std::string> structural_nodes(const std::vector<std::strin
   std::map<std::string, std::string> out;
   if (nodes.size() < 2 || !alike(kids)) return out;
   for (const std::string& p : sources) {
-    const auto parts = components(p);
-    if (parts.size() > depth + 1 && nodes.count(parts[depth]) != 0) out[p] = ingest::strip_archive_suffix(parts[depth]);
+    const auto parts = ingest::split_components(p);
+    if (parts.size() > depth + 1 && nodes.count(std::string(parts[depth])) != 0) out[p] = ingest::strip_archive_suffix(parts[depth]);
   }
   return out;
 }

@@ -20,6 +20,9 @@ const re2::RE2& component_re() {
   return re;
 }
 
+
+}  // namespace
+
 std::vector<std::string_view> split_components(std::string_view path) {
   std::vector<std::string_view> out;
   std::size_t start = 0;
@@ -31,8 +34,6 @@ std::vector<std::string_view> split_components(std::string_view path) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string strip_archive_suffix(std::string_view name) {
   static constexpr std::array<std::string_view, 12> kSuffixes = {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.hpp"
 
@@ -30,6 +31,9 @@ class NodeHints {
  private:
   std::unique_ptr<re2::RE2> user_;
 };
+
+// The folders, archives and file name of a path ('/' between folders, '!' after an archive).
+std::vector<std::string_view> split_components(std::string_view path);
 
 // "node3.tar.gz" -> "node3"; used for archive components of a path.
 std::string strip_archive_suffix(std::string_view name);
