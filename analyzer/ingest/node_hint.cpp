@@ -20,7 +20,6 @@ const re2::RE2& component_re() {
   return re;
 }
 
-
 }  // namespace
 
 std::vector<std::string_view> split_components(std::string_view path) {

@@ -499,17 +499,23 @@ void rank_findings(Analysis& a) {
 
 }
 
+bool cites_rank(const Finding& f, const std::vector<model::Event>& events, std::int64_t rank) {
+  return std::any_of(f.events.begin(), f.events.end(), [&](auto i) { return events[i].rank && *events[i].rank == rank; });
+}
+
 void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   Verdict& v = a.verdict;
-  // The same root rule on several nodes: lead with the one whose lines include the culprit rank
-  // (the rank that ended on its own), not merely the earliest.
-  if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank"); c != nullptr && !a.findings.empty()) {
-    const std::int64_t culprit = std::strtoll(c->value.c_str(), nullptr, 10);
+  // The rank that ended on its own (correlate/derive.cpp), and its node.
+  std::optional<std::int64_t> culprit;
+  if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank")) culprit = std::strtoll(c->value.c_str(), nullptr, 10);
+  const correlate::Fact* culprit_node_fact = facts.get(nullptr, "job.culprit_node");
+  const std::string culprit_node = culprit_node_fact != nullptr ? culprit_node_fact->value : "";
+  // The same root rule on several nodes: lead with the one whose lines include the culprit rank,
+  // not merely the earliest.
+  if (culprit && !a.findings.empty()) {
     for (std::size_t i = 1; i < a.findings.size() && a.findings[i].role == "root-cause"; ++i) {
       if (a.findings[i].rule != a.findings.front().rule) continue;
-      bool has = false;
-      for (auto e : a.findings[i].events) has = has || (events[e].rank && *events[e].rank == culprit);
-      if (has) {
+      if (cites_rank(a.findings[i], events, *culprit)) {
         std::rotate(a.findings.begin(), a.findings.begin() + static_cast<std::ptrdiff_t>(i),
                     a.findings.begin() + static_cast<std::ptrdiff_t>(i) + 1);
         break;
@@ -537,16 +543,9 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     // The root finding's lines may come from several ranks (one finding per rule and node) or
     // from output no rank prefix marks; the lifecycle's culprit, when it is among them or the
     // finding names no rank, is the rank to name.
-    if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank")) {
-      const std::int64_t culprit = std::strtoll(c->value.c_str(), nullptr, 10);
-      const correlate::Fact* cn = facts.get(nullptr, "job.culprit_node");
-      const std::string culprit_node = cn != nullptr ? cn->value : "";
-      bool among = false;
-      for (auto i : f.events) among = among || (events[i].rank && *events[i].rank == culprit);
-      if (among || (!v.rank && (v.node.empty() || v.node == culprit_node))) {
-        v.rank = culprit;
-        if (v.node.empty()) v.node = culprit_node;
-      }
+    if (culprit && (cites_rank(f, events, *culprit) || (!v.rank && (v.node.empty() || v.node == culprit_node)))) {
+      v.rank = culprit;
+      if (v.node.empty()) v.node = culprit_node;
     }
     // Last resort for a worker's own failure whose output no rank prefix marks: the launcher's
     // "Root Cause (first observed failure)" row on the same node (the first to fail there).
