@@ -403,7 +403,16 @@ void Engine::fact_findings(const std::vector<model::Event>& events, const correl
 namespace {
 
 // Explanations, the root cause, roles and the order of the findings.
-void rank_findings(Analysis& a) {
+bool cites_rank(const Finding& f, const std::vector<model::Event>& events, std::int64_t rank) {
+  return std::any_of(f.events.begin(), f.events.end(), [&](auto i) { return events[i].rank && *events[i].rank == rank; });
+}
+
+std::optional<std::int64_t> culprit_rank(const correlate::Facts& facts) {
+  if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank")) return std::strtoll(c->value.c_str(), nullptr, 10);
+  return std::nullopt;
+}
+
+void rank_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   const std::size_t n = a.findings.size();
   auto same_scope = [&](const Finding& x, const Finding& y) {
     return x.node == y.node || x.node.empty() || y.node.empty() || x.rule->scope == Scope::Job;
@@ -417,13 +426,30 @@ void rank_findings(Analysis& a) {
     if (x.time != y.time) return x.time < y.time;
     return x.rule->id < y.rule->id;
   };
+  // A finding that only says where the job stopped waiting (a collective timeout naming the rank
+  // that never arrived) is explained by that rank's own failure: the best finding of the rank the
+  // lifecycle names as culprit, other than reports of waiting or losing a peer.
+  if (const auto culprit = culprit_rank(facts)) {
+    for (Finding& y : a.findings) {
+      if (!y.rule->defers_to_culprit) continue;
+      const Finding* best = nullptr;
+      for (const Finding& x : a.findings)
+        if (&x != &y && !x.rule->defers_to_culprit && x.rule->scope == Scope::Event && x.rule->reports.empty() &&
+            x.rule->role != Role::Warning && x.rule->severity_rank() >= 2 && cites_rank(x, events, *culprit) &&
+            (best == nullptr || better(x, *best)))
+          best = &x;
+      if (best != nullptr) y.explained_by = best->rule->id;
+    }
+  }
   // x explains y, unless y also explains x and is the better root (mutual edges: the better wins).
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
       Finding& x = a.findings[i];
       Finding& y = a.findings[j];
-      if (!y.explained_by.empty() || !x.rule->explains_rule(y.rule->id) || !same_scope(x, y)) continue;
+      if (!y.explained_by.empty() || x.explained_by == y.rule->id || !x.rule->explains_rule(y.rule->id) ||
+          !same_scope(x, y))
+        continue;
       if (y.rule->explains_rule(x.rule->id) && better(y, x)) continue;
       y.explained_by = x.rule->id;
     }
@@ -499,15 +525,10 @@ void rank_findings(Analysis& a) {
 
 }
 
-bool cites_rank(const Finding& f, const std::vector<model::Event>& events, std::int64_t rank) {
-  return std::any_of(f.events.begin(), f.events.end(), [&](auto i) { return events[i].rank && *events[i].rank == rank; });
-}
-
 void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   Verdict& v = a.verdict;
   // The rank that ended on its own (correlate/derive.cpp), and its node.
-  std::optional<std::int64_t> culprit;
-  if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank")) culprit = std::strtoll(c->value.c_str(), nullptr, 10);
+  const std::optional<std::int64_t> culprit = culprit_rank(facts);
   const correlate::Fact* culprit_node_fact = facts.get(nullptr, "job.culprit_node");
   const std::string culprit_node = culprit_node_fact != nullptr ? culprit_node_fact->value : "";
   // The same root rule on several nodes: lead with the one whose lines include the culprit rank,
@@ -598,7 +619,7 @@ Analysis Engine::analyze(const std::vector<model::Event>& events, const correlat
   Analysis a;
   event_findings(events, facts, a);
   fact_findings(events, facts, a);
-  rank_findings(a);
+  rank_findings(events, facts, a);
   decide(events, facts, a);
   return a;
 }

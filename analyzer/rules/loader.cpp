@@ -88,7 +88,7 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   }
   static const std::set<std::string> known = {
       "id", "title", "description", "category", "severity", "role", "scope", "match", "when", "requires",
-      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "node", "reports"};
+      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "node", "reports", "defer"};
   for (const auto& kv : n) {
     const std::string key = kv.first.as<std::string>();
     if (known.count(key) == 0) {
@@ -178,6 +178,13 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   if (!r.reports.empty() && r.reports != "timeout" && r.reports != "peer-loss") {
     problem(r.id + ": reports must be 'timeout' or 'peer-loss'");
     return;
+  }
+  if (n["defer"]) {
+    if (n["defer"].as<std::string>() != "culprit") {
+      problem(r.id + ": defer must be 'culprit'");
+      return;
+    }
+    r.defers_to_culprit = true;
   }
   r.facts_named = facts_named(r);
   if (const YAML::Node ex = n["examples"]) {

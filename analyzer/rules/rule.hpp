@@ -46,6 +46,9 @@ struct Rule {
   std::vector<std::string> references;
   std::vector<std::string> explains;  // rule ids (a trailing * matches a prefix)
   std::string reports;  // "timeout": events it matches report their rank's collective timed out
+  // `defer: culprit`: this finding says where the job stopped waiting, not why; a failure of the
+  // rank the lifecycle names as culprit (job.culprit_rank) is the better root.
+  bool defers_to_culprit = false;
   std::vector<std::string> facts_named;  // node.* / job.* facts in when, summary, remedy and rank
   // self-check: each example is a small dump, one or more files (path -> text); an event rule's
   // example is usually one line, as the file "example.log"
