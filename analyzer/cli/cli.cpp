@@ -58,6 +58,7 @@ struct RawArgs {
   bool no_default_rules = false;
   std::string color = "auto";
   bool redact = false;
+  bool no_gate = false;
 };
 
 // ---- validated configuration ---------------------------------------------------------------
@@ -74,6 +75,7 @@ struct Config {
   bool redact = false;
   std::string node_pattern;  // --node-from-path, to build hints per job (scan)
   unsigned jobs = 0;         // scan: parallel jobs, 0 = one per core
+  bool gate = true;          // analyze / scan: skip lines nothing can use (formats/gate.hpp)
 };
 
 // "1048576", "64K", "1M", "2G", "1T" (binary multiples).
@@ -137,6 +139,7 @@ std::optional<Config> validate(const RawArgs& raw, std::string& error) {
   c.redact = raw.redact;
   c.parse.all_lines = raw.all_lines;
   c.parse.raw = raw.raw;
+  c.gate = !raw.no_gate;
   return c;
 }
 
@@ -153,6 +156,11 @@ void add_input_options(CLI::App& cmd, RawArgs& raw) {
   cmd.add_option("--node-from-path", raw.node_from_path,
                  "RE2 pattern searched in each file's path; group 1 (or the match) names its node");
   cmd.add_option("-o,--output", raw.output, "Write to this file instead of standard output");
+}
+
+void add_gate_option(CLI::App& cmd, RawArgs& raw) {
+  cmd.add_flag("--no-gate", raw.no_gate,
+               "Parse every line, even those the line gate knows hold nothing a parser or rule uses (slower; same result)");
 }
 
 // ---- events ---------------------------------------------------------------------------------
@@ -230,11 +238,13 @@ int cmd_events(Config& config) {
 // Parses every source and keeps the events that a parser recognised or a rule matches.
 class Collector final : public ingest::Sink {
  public:
-  Collector(const Config& config, const rules::Engine& engine, base::Inventory& inv)
-      : config_(config), engine_(engine), inv_(inv) {}
+  Collector(const Config& config, const rules::Engine& engine, const formats::Gate* gate, base::Inventory& inv)
+      : config_(config), engine_(engine), gate_(gate), inv_(inv) {}
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
     formats::ParseOptions opt;
     opt.all_lines = true;
+    opt.gate = gate_;
+    opt.known = [this](const model::Event& e) { return !binds(e) || seen_.count(binding_key(e)) != 0; };
     sources_.push_back(source.path);
     const auto counts = formats::parse_stream(text, source, opt, config_.max_line, [this](model::Event&& e) {
       if (keep(e)) events_.push_back(std::move(e));
@@ -243,6 +253,8 @@ class Collector final : public ingest::Sink {
     });
     inv_.lines += counts.lines;
     inv_.lines_cut += counts.lines_cut;
+    inv_.events_not_kept += counts.skipped_info;
+    unparsed_ += counts.skipped_plain;
   }
   std::vector<model::Event>& events() { return events_; }
   const std::vector<std::string>& sources() const { return sources_; }
@@ -258,18 +270,25 @@ class Collector final : public ingest::Sink {
     for (const auto& [k, v] : e.fields)
       if (const model::FieldInfo* f = model::find_event_field(k); f != nullptr && f->keep) return true;
     if (!engine_.match(e).empty()) return true;
-    if (!e.pid && !e.rank && !e.local_rank) return false;
-    std::string key = e.node;
+    if (!binds(e)) return false;
+    return seen_.insert(binding_key(e)).second;
+  }
+  static bool binds(const model::Event& e) { return e.pid || e.rank || e.local_rank; }
+  // What ties a process to its node, device and rank.
+  const std::string& binding_key(const model::Event& e) {
+    key_ = e.node;
     for (const auto& v : {e.pid, e.device, e.rank, e.local_rank}) {
-      key += '|';
-      if (v) key += std::to_string(*v);
+      key_ += '|';
+      if (v) key_ += std::to_string(*v);
     }
-    return seen_.insert(std::move(key)).second;
+    return key_;
   }
 
   const Config& config_;
   const rules::Engine& engine_;
+  const formats::Gate* gate_;
   base::Inventory& inv_;
+  std::string key_;
   std::vector<model::Event> events_;
   std::vector<std::string> sources_;  // every file read, for the dump's structure
   std::uint64_t unparsed_ = 0;        // lines no parser knew
@@ -279,6 +298,7 @@ class Collector final : public ingest::Sink {
 struct LoadedRules {
   rules::RuleSet set;
   std::shared_ptr<rules::Engine> engine;
+  std::unique_ptr<formats::Gate> gate;  // built from the engine's literals
 };
 
 std::optional<LoadedRules> load_engine(const Config& config) {
@@ -290,6 +310,10 @@ std::optional<LoadedRules> load_engine(const Config& config) {
     return std::nullopt;
   }
   lr.engine = eng.value();
+  const rules::Engine::Literals& lits = lr.engine->literals();
+  const rules::Engine* engine = lr.engine.get();
+  lr.gate = std::make_unique<formats::Gate>(formats::RuleLiterals{
+      lits.atoms, lits.open_kinds, [engine](const std::vector<int>& found) { return engine->may_match(found); }});
   return lr;
 }
 
@@ -309,11 +333,12 @@ struct Job {
   bool read_any = false;
 };
 
-std::unique_ptr<Job> analyze_job(const Config& config, const rules::Engine& engine, ingest::NodeHints hints,
+std::unique_ptr<Job> analyze_job(const Config& config, const LoadedRules& loaded, ingest::NodeHints hints,
                                  const std::vector<std::string>& paths) {
+  const rules::Engine& engine = *loaded.engine;
   auto job = std::make_unique<Job>();
   ingest::Ingestor ing(config.limits, std::move(hints), job->inv);
-  Collector collector(config, engine, job->inv);
+  Collector collector(config, engine, config.gate ? loaded.gate.get() : nullptr, job->inv);
   ing.run(paths, collector);
   job->read_any = ing.read_anything();
   job->events = std::move(collector.events());
@@ -342,7 +367,7 @@ int cmd_analyze(Config& config) {
   Output out;
   std::optional<LoadedRules> loaded;
   if (!prepare(config, out, loaded)) return 2;
-  const auto job = analyze_job(config, *loaded->engine, std::move(config.hints), config.paths);
+  const auto job = analyze_job(config, *loaded, std::move(config.hints), config.paths);
   const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, loaded->set.rules.size(), kVersion};
   std::string text;
   if (config.format == "json") text = report::render_json(rep);
@@ -393,7 +418,7 @@ int cmd_scan(Config& config) {
   auto scan_one = [&](std::size_t i) {
     ingest::NodeHints hints;
     if (!config.node_pattern.empty()) hints = std::move(ingest::NodeHints::from_pattern(config.node_pattern).value());
-    const auto job = analyze_job(config, *loaded->engine, std::move(hints), {jobs[i].second});
+    const auto job = analyze_job(config, *loaded, std::move(hints), {jobs[i].second});
     codes[i] = job_exit_code(*job);
     const rules::Verdict& v = job->analysis.verdict;
     const bool failed = v.status != "healthy" && !v.category.empty();
@@ -475,6 +500,16 @@ int cmd_rules(const std::string& action, Config& config, const std::string& id) 
     table("Facts (`node.*` per node, `job.*` per job; in conditions and summaries):", model::fact_fields());
     return 0;
   }
+  if (action == "patterns") {  // every event rule's regex, one per line: `rg -f` reads them
+    for (const auto& r : rs)
+      if (r.scope == rules::Scope::Event && !r.regex.empty()) std::printf("%s\n", r.regex.c_str());
+    return 0;
+  }
+  if (action == "literals") {  // what the line gate looks for (rules' atoms, then the parsers')
+    for (const auto& a : loaded->engine->literals().atoms) std::printf("rule\t%s\n", a.c_str());
+    for (const auto& k : loaded->engine->literals().open_kinds) std::printf("open-kind\t%s\n", k.c_str());
+    return 0;
+  }
   if (action == "list") {
     for (const auto& r : rs)
       std::printf("%-40s %-26s %-8s %s\n", r.id.c_str(), r.category.c_str(), r.severity.c_str(), r.title.c_str());
@@ -537,6 +572,7 @@ int run_checked(int argc, char** argv) {
   analyze_raw.format = "text";
   CLI::App* analyze = app.add_subcommand("analyze", "Name the root cause of one failed job");
   add_input_options(*analyze, analyze_raw);
+  add_gate_option(*analyze, analyze_raw);
   analyze->add_option("--format", analyze_raw.format, "text (default), json, markdown or html")
       ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
   analyze->add_flag("--redact", analyze_raw.redact,
@@ -551,6 +587,7 @@ int run_checked(int argc, char** argv) {
   unsigned scan_jobs = 0;
   CLI::App* scan = app.add_subcommand("scan", "Analyze many jobs: each entry below ROOT is one job; one line per job");
   add_input_options(*scan, scan_raw);
+  add_gate_option(*scan, scan_raw);
   scan->add_option("--format", scan_raw.format, "jsonl (default) or text")->check(CLI::IsMember({"jsonl", "text"}));
   scan->add_option("-j,--jobs", scan_jobs, "Jobs analysed in parallel (default: one per core)");
   scan->add_option("--rules", scan_raw.rules_dirs, "Also load rules from this directory (repeatable)");
@@ -561,9 +598,9 @@ int run_checked(int argc, char** argv) {
   std::string rule_action;
   std::string rule_id;
   CLI::App* rules_cmd = app.add_subcommand("rules", "List, show, test or lint the rules");
-  rules_cmd->add_option("action", rule_action, "list, show ID, test, lint or fields")
+  rules_cmd->add_option("action", rule_action, "list, show ID, test, lint, fields, patterns (the event rules' regexes, for rg -f) or literals")
       ->required()
-      ->check(CLI::IsMember({"list", "show", "test", "lint", "fields"}));
+      ->check(CLI::IsMember({"list", "show", "test", "lint", "fields", "patterns", "literals"}));
   rules_cmd->add_option("id", rule_id, "Rule id (for show)");
   rules_cmd->add_option("--rules", rules_raw.rules_dirs, "Also load rules from this directory (repeatable)");
   rules_cmd->add_flag("--no-default-rules", rules_raw.no_default_rules, "Do not load the installed rule pack");

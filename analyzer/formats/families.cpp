@@ -5,18 +5,25 @@
 namespace dtriage::formats {
 namespace {
 
+// What a line of each family holds when it starts with a lower-case letter (Family::markers).
+// plog, torch_npu, CANN, glog and nvidia-smi lines start with '[', '|' or an upper-case letter.
+constexpr std::string_view kNcclMarkers[] = {"NCCL", "INFO", "WARN"};  // "host:pid:tid [0] NCCL INFO", NCCL 2.2 "INFO"
+constexpr std::string_view kPythonLoggingMarkers[] = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"};  // "logger: [INFO] msg"
+constexpr std::string_view kKernelMarkers[] = {"Kill", "oom-kill", "NVRM: Xid"};
+constexpr std::string_view kExceptionMarkers[] = {"Error", "Exception", "Interrupt", "Exit", "Failure", "Fault"};
+
 // Most specific first: a plog or NCCL header is unambiguous, an exception line ("FooError: ...")
 // is the loosest shape and comes last.
 constexpr Family kFamilies[] = {
-    {"plog", parse_plog, true},
-    {"nccl", parse_nccl, true},
-    {"torch_npu", parse_torch_npu, true},
-    {"cann", parse_cann_start, true},
-    {"glog", parse_glog, true},
-    {"python-logging", parse_python_logging, true},
-    {"nvidia-smi", parse_nvidia_smi, false},
-    {"kernel", parse_kernel, false},
-    {"exception", parse_exception_line, true},
+    {"plog", parse_plog, true, {}},
+    {"nccl", parse_nccl, true, kNcclMarkers},
+    {"torch_npu", parse_torch_npu, true, {}},
+    {"cann", parse_cann_start, true, {}},
+    {"glog", parse_glog, true, {}},
+    {"python-logging", parse_python_logging, true, kPythonLoggingMarkers},
+    {"nvidia-smi", parse_nvidia_smi, false, {}},
+    {"kernel", parse_kernel, false, kKernelMarkers},
+    {"exception", parse_exception_line, true, kExceptionMarkers},
 };
 
 }  // namespace

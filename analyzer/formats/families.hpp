@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/event.hpp"
 
@@ -32,6 +33,12 @@ struct Prefix {
 std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage);
 
 bool parse_plog(std::string_view s, model::Event& e);
+// The fixed plog header "[LEVEL] MODULE(PID,PNAME):YYYY-MM-DD-HH:MM:SS.mmm.uuu ", split by hand:
+// it starts most lines of the largest inputs, and a regex with captures costs several times more.
+struct PlogHeader {
+  std::string_view level, module, pid, pname, date, time, ms, us, rest;
+};
+bool split_plog(std::string_view s, PlogHeader& h);
 bool parse_nccl(std::string_view s, model::Event& e);
 bool parse_glog(std::string_view s, model::Event& e);            // c10 / torchrun glog headers
 bool parse_python_logging(std::string_view s, model::Event& e);  // "WARNING:torch.distributed...:msg"
@@ -42,11 +49,14 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e);
 bool parse_kernel(std::string_view s, model::Event& e);
 
 // The single-line families in the order a line is tried; `ends_tail` marks families whose lines end
-// the detail lines that follow an exception line.
+// the detail lines that follow an exception line. `markers`: a line the family recognises either
+// starts with something other than a lower-case ASCII letter (after the outer prefixes) or holds
+// one of these literals (ASCII case aside). The line gate (gate.hpp) relies on it.
 struct Family {
   std::string_view name;
   bool (*parse)(std::string_view, model::Event&);
   bool ends_tail;
+  std::span<const std::string_view> markers;
 };
 std::span<const Family> single_line_families();
 
@@ -60,6 +70,10 @@ bool scan_message(std::string_view msg, model::Event& e);
 
 // The device a message names (device_id=3, devId[3], deviceId=3, device(3), Device 3, ...).
 std::optional<std::int64_t> find_device(std::string_view msg);
+// The words find_device looks for, and the trigger literals of every message-fact row: a message
+// holding none of them gives scan_message and find_device nothing.
+std::span<const std::string_view> device_markers();
+std::vector<std::string_view> message_triggers();
 
 // torchrun launch-config lines ("  nproc_per_node   : 8") and failure-table fields.
 bool parse_key_colon_value(std::string_view s, std::string& key, std::string& value, bool require_indent = true);

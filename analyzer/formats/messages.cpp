@@ -396,6 +396,12 @@ const Trigger& triggers() {
 
 }  // namespace
 
+std::vector<std::string_view> message_triggers() {
+  std::vector<std::string_view> out;
+  for (const MessageFact& row : table()) out.insert(out.end(), row.triggers.begin(), row.triggers.end());
+  return out;
+}
+
 bool scan_message(std::string_view msg, model::Event& e) {
   const Trigger& t = triggers();
   std::vector<int> hits;

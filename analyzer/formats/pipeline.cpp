@@ -5,6 +5,7 @@
 #include <map>
 
 #include "formats/families.hpp"
+#include "formats/parse_util.hpp"
 #include "formats/smi.hpp"
 #include "formats/tables.hpp"
 #include "formats/util.hpp"
@@ -279,6 +280,9 @@ struct SourceParser::Impl {
     Prefix p;
     std::string storage;
     const std::string_view rest = strip_prefixes(line.text, p, storage);
+    if (options.gate != nullptr && open.empty() && storage.empty() && p.time.empty() && p.month_day_time.empty() &&
+        skip(line, rest, p))
+      return;
     const std::string& key = p.key;
     if (auto it = open.find(key); it != open.end()) {
       if (continue_block(it->second, line, rest)) return;
@@ -303,6 +307,74 @@ struct SourceParser::Impl {
       e.kind = "line";
       emit_event(std::move(e), &p);
     }
+  }
+
+  // ---- the gate (gate.hpp) ----
+  std::vector<int> gate_ids;
+  model::Event ident;  // the binding of a line the gate may skip
+  std::uint64_t skipped_info = 0, skipped_plain = 0;
+
+  // True when the line is counted and skipped: no fact literal, no rule that may match, and a
+  // shape whose parse is known to give nothing else (checked the way the parsers check it). Called
+  // only with no block open and no prefix that carries a time.
+  bool skip(const lines::Line& line, std::string_view rest, const Prefix& p) {
+    if (line.cut || rest.empty()) return false;
+    const Gate::Look look = options.gate->look(line.text, gate_ids);
+    if (look == Gate::Look::Parse) return false;
+    const char c = rest.front();
+    if (c >= 'a' && c <= 'z' && look == Gate::Look::Plain) {
+      // No family recognises it (Family::markers), scan_message finds no trigger: a "line" event
+      // that no rule matches.
+      if (options.gate->open("line")) return false;
+      ++skipped_plain;
+      return true;
+    }
+    ident.node = p.host.empty() ? source.node : p.host;
+    ident.rank = p.rank;
+    ident.local_rank = p.local_rank;
+    ident.pid.reset();
+    ident.device.reset();
+    if (c == '[') {
+      // plog INFO / DEBUG / TRACE: split_plog's header, as parse_plog reads it (the first family).
+      PlogHeader h;
+      if (rest.size() < 30 || !split_plog(rest, h) || options.gate->open("plog")) return false;
+      if (h.level != "INFO" && h.level != "DEBUG" && h.level != "TRACE") return false;
+      if (year.empty() || h.date.substr(0, 4) != year) return false;  // the full path would learn the year
+      ident.pid = int_of(h.pid);
+      if (ident.pid && *ident.pid < 0) ident.pid.reset();
+    } else {
+      // "host:pid:tid [dev] NCCL INFO msg", split as parse_nccl splits it.
+      if (options.gate->open("nccl")) return false;
+      const std::size_t c1 = rest.find(':');
+      if (c1 == std::string_view::npos || c1 == 0) return false;
+      const std::string_view host = rest.substr(0, c1);
+      for (char h : host)
+        if (h == ' ' || h == '[' || h == ']' || h == '\t') return false;
+      const std::size_t c2 = rest.find(':', c1 + 1);
+      const std::size_t sp = rest.find(' ', c1 + 1);
+      if (c2 == std::string_view::npos || sp == std::string_view::npos || c2 > sp) return false;
+      const std::string_view pid = rest.substr(c1 + 1, c2 - c1 - 1);
+      const std::string_view tid = rest.substr(c2 + 1, sp - c2 - 1);
+      if (!digits(pid) || !digits(tid)) return false;
+      std::string_view body = rest.substr(sp + 1);
+      if (!body.empty() && body.front() == '[') {
+        const std::size_t end = body.find("] ");
+        if (end == std::string_view::npos || !digits(body.substr(1, end - 1))) return false;
+        ident.device = int_of(body.substr(1, end - 1));
+        body.remove_prefix(end + 2);
+      }
+      if (!starts_with(body, "NCCL INFO ")) return false;
+      ident.node.assign(host);
+      ident.pid = int_of(pid);
+    }
+    if (!ident.rank && facts.rank) ident.rank = facts.rank;
+    if (!ident.local_rank && facts.local_rank) ident.local_rank = facts.local_rank;
+    if (!ident.pid && facts.pid) ident.pid = facts.pid;
+    if (!ident.device && facts.device) ident.device = facts.device;
+    if (ident.node.empty()) ident.node = source.node;
+    if (!options.known || !options.known(ident)) return false;
+    ++skipped_info;
+    return true;
   }
 
   // Lines that start a multi-line block of their own: a traceback, a failure-table row, an
@@ -381,6 +453,8 @@ SourceParser::~SourceParser() = default;
 
 void SourceParser::feed(const lines::Line& line) { impl_->feed(line); }
 void SourceParser::finish() { impl_->finish(); }
+std::uint64_t SourceParser::skipped_info() const { return impl_->skipped_info; }
+std::uint64_t SourceParser::skipped_plain() const { return impl_->skipped_plain; }
 
 ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source, ParseOptions options,
                          std::size_t max_line, EventFn emit) {
@@ -394,6 +468,8 @@ ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source,
   }
   parser.finish();
   counts.lines_cut = reader.lines_cut();
+  counts.skipped_info = parser.skipped_info();
+  counts.skipped_plain = parser.skipped_plain();
   return counts;
 }
 

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 
+#include "formats/gate.hpp"
 #include "ingest/ingest.hpp"
 #include "lines/line_reader.hpp"
 #include "model/event.hpp"
@@ -15,6 +16,11 @@ using EventFn = std::function<void(model::Event&&)>;
 struct ParseOptions {
   bool all_lines = false;  // also emit lines no parser recognised (kind "line")
   bool raw = false;        // no parsing: every line is one event with its text only
+  // The line gate (gate.hpp); null: every line is parsed. With a gate, `known` must say whether
+  // an informational event that binds this node / pid / device / rank would be dropped as
+  // already seen (the consumer's keep logic); lines it skips are counted in ParseCounts.
+  const Gate* gate = nullptr;
+  std::function<bool(const model::Event&)> known;
 };
 
 class SourceParser {
@@ -26,6 +32,9 @@ class SourceParser {
 
   void feed(const lines::Line& line);
   void finish();
+  // Lines the gate skipped so far.
+  std::uint64_t skipped_info() const;
+  std::uint64_t skipped_plain() const;
 
  private:
   struct Impl;
@@ -35,6 +44,8 @@ class SourceParser {
 struct ParseCounts {
   std::uint64_t lines = 0;
   std::uint64_t lines_cut = 0;
+  std::uint64_t skipped_info = 0;   // informational events the gate skipped (known binding, nothing else)
+  std::uint64_t skipped_plain = 0;  // lines no parser would know, skipped by the gate
 };
 
 // Splits `text` into lines (cut at `max_line`) and parses them as one source: the loop every

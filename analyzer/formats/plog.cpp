@@ -4,14 +4,6 @@
 
 namespace dtriage::formats {
 
-namespace {
-
-// The fixed plog header "[LEVEL] MODULE(PID,PNAME):YYYY-MM-DD-HH:MM:SS.mmm.uuu ", split by hand:
-// it starts most lines of the largest inputs, and a regex with captures costs several times more.
-struct PlogHeader {
-  std::string_view level, module, pid, pname, date, time, ms, us, rest;
-};
-
 bool split_plog(std::string_view s, PlogHeader& h) {
   const std::size_t close = s.find(']');
   if (close == std::string_view::npos || close < 4 || close > 10 || close + 2 >= s.size() || s[close + 1] != ' ')
@@ -50,8 +42,6 @@ bool split_plog(std::string_view s, PlogHeader& h) {
   h.rest = s.substr(i);
   return true;
 }
-
-}  // namespace
 
 bool parse_plog(std::string_view s, model::Event& e) {
   if (s.size() < 30 || s.front() != '[') return false;

@@ -91,9 +91,15 @@ std::string level_word(std::string_view l) {
   return s;
 }
 
+namespace {
+constexpr std::string_view kDeviceMarkers[] = {"device_id", "deviceId", "devId", "devid", "logicDevId", "deviceLogicId",
+                                              "Device", "device"};
+}  // namespace
+
+std::span<const std::string_view> device_markers() { return kDeviceMarkers; }
+
 std::optional<std::int64_t> find_device(std::string_view msg) {
-  for (std::string_view key : {"device_id", "deviceId", "devId", "devid", "logicDevId", "deviceLogicId",
-                               "Device", "device"}) {
+  for (std::string_view key : kDeviceMarkers) {
     if (auto v = find_int_after(msg, key)) {
       if (*v >= 0 && *v < 4096) return v;
     }

@@ -1,6 +1,7 @@
 #include "rules/engine.hpp"
 
 #include <re2/re2.h>
+#include <re2/filtered_re2.h>
 #include <re2/set.h>
 
 #include <algorithm>
@@ -20,9 +21,46 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<re2::RE2>> regexes;   // per rule (null when none)
   std::vector<int> regexless;                       // event rules matched by code/fields only
   std::vector<std::unique_ptr<re2::RE2>> unless;    // per rule: events whose text matches are not matched
+  re2::FilteredRE2 prefilter{3};                    // the rules with literals (Engine::literals)
 };
 
 Engine::~Engine() = default;
+
+namespace {
+
+// The literals each event rule needs (see Engine::literals): RE2's own literal extraction, first
+// one rule at a time (a rule without any literal leaves its kinds open), then the rules with
+// literals together, whose prefilter tree `may_match` evaluates.
+Engine::Literals required_literals(const std::vector<Rule>& rules, re2::FilteredRE2& filter) {
+  Engine::Literals out;
+  std::set<std::string> open;
+  re2::RE2::Options opt;
+  opt.set_log_errors(false);
+  int added = 0;
+  for (const Rule& r : rules) {
+    if (r.scope != Scope::Event) continue;
+    std::vector<std::string> mine;
+    if (!r.regex.empty()) {
+      re2::FilteredRE2 alone(3);
+      int id = 0;
+      if (alone.Add(r.regex, opt, &id) == re2::RE2::NoError) alone.Compile(&mine);
+    } else if (!r.codes.empty()) {
+      continue;  // codes come from parsers, which see every line their literals mark
+    }
+    if (mine.empty()) {
+      if (r.kinds.empty()) open.insert("*");
+      open.insert(r.kinds.begin(), r.kinds.end());
+      continue;
+    }
+    int id = 0;
+    if (filter.Add(r.regex, opt, &id) == re2::RE2::NoError) ++added;
+  }
+  if (added > 0) filter.Compile(&out.atoms);
+  out.open_kinds.assign(open.begin(), open.end());
+  return out;
+}
+
+}  // namespace
 
 base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules) {
   std::shared_ptr<Engine> eng(new Engine());
@@ -48,6 +86,7 @@ base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules) {
     im.regexes[i] = std::make_unique<re2::RE2>(r.regex, opt);
   }
   if (!im.set_to_rule.empty() && !im.set->Compile()) return base::err("the rule patterns do not compile together (too large?)");
+  eng->literals_ = required_literals(eng->rules_, im.prefilter);
   return eng;
 }
 
@@ -241,6 +280,13 @@ std::vector<int> Engine::match(const model::Event& e) const {
       out.push_back(ri);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+bool Engine::may_match(const std::vector<int>& atoms_found) const {
+  if (literals_.atoms.empty() || atoms_found.empty()) return false;
+  std::vector<int> potential;
+  impl_->prefilter.AllPotentials(atoms_found, &potential);
+  return !potential.empty();
 }
 
 bool Engine::excluded(int rule, const std::string& subject) const {

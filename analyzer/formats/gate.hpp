@@ -1,0 +1,54 @@
+// The line gate: tells, before any parser runs, that a line holds nothing a parser or a rule could
+// use, so that it is counted and skipped. Most lines of a big job are informational traffic (NCCL
+// INFO per collective, plog INFO per task, step prints); parsing each of them costs ten times
+// reading it.
+//
+// One pass of a literal automaton over the raw line looks for three kinds of literal:
+// - facts: the trigger literals of every message-fact row, the device words, block openers;
+// - family markers: what a family's line holds when it starts with a lower-case letter
+//   (Family::markers);
+// - rule atoms: RE2's literal extraction of every event rule's regex; when some occur, the rules'
+//   prefilter tree (AND / OR of atoms) says whether any rule may match.
+// The pipeline then skips only lines of three shapes it checks by hand (gate use in pipeline.cpp):
+// NCCL INFO lines and plog INFO / DEBUG lines of a process already seen, and lower-case prints.
+// `--no-gate` turns it off; a test compares every corpus case, sample and lab job with and
+// without it.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/literals.hpp"
+
+namespace dtriage::formats {
+
+// What the rule pack needs (rules::Engine::literals and may_match).
+struct RuleLiterals {
+  std::vector<std::string> atoms;
+  std::vector<std::string> open_kinds;  // kinds some rule matches without any literal ("*": all)
+  std::function<bool(const std::vector<int>&)> may_match;
+};
+
+class Gate {
+ public:
+  explicit Gate(RuleLiterals rules);
+
+  enum class Look {
+    Parse,   // a fact literal occurs, or a rule may match: the line goes to the parsers
+    Marked,  // only family markers: an informational line of a known family may still be skipped
+    Plain,   // nothing at all
+  };
+  // `ids` is scratch space, reused between calls.
+  Look look(std::string_view line, std::vector<int>& ids) const;
+  // True when some rule matches events of `kind` without needing a literal: never skip those.
+  bool open(std::string_view kind) const;
+
+ private:
+  base::LiteralMatcher matcher_;
+  int rule_base_ = 0;  // literal ids from here on are rule atoms
+  RuleLiterals rules_;
+};
+
+}  // namespace dtriage::formats

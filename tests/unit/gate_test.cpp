@@ -1,0 +1,110 @@
+// The line gate (formats/gate.hpp) and its literal automaton (base/literals.hpp): the gate may
+// only skip lines that change nothing, so `analyze` must give byte-identical JSON with and without
+// it on every input we have (samples, lab jobs, the corpus, generated jobs of both platforms).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "base/literals.hpp"
+#include "test_util.hpp"
+
+namespace dtriage::test {
+namespace {
+
+namespace fs = std::filesystem;
+using base::LiteralMatcher;
+
+TEST(LiteralMatcher, FindsEveryLiteralWhateverTheCaseAndOverlap) {
+  const LiteralMatcher m({"he", "she", "hers", "NCCL WARN", "x"}, {0, 0, 1, 2, 3});
+  std::vector<int> ids;
+  EXPECT_EQ(m.search("ushers", 0xff, &ids), 0b011);  // "she", "he", "hers" overlap
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(m.search("host:1:2 [0] nccl warn peer"), 0b100);  // ASCII case folded
+  EXPECT_EQ(m.search("NCCL INFO Channel 00/0"), 0);
+  EXPECT_EQ(m.search(""), 0);
+  EXPECT_EQ(m.search("XX"), 0b1000);
+  EXPECT_EQ(m.search(std::string_view("a\0x", 3)), 0b1000);  // NUL bytes are ordinary bytes
+  const LiteralMatcher none;
+  EXPECT_EQ(none.search("anything"), 0);
+}
+
+TEST(LiteralMatcher, StopsEarlyOnlyWhenAskedAndNoIdsAreWanted) {
+  const LiteralMatcher m({"ab", "cd"}, {0, 1});
+  EXPECT_EQ(m.search("ab cd", 0b01), 0b01);  // stopped after "ab"
+  std::vector<int> ids;
+  EXPECT_EQ(m.search("ab cd", 0b01, &ids), 0b11);
+  EXPECT_EQ(ids.size(), 2u);
+}
+
+// The same JSON report with and without the gate.
+void expect_same_with_and_without_gate(const std::string& path) {
+  const RunResult gated = run_dtriage("analyze --format json '" + path + "'");
+  const RunResult full = run_dtriage("analyze --no-gate --format json '" + path + "'");
+  EXPECT_EQ(gated.exit_code, full.exit_code) << path;
+  EXPECT_EQ(gated.out, full.out) << path << ": the line gate changed the report";
+}
+
+std::vector<std::string> dirs_below(const fs::path& root, const std::string& leaf = "") {
+  std::vector<std::string> out;
+  if (!fs::is_directory(root)) return out;
+  for (const auto& d : fs::directory_iterator(root)) {
+    const fs::path p = leaf.empty() ? d.path() : d.path() / leaf;
+    if (fs::is_directory(p)) out.push_back(p.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Gate, ChangesNoReportOnTheSamplesAndLabJobs) {
+  const fs::path src(DTRIAGE_SOURCE_DIR);
+  auto inputs = dirs_below(src / "samples");
+  for (const auto& d : dirs_below(src / "tests" / "lab" / "cases", "logs")) inputs.push_back(d);
+  ASSERT_GE(inputs.size(), 60u);
+  for (const auto& in : inputs) expect_same_with_and_without_gate(in);
+}
+
+TEST(Gate, ChangesNoReportOnTheCorpus) {
+  const std::string corpus = corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << "../shared/corpus is absent";
+  std::size_t n = 0;
+  for (const auto& family : dirs_below(corpus))
+    for (const auto& c : dirs_below(family, "logs")) {
+      expect_same_with_and_without_gate(c);
+      ++n;
+    }
+  EXPECT_GE(n, 40u);
+}
+
+// Generated jobs (bench/make_job.py): the gate skips most of their lines, and the verdict names the
+// injected cause, node and rank.
+TEST(Gate, GeneratedJobsKeepTheirVerdict) {
+  struct Case {
+    const char* platform;
+    const char* cause;
+    const char* pack;
+    int seed;
+  };
+  const Case cases[] = {{"nvidia", "device-oom", "none", 11}, {"nvidia", "worker-signal", "gz", 12},
+                        {"nvidia", "worker-exception", "tar.gz", 13}, {"ascend", "device-oom", "none", 14},
+                        {"ascend", "worker-exception", "tar.gz", 15}};
+  for (const Case& c : cases) {
+    const TempDir dir;
+    const std::string cmd = "python3 '" DTRIAGE_SOURCE_DIR "/bench/make_job.py' --out '" + dir.path() +
+                            "' --nodes 3 --ranks 4 --size 3M --platform " + c.platform + " --cause " + c.cause +
+                            " --pack " + c.pack + " --seed " + std::to_string(c.seed);
+    ASSERT_EQ(sh(cmd), 0) << cmd;
+    const auto truth = nlohmann::json::parse(read_file(dir.file("TRUTH.json")));
+    const RunResult r = run_dtriage("analyze --format json '" + dir.file("logs") + "'");
+    ASSERT_EQ(r.exit_code, 0) << cmd << "\n" << r.err;
+    const auto v = nlohmann::json::parse(r.out)["verdict"];
+    EXPECT_EQ(v["category"], truth["category"]) << cmd << "\n" << v.dump();
+    EXPECT_EQ(v["node"], truth["node"]) << cmd << "\n" << v.dump();
+    EXPECT_EQ(v["rank"], truth["rank"]) << cmd << "\n" << v.dump();
+    expect_same_with_and_without_gate(dir.file("logs"));
+  }
+}
+
+}  // namespace
+}  // namespace dtriage::test
