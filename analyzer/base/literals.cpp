@@ -1,45 +1,58 @@
 #include "base/literals.hpp"
 
+#include <algorithm>
 #include <deque>
 
 namespace dtriage::base {
 namespace {
 
-unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c + 32) : c; }
+constexpr unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c + 32) : c; }
+
+struct FoldTable {
+  unsigned char t[256];
+  constexpr FoldTable() : t() {
+    for (int c = 0; c < 256; ++c) t[c] = fold(static_cast<unsigned char>(c));
+  }
+};
+constexpr FoldTable kFold;
 
 }  // namespace
 
 LiteralMatcher::LiteralMatcher(const std::vector<std::string>& literals, const std::vector<int>& groups) {
-  // Byte classes: every folded byte that occurs in a literal gets its own class.
+  tails_.resize(literals.size());
+  // Byte classes: every folded byte that occurs in a prefix gets its own class.
   for (const std::string& lit : literals)
-    for (unsigned char c : lit) {
-      const unsigned char f = fold(c);
-      if (cls_[f] == 0) cls_[f] = static_cast<std::uint8_t>(classes_ < 255 ? classes_++ : 255);
+    for (std::size_t i = 0; i < lit.size() && i < kPrefix; ++i) {
+      const unsigned char f = fold(static_cast<unsigned char>(lit[i]));
+      if (cls_[f] == 0) cls_[f] = static_cast<std::uint8_t>(classes_++);
     }
   for (int c = 'A'; c <= 'Z'; ++c) cls_[c] = cls_[c + 32];
-  // The trie: goto edges, -1 where none.
-  std::vector<std::vector<int>> go(1, std::vector<int>(static_cast<std::size_t>(classes_), -1));
-  accept_.assign(1, 0);
-  ends_.assign(1, {});
+  const std::size_t k = classes_;
+  // The trie of prefixes: goto edges, -1 where none.
+  std::vector<std::vector<int>> go(1, std::vector<int>(k, -1));
+  outs_.assign(1, {});
   for (std::size_t i = 0; i < literals.size(); ++i) {
-    if (literals[i].empty()) continue;
+    const std::string& lit = literals[i];
+    if (lit.empty()) continue;
     int s = 0;
-    for (unsigned char c : literals[i]) {
-      const std::size_t k = cls_[c];
-      if (go[static_cast<std::size_t>(s)][k] < 0) {
-        go[static_cast<std::size_t>(s)][k] = static_cast<int>(go.size());
-        go.emplace_back(static_cast<std::size_t>(classes_), -1);
-        accept_.push_back(0);
-        ends_.emplace_back();
+    for (std::size_t j = 0; j < lit.size() && j < kPrefix; ++j) {
+      const std::size_t c = cls_[static_cast<unsigned char>(lit[j])];
+      if (go[static_cast<std::size_t>(s)][c] < 0) {
+        go[static_cast<std::size_t>(s)][c] = static_cast<int>(go.size());
+        go.emplace_back(k, -1);
+        outs_.emplace_back();
       }
-      s = go[static_cast<std::size_t>(s)][k];
+      s = go[static_cast<std::size_t>(s)][c];
     }
-    accept_[static_cast<std::size_t>(s)] |= static_cast<Groups>(1u << (groups[i] & 7));
-    ends_[static_cast<std::size_t>(s)].push_back(static_cast<int>(i));
+    const bool verify = lit.size() > kPrefix;
+    if (verify)
+      for (std::size_t j = kPrefix; j < lit.size(); ++j) tails_[i] += static_cast<char>(fold(static_cast<unsigned char>(lit[j])));
+    outs_[static_cast<std::size_t>(s)].push_back(Out{static_cast<int>(i), static_cast<Groups>(1u << (groups[i] & 7)), verify});
   }
-  // Breadth-first: fill missing edges from the failure state, inherit its accepting groups.
+  // Breadth-first: fill missing edges from the failure state. A state inherits the outputs of its
+  // failure chain that need no comparison (whole short literals): a prefix to verify ends only at
+  // its own depth-kPrefix state.
   const std::size_t n = go.size();
-  const std::size_t k = static_cast<std::size_t>(classes_);
   next_.assign(n * k, 0);
   std::vector<std::uint32_t> fail(n, 0);
   std::deque<std::uint32_t> queue;
@@ -53,8 +66,8 @@ LiteralMatcher::LiteralMatcher(const std::vector<std::string>& literals, const s
   while (!queue.empty()) {
     const std::uint32_t s = queue.front();
     queue.pop_front();
-    accept_[s] |= accept_[fail[s]];
-    ends_[s].insert(ends_[s].end(), ends_[fail[s]].begin(), ends_[fail[s]].end());
+    for (const Out& o : outs_[fail[s]])
+      if (!o.verify) outs_[s].push_back(o);
     for (std::size_t c = 0; c < k; ++c) {
       const int t = go[s][c];
       if (t > 0) {
@@ -66,25 +79,92 @@ LiteralMatcher::LiteralMatcher(const std::vector<std::string>& literals, const s
       }
     }
   }
-  // Class 0 (bytes in no literal) always leads back to the root: next_[s * k + 0] == 0.
+  for (std::uint32_t& t : next_) t = static_cast<std::uint32_t>(t * k) | (outs_[t].empty() ? 0 : kHasOut);
+  inverse_ = ((std::uint64_t{1} << 32) + k - 1) / k;
+}
+
+void LiteralMatcher::outputs(std::size_t row, const unsigned char* p, std::size_t n, std::size_t i, Groups& seen,
+                             std::vector<int>* ids) const {
+  for (const Out& o : outs_[(row * inverse_) >> 32]) {
+    if ((seen & o.group) != 0 && ids == nullptr) continue;
+    if (o.verify) {
+      const std::string& tail = tails_[static_cast<std::size_t>(o.id)];
+      if (n - i - 1 < tail.size()) continue;
+      std::size_t j = 0;
+      while (j < tail.size() && kFold.t[p[i + 1 + j]] == static_cast<unsigned char>(tail[j])) ++j;
+      if (j != tail.size()) continue;
+    }
+    seen |= o.group;
+    if (ids != nullptr) ids->push_back(o.id);
+  }
 }
 
 LiteralMatcher::Groups LiteralMatcher::search(std::string_view text, Groups want, std::vector<int>* ids) const {
   if (next_.empty()) return 0;
   Groups seen = 0;
-  std::uint32_t s = 0;
-  const std::size_t k = static_cast<std::size_t>(classes_);
+  std::size_t row = 0;
   const std::uint32_t* next = next_.data();
-  const Groups* accept = accept_.data();
-  for (unsigned char c : text) {
-    s = next[s * k + cls_[c]];
-    if (accept[s] != 0) {
-      seen |= accept[s];
-      if (ids != nullptr) ids->insert(ids->end(), ends_[s].begin(), ends_[s].end());
-      else if ((seen & want) == want) break;
-    }
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t t = next[row + cls_[p[i]]];
+    row = t & (kHasOut - 1);
+    if ((t & kHasOut) == 0) continue;
+    outputs(row, p, n, i, seen, ids);
+    if (ids == nullptr && (seen & want) == want) break;
   }
   return seen;
+}
+
+void LiteralMatcher::search_many(const std::vector<std::string_view>& texts, std::vector<Groups>& groups,
+                                 std::vector<std::vector<int>>& ids) const {
+  const std::size_t count = texts.size();
+  groups.assign(count, 0);
+  if (ids.size() < count) ids.resize(count);
+  for (std::size_t i = 0; i < count; ++i) ids[i].clear();
+  if (next_.empty()) return;
+  constexpr std::uint32_t kRow = kHasOut - 1;
+  const std::uint32_t* next = next_.data();
+  auto bytes = [&](std::size_t i) { return reinterpret_cast<const unsigned char*>(texts[i].data()); };
+  // The rest of text `t` from position `from`, alone, with the automaton at `row`.
+  auto finish = [&](std::size_t t, std::size_t from, std::size_t row) {
+    const unsigned char* p = bytes(t);
+    const std::size_t n = texts[t].size();
+    for (std::size_t i = from; i < n; ++i) {
+      const std::uint32_t v = next[row + cls_[p[i]]];
+      row = v & kRow;
+      if (v & kHasOut) outputs(row, p, n, i, groups[t], &ids[t]);
+    }
+  };
+  std::size_t b = 0;
+  for (; b + 4 <= count; b += 4) {
+    const unsigned char* p0 = bytes(b);
+    const unsigned char* p1 = bytes(b + 1);
+    const unsigned char* p2 = bytes(b + 2);
+    const unsigned char* p3 = bytes(b + 3);
+    const std::size_t m = std::min(std::min(texts[b].size(), texts[b + 1].size()), std::min(texts[b + 2].size(), texts[b + 3].size()));
+    std::size_t r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint32_t v0 = next[r0 + cls_[p0[i]]];
+      const std::uint32_t v1 = next[r1 + cls_[p1[i]]];
+      const std::uint32_t v2 = next[r2 + cls_[p2[i]]];
+      const std::uint32_t v3 = next[r3 + cls_[p3[i]]];
+      r0 = v0 & kRow;
+      r1 = v1 & kRow;
+      r2 = v2 & kRow;
+      r3 = v3 & kRow;
+      if (((v0 | v1 | v2 | v3) & kHasOut) == 0) continue;
+      if (v0 & kHasOut) outputs(r0, p0, texts[b].size(), i, groups[b], &ids[b]);
+      if (v1 & kHasOut) outputs(r1, p1, texts[b + 1].size(), i, groups[b + 1], &ids[b + 1]);
+      if (v2 & kHasOut) outputs(r2, p2, texts[b + 2].size(), i, groups[b + 2], &ids[b + 2]);
+      if (v3 & kHasOut) outputs(r3, p3, texts[b + 3].size(), i, groups[b + 3], &ids[b + 3]);
+    }
+    finish(b, m, r0);
+    finish(b + 1, m, r1);
+    finish(b + 2, m, r2);
+    finish(b + 3, m, r3);
+  }
+  for (; b < count; ++b) finish(b, 0, 0);
 }
 
 }  // namespace dtriage::base

@@ -1,8 +1,11 @@
-// Many literals searched in one pass over a line: an Aho-Corasick automaton over ASCII-folded
-// bytes, with the transitions of every state filled in (one table load per byte, no failure links
-// at search time). Each literal belongs to a group; a search returns the groups whose literals
-// occur. Used by the line gate (formats/gate.hpp) to tell, before any parser runs, whether a
-// line holds anything a parser or a rule could use.
+// Many literals searched in one pass over a line. An Aho-Corasick automaton over the first kPrefix
+// (ASCII-folded) bytes of each literal, with the transitions of every state filled in, stays small
+// enough for the second-level cache (about a thousand states, one 32-bit load per byte); where such
+// a prefix ends, the rest of each literal that starts with it is compared in place. Eight bytes
+// are long enough that ordinary log text rarely ends a prefix. Each literal
+// belongs to a group; a search returns the groups whose literals occur. Used by the line gate
+// (formats/gate.hpp) to tell, before any parser runs, whether a line holds anything a parser or a
+// rule could use.
 #pragma once
 
 #include <cstdint>
@@ -22,18 +25,38 @@ class LiteralMatcher {
   LiteralMatcher(const std::vector<std::string>& literals, const std::vector<int>& groups);
 
   // The groups with a literal in `text`; stops early once every group in `want` was seen. With
-  // `ids`, also appends the index of every literal found (each once per place it ends) and reads
-  // the whole text.
+  // `ids`, also appends the index of every literal found (once per place it ends; duplicates
+  // possible) and reads the whole text.
   Groups search(std::string_view text, Groups want = 0xff, std::vector<int>* ids = nullptr) const;
 
-  std::size_t states() const { return accept_.size(); }
+  // search() with ids on each of `texts`: groups[i] and ids[i] (cleared first) for texts[i]. Four
+  // texts go through four automata interleaved, which hides the table's load latency (one search
+  // is a chain of dependent loads).
+  void search_many(const std::vector<std::string_view>& texts, std::vector<Groups>& groups,
+                   std::vector<std::vector<int>>& ids) const;
+
+  std::size_t states() const { return outs_.size(); }
 
  private:
-  std::uint8_t cls_[256] = {};          // byte -> class (0: a byte no literal holds)
-  int classes_ = 1;
-  std::vector<std::uint32_t> next_;     // state * classes_ + class -> state
-  std::vector<Groups> accept_;          // per state: groups of the literals that end here
-  std::vector<std::vector<int>> ends_;  // per state: the literals that end here (with the failure chain's)
+  static constexpr std::size_t kPrefix = 8;  // bytes of each literal in the automaton
+  struct Out {
+    int id;
+    Groups group;
+    bool verify;  // longer than kPrefix: compare the rest after the prefix
+  };
+  std::uint8_t cls_[256] = {};           // byte -> class (0: a byte no prefix holds)
+  std::size_t classes_ = 1;
+  // (state * classes_ + class) -> next state's row offset (state * classes_), with kHasOut set when
+  // that state has outputs: one load per byte, no multiply, in the loop's dependency chain.
+  static constexpr std::uint32_t kHasOut = 0x80000000u;
+  std::vector<std::uint32_t> next_;
+  std::vector<std::vector<Out>> outs_;   // per state: literals whose prefix (or whole) ends here
+  std::uint64_t inverse_ = 0;            // row / classes_ as (row * inverse_) >> 32: rows are multiples
+  std::vector<std::string> tails_;       // per literal: its folded bytes after the prefix
+
+  // The literals of state `row` ending at text[i]: verified, added to `seen` (and `ids`).
+  void outputs(std::size_t row, const unsigned char* text, std::size_t n, std::size_t i, Groups& seen,
+               std::vector<int>* ids) const;
 };
 
 }  // namespace dtriage::base

@@ -1,6 +1,7 @@
 #include "cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <re2/re2.h>
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -500,13 +501,21 @@ int cmd_rules(const std::string& action, Config& config, const std::string& id) 
     table("Facts (`node.*` per node, `job.*` per job; in conditions and summaries):", model::fact_fields());
     return 0;
   }
-  if (action == "patterns") {  // every event rule's regex, one per line: `rg -f` reads them
-    for (const auto& r : rs)
-      if (r.scope == rules::Scope::Event && !r.regex.empty()) std::printf("%s\n", r.regex.c_str());
+  if (action == "patterns") {
+    // Every event rule's regex, one per line, for `rg -f` / `grep -P -f`: named groups become plain
+    // groups (one combined regex cannot repeat a name), and rules without a literal (matched by
+    // their event kind, such as npu-smi table rows) are left out: alone they match every line.
+    static const re2::RE2 named(R"(\(\?P<\w+>)");
+    for (const auto& r : rs) {
+      if (r.scope != rules::Scope::Event || r.regex.empty() || r.regex == "." || r.regex == ".*") continue;
+      std::string plain = r.regex;
+      re2::RE2::GlobalReplace(&plain, named, "(");
+      std::printf("%s\n", plain.c_str());
+    }
     return 0;
   }
   if (action == "literals") {  // what the line gate looks for (rules' atoms, then the parsers')
-    for (const auto& a : loaded->engine->literals().atoms) std::printf("rule\t%s\n", a.c_str());
+    for (const auto& [group, lit] : loaded->gate->literals()) std::printf("%s\t%s\n", group.c_str(), lit.c_str());
     for (const auto& k : loaded->engine->literals().open_kinds) std::printf("open-kind\t%s\n", k.c_str());
     return 0;
   }

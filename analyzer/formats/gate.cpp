@@ -21,6 +21,7 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   auto add = [&](std::string_view s, int g) {
     lits.emplace_back(s);
     groups.push_back(g);
+    listed_.emplace_back(g == kFact ? "fact" : g == kMarker ? "marker" : "rule", std::string(s));
   };
   for (std::string_view t : message_triggers()) add(t, kFact);
   for (std::string_view d : device_markers()) add(d, kFact);
@@ -32,13 +33,11 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   matcher_ = base::LiteralMatcher(lits, groups);
 }
 
-Gate::Look Gate::look(std::string_view line, std::vector<int>& ids) const {
-  ids.clear();
-  const base::LiteralMatcher::Groups g = matcher_.search(line, 0xff, &ids);
+Gate::Look Gate::decide(base::LiteralMatcher::Groups g, const std::vector<int>& ids, std::vector<int>& atoms) const {
   if (g & (1u << kFact)) return Look::Parse;
   if (g & (1u << kRule)) {
     // Rule atoms, as indices into rules_.atoms, each once.
-    std::vector<int> atoms;
+    atoms.clear();
     for (int id : ids)
       if (id >= rule_base_) atoms.push_back(id - rule_base_);
     std::sort(atoms.begin(), atoms.end());
@@ -47,6 +46,20 @@ Gate::Look Gate::look(std::string_view line, std::vector<int>& ids) const {
   }
   return (g & (1u << kMarker)) ? Look::Marked : Look::Plain;
 }
+
+Gate::Look Gate::look(std::string_view line, std::vector<int>& ids) const {
+  ids.clear();
+  std::vector<int> atoms;
+  return decide(matcher_.search(line, 0xff, &ids), ids, atoms);
+}
+
+void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const {
+  matcher_.search_many(lines, scratch.groups, scratch.ids);
+  looks.resize(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) looks[i] = decide(scratch.groups[i], scratch.ids[i], scratch.atoms);
+}
+
+std::vector<std::pair<std::string, std::string>> Gate::literals() const { return listed_; }
 
 bool Gate::open(std::string_view kind) const {
   return std::any_of(rules_.open_kinds.begin(), rules_.open_kinds.end(),

@@ -42,12 +42,24 @@ class Gate {
   };
   // `ids` is scratch space, reused between calls.
   Look look(std::string_view line, std::vector<int>& ids) const;
+  // look() for many lines at once (four automata interleaved): looks[i] for lines[i].
+  struct Scratch {
+    std::vector<base::LiteralMatcher::Groups> groups;
+    std::vector<std::vector<int>> ids;
+    std::vector<int> atoms;
+  };
+  void look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const;
   // True when some rule matches events of `kind` without needing a literal: never skip those.
   bool open(std::string_view kind) const;
+  // Every literal with its group (fact, marker, rule), for `dtriage rules literals`.
+  std::vector<std::pair<std::string, std::string>> literals() const;
 
  private:
+  Look decide(base::LiteralMatcher::Groups g, const std::vector<int>& ids, std::vector<int>& atoms) const;
+
   base::LiteralMatcher matcher_;
   int rule_base_ = 0;  // literal ids from here on are rule atoms
+  std::vector<std::pair<std::string, std::string>> listed_;
   RuleLiterals rules_;
 };
 

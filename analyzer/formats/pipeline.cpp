@@ -266,7 +266,7 @@ struct SourceParser::Impl {
     }
   }
 
-  void feed(const lines::Line& line) {
+  void feed(const lines::Line& line, const Gate::Look* look = nullptr) {
     if (options.raw) {
       model::Event e;
       e.path = source.path;
@@ -281,7 +281,7 @@ struct SourceParser::Impl {
     std::string storage;
     const std::string_view rest = strip_prefixes(line.text, p, storage);
     if (options.gate != nullptr && open.empty() && storage.empty() && p.time.empty() && p.month_day_time.empty() &&
-        skip(line, rest, p))
+        skip(line, rest, p, look))
       return;
     const std::string& key = p.key;
     if (auto it = open.find(key); it != open.end()) {
@@ -311,15 +311,29 @@ struct SourceParser::Impl {
 
   // ---- the gate (gate.hpp) ----
   std::vector<int> gate_ids;
+  std::vector<std::string_view> batch_texts;
+  std::vector<Gate::Look> batch_looks;
+  Gate::Scratch gate_scratch;
+
+  void feed_many(const std::vector<lines::Line>& lines) {
+    if (options.gate == nullptr || options.raw) {
+      for (const lines::Line& l : lines) feed(l);
+      return;
+    }
+    batch_texts.clear();
+    for (const lines::Line& l : lines) batch_texts.push_back(l.text);
+    options.gate->look_many(batch_texts, batch_looks, gate_scratch);
+    for (std::size_t i = 0; i < lines.size(); ++i) feed(lines[i], &batch_looks[i]);
+  }
   model::Event ident;  // the binding of a line the gate may skip
   std::uint64_t skipped_info = 0, skipped_plain = 0;
 
   // True when the line is counted and skipped: no fact literal, no rule that may match, and a
   // shape whose parse is known to give nothing else (checked the way the parsers check it). Called
   // only with no block open and no prefix that carries a time.
-  bool skip(const lines::Line& line, std::string_view rest, const Prefix& p) {
+  bool skip(const lines::Line& line, std::string_view rest, const Prefix& p, const Gate::Look* given) {
     if (line.cut || rest.empty()) return false;
-    const Gate::Look look = options.gate->look(line.text, gate_ids);
+    const Gate::Look look = given != nullptr ? *given : options.gate->look(line.text, gate_ids);
     if (look == Gate::Look::Parse) return false;
     const char c = rest.front();
     if (c >= 'a' && c <= 'z' && look == Gate::Look::Plain) {
@@ -452,6 +466,7 @@ SourceParser::SourceParser(const ingest::Source& source, ParseOptions options, E
 SourceParser::~SourceParser() = default;
 
 void SourceParser::feed(const lines::Line& line) { impl_->feed(line); }
+void SourceParser::feed_many(const std::vector<lines::Line>& lines) { impl_->feed_many(lines); }
 void SourceParser::finish() { impl_->finish(); }
 std::uint64_t SourceParser::skipped_info() const { return impl_->skipped_info; }
 std::uint64_t SourceParser::skipped_plain() const { return impl_->skipped_plain; }
@@ -461,10 +476,18 @@ ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source,
   ParseCounts counts;
   lines::LineReader reader(text, max_line);
   SourceParser parser(source, options, std::move(emit));
-  lines::Line line;
-  while (reader.next(line)) {
-    ++counts.lines;
-    parser.feed(line);
+  if (options.gate != nullptr) {
+    std::vector<lines::Line> batch;
+    while (reader.next_batch(batch)) {
+      counts.lines += batch.size();
+      parser.feed_many(batch);
+    }
+  } else {
+    lines::Line line;
+    while (reader.next(line)) {
+      ++counts.lines;
+      parser.feed(line);
+    }
   }
   parser.finish();
   counts.lines_cut = reader.lines_cut();

@@ -99,4 +99,30 @@ bool LineReader::next(Line& line) {
   }
 }
 
+bool LineReader::next_buffered(Line& line) {
+  if (skipping_ || scanned_ >= end_) return false;
+  const char* base = buf_.data();
+  const void* nl = std::memchr(base + scanned_, '\n', end_ - scanned_);
+  if (nl == nullptr) return false;
+  const std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+  std::size_t len = pos - begin_;
+  if (len > max_line_) return false;  // next() cuts it
+  if (len > 0 && base[pos - 1] == '\r') --len;
+  line.text = std::string_view(base + begin_, len);
+  line.number = ++number_;
+  line.offset = base_ + begin_;
+  line.cut = false;
+  begin_ = scanned_ = pos + 1;
+  return true;
+}
+
+bool LineReader::next_batch(std::vector<Line>& lines, std::size_t max) {
+  lines.clear();
+  Line line;
+  if (!next(line)) return false;  // the only call that may read (and move the buffer)
+  lines.push_back(line);
+  while (lines.size() < max && next_buffered(line)) lines.push_back(line);
+  return true;
+}
+
 }  // namespace dtriage::lines

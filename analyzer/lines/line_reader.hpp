@@ -33,10 +33,15 @@ class LineReader {
   // which the ByteReader reports).
   bool next(Line& line);
 
+  // Fills `lines` with the next lines, as many as the buffer holds (at most `max`), in the order
+  // next() gives them; all of them stay valid until the next call. False at the end of the stream.
+  bool next_batch(std::vector<Line>& lines, std::size_t max = 4096);
+
   std::uint64_t lines_cut() const { return lines_cut_; }
 
  private:
   bool fill();  // reads more; false when nothing more can be read
+  bool next_buffered(Line& line);  // next() when a whole line is already buffered, else false
 
   ingest::ByteReader& src_;
   std::size_t max_line_;

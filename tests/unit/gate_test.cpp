@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <set>
 
 #include "base/literals.hpp"
 #include "test_util.hpp"
@@ -36,6 +37,56 @@ TEST(LiteralMatcher, StopsEarlyOnlyWhenAskedAndNoIdsAreWanted) {
   std::vector<int> ids;
   EXPECT_EQ(m.search("ab cd", 0b01, &ids), 0b11);
   EXPECT_EQ(ids.size(), 2u);
+}
+
+// Against a plain search: many literals (more states than a 16-bit table could hold), random texts,
+// one text at a time and four at a time.
+TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
+  std::uint64_t seed = 42;
+  auto rnd = [&](std::uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::size_t>((seed >> 33) % n);
+  };
+  const std::string alphabet = "abcdeABCDE :-_[]0123456789xyz";
+  std::vector<std::string> lits;
+  std::vector<int> groups;
+  for (int i = 0; i < 3000; ++i) {
+    std::string l;
+    const std::size_t len = 1 + rnd(14);
+    for (std::size_t j = 0; j < len; ++j) l += alphabet[rnd(alphabet.size())];
+    lits.push_back(l);
+    groups.push_back(static_cast<int>(rnd(3)));
+  }
+  const LiteralMatcher m(lits, groups);
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::vector<std::string> texts;
+  for (int i = 0; i < 203; ++i) {
+    std::string t;
+    const std::size_t len = rnd(120);
+    for (std::size_t j = 0; j < len; ++j) t += alphabet[rnd(alphabet.size())];
+    texts.push_back(t);
+  }
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  std::vector<LiteralMatcher::Groups> many_groups;
+  std::vector<std::vector<int>> many_ids;
+  m.search_many(views, many_groups, many_ids);
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    std::set<int> want;
+    LiteralMatcher::Groups want_groups = 0;
+    for (std::size_t i = 0; i < lits.size(); ++i)
+      if (lower(texts[t]).find(lower(lits[i])) != std::string::npos) {
+        want.insert(static_cast<int>(i));
+        want_groups |= static_cast<LiteralMatcher::Groups>(1u << groups[i]);
+      }
+    std::vector<int> ids;
+    EXPECT_EQ(m.search(texts[t], 0xff, &ids), want_groups) << texts[t];
+    EXPECT_EQ(std::set<int>(ids.begin(), ids.end()), want) << texts[t];
+    EXPECT_EQ(many_groups[t], want_groups) << texts[t];
+    EXPECT_EQ(std::set<int>(many_ids[t].begin(), many_ids[t].end()), want) << texts[t];
+  }
 }
 
 // The same JSON report with and without the gate.
