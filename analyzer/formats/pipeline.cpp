@@ -386,8 +386,30 @@ struct SourceParser::Impl {
     if (!ident.pid && facts.pid) ident.pid = facts.pid;
     if (!ident.device && facts.device) ident.device = facts.device;
     if (ident.node.empty()) ident.node = source.node;
-    if (!options.known || !options.known(ident)) return false;
+    if (!known_here(ident)) return false;
     ++skipped_info;
+    return true;
+  }
+
+  // options.known, remembered: a binding once known stays known (the consumer only adds), and a
+  // source has few of them, so most lines compare with the last one and call nothing.
+  std::vector<model::Event> known_bindings;
+  bool known_here(const model::Event& id) {
+    auto same = [&](const model::Event& k) {
+      return k.pid == id.pid && k.device == id.device && k.rank == id.rank && k.local_rank == id.local_rank &&
+             k.node == id.node;
+    };
+    for (auto it = known_bindings.rbegin(); it != known_bindings.rend(); ++it)
+      if (same(*it)) return true;
+    if (!options.known || !options.known(id)) return false;
+    if (known_bindings.size() < 4096) {
+      model::Event& k = known_bindings.emplace_back();
+      k.node = id.node;
+      k.pid = id.pid;
+      k.device = id.device;
+      k.rank = id.rank;
+      k.local_rank = id.local_rank;
+    }
     return true;
   }
 

@@ -2,6 +2,8 @@
 // container JSON, collector timestamps): peeled before a line is parsed.
 #include <simdjson.h>
 
+#include <cstring>
+
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
 
@@ -59,9 +61,9 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
   }
   // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
   while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-  if (const std::size_t cr = s.rfind('\r'); cr != std::string_view::npos) s.remove_prefix(cr + 1);
+  if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
+  M m;  // 256 bytes: cleared once, not per prefix tried
   for (int guard = 0; guard < 8 && !s.empty(); ++guard) {
-    M m;
     const char c = s.front();
     if (c == '[') {
       // "[rank3]:" / "[default3]:" (role name, then the number), split by hand: it starts most
@@ -71,7 +73,7 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
         while (d > 1 && s[d - 1] >= '0' && s[d - 1] <= '9') --d;
         bool name_ok = d > 1 && d < close;
         for (std::size_t i = 1; name_ok && i < d; ++i)
-          name_ok = std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_';
+          name_ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_';
         if (name_ok) {
           const auto n = int_of(s.substr(d, close - d));
           if (s.substr(1, d - 1) == "rank") p.rank = n;
@@ -137,7 +139,9 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
       s.remove_prefix(m[0].size());
       continue;
     }
-    if (rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
+    // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
+    if (const std::size_t colon = s.find(':'); colon != std::string_view::npos && colon + 1 < s.size() &&
+                                               s[colon + 1] == ' ' && rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
       p.host = std::string(m[1]);
       s.remove_prefix(m[1].size() + 2);
       continue;
