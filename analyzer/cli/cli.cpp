@@ -77,6 +77,7 @@ struct Config {
   std::string node_pattern;  // --node-from-path, to build hints per job (scan)
   unsigned jobs = 0;         // scan: parallel jobs, 0 = one per core
   bool gate = true;          // analyze / scan: skip lines nothing can use (formats/gate.hpp)
+  unsigned threads = 1;      // analyze: files read in parallel
 };
 
 // "1048576", "64K", "1M", "2G", "1T" (binary multiples).
@@ -237,10 +238,39 @@ int cmd_events(Config& config) {
 // ---- analyze --------------------------------------------------------------------------------
 
 // Parses every source and keeps the events that a parser recognised or a rule matches.
-class Collector final : public ingest::Sink {
+class Collector final : public ingest::ForkableSink {
  public:
-  Collector(const Config& config, const rules::Engine& engine, const formats::Gate* gate, base::Inventory& inv)
-      : config_(config), engine_(engine), gate_(gate), inv_(inv) {}
+  // `inv`: the job's inventory; null for a fork, which counts in its own.
+  Collector(const Config& config, const rules::Engine& engine, const formats::Gate* gate, base::Inventory* inv)
+      : config_(config), engine_(engine), gate_(gate), inv_(inv != nullptr ? *inv : own_inv_), forked_(inv == nullptr) {}
+
+  // A fork collects one file on a worker thread, with counters of its own; join() appends its
+  // events in walk order and applies the "first line of each binding" choice again across files,
+  // so that the result is the one a single thread gives.
+  std::unique_ptr<ingest::Sink> fork() override {
+    return std::make_unique<Collector>(config_, engine_, gate_, nullptr);
+  }
+  void join(std::unique_ptr<ingest::Sink> sink) override {
+    auto& f = static_cast<Collector&>(*sink);
+    std::size_t b = 0;
+    for (std::size_t i = 0; i < f.events_.size(); ++i) {
+      model::Event& e = f.events_[i];
+      if (b < f.binding_only_.size() && f.binding_only_[b] == i) {
+        ++b;
+        if (!seen_.insert(binding_key(e)).second) {
+          ++inv_.events_not_kept;
+          continue;
+        }
+      }
+      events_.push_back(std::move(e));
+    }
+    for (auto& s : f.sources_) sources_.push_back(std::move(s));
+    unparsed_ += f.unparsed_;
+    const base::Inventory& c = f.inv_;
+    inv_.lines += c.lines;
+    inv_.lines_cut += c.lines_cut;
+    inv_.events_not_kept += c.events_not_kept;
+  }
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
     formats::ParseOptions opt;
     opt.all_lines = true;
@@ -248,9 +278,15 @@ class Collector final : public ingest::Sink {
     opt.known = [this](const model::Event& e) { return !binds(e) || seen_.count(binding_key(e)) != 0; };
     sources_.push_back(source.path);
     const auto counts = formats::parse_stream(text, source, opt, config_.max_line, [this](model::Event&& e) {
-      if (keep(e)) events_.push_back(std::move(e));
-      else if (e.kind != "line") ++inv_.events_not_kept;
-      else if (!e.text.empty()) ++unparsed_;
+      bool binding_only = false;
+      if (keep(e, binding_only)) {
+        if (binding_only && forked_) binding_only_.push_back(events_.size());
+        events_.push_back(std::move(e));
+      } else if (e.kind != "line") {
+        ++inv_.events_not_kept;
+      } else if (!e.text.empty()) {
+        ++unparsed_;
+      }
     });
     inv_.lines += counts.lines;
     inv_.lines_cut += counts.lines_cut;
@@ -265,13 +301,14 @@ class Collector final : public ingest::Sink {
   // Memory stays proportional to what matters, not to the input: errors, warnings, recognised
   // facts and rule matches are kept; an informational line is kept only when it ties a process to
   // a device or rank that no kept line did (millions of "TaskFinished" INFO lines become one).
-  bool keep(const model::Event& e) {
+  bool keep(const model::Event& e, bool& binding_only) {
     if (e.kind == "line") return !engine_.match(e).empty();
     if (correlate::is_error(e) || e.level == "warning" || !e.code.empty()) return true;
     for (const auto& [k, v] : e.fields)
       if (const model::FieldInfo* f = model::find_event_field(k); f != nullptr && f->keep) return true;
     if (!engine_.match(e).empty()) return true;
     if (!binds(e)) return false;
+    binding_only = true;
     return seen_.insert(binding_key(e)).second;
   }
   static bool binds(const model::Event& e) { return e.pid || e.rank || e.local_rank; }
@@ -288,7 +325,10 @@ class Collector final : public ingest::Sink {
   const Config& config_;
   const rules::Engine& engine_;
   const formats::Gate* gate_;
-  base::Inventory& inv_;
+  base::Inventory own_inv_;  // a fork's counters
+  base::Inventory& inv_;     // the job's inventory, or own_inv_ in a fork
+  bool forked_ = false;
+  std::vector<std::size_t> binding_only_;  // a fork's events kept only as the first of their binding
   std::string key_;
   std::vector<model::Event> events_;
   std::vector<std::string> sources_;  // every file read, for the dump's structure
@@ -339,8 +379,8 @@ std::unique_ptr<Job> analyze_job(const Config& config, const LoadedRules& loaded
   const rules::Engine& engine = *loaded.engine;
   auto job = std::make_unique<Job>();
   ingest::Ingestor ing(config.limits, std::move(hints), job->inv);
-  Collector collector(config, engine, config.gate ? loaded.gate.get() : nullptr, job->inv);
-  ing.run(paths, collector);
+  Collector collector(config, engine, config.gate ? loaded.gate.get() : nullptr, &job->inv);
+  ing.run(paths, collector, config.threads);
   job->read_any = ing.read_anything();
   job->events = std::move(collector.events());
   job->facts = correlate::correlate(
@@ -582,6 +622,10 @@ int run_checked(int argc, char** argv) {
   CLI::App* analyze = app.add_subcommand("analyze", "Name the root cause of one failed job");
   add_input_options(*analyze, analyze_raw);
   add_gate_option(*analyze, analyze_raw);
+  unsigned analyze_threads = 0;
+  analyze->add_option("-j,--jobs", analyze_threads,
+                      "Files read in parallel (default: one per core); the report is the same for any number")
+      ->check(CLI::Range(1u, 1024u));
   analyze->add_option("--format", analyze_raw.format, "text (default), json, markdown or html")
       ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
   analyze->add_flag("--redact", analyze_raw.redact,
@@ -663,6 +707,7 @@ int run_checked(int argc, char** argv) {
     std::fprintf(stderr, "dtriage: %s\n", error.c_str());
     return 2;
   }
+  config->threads = analyze_threads != 0 ? analyze_threads : std::max(1u, std::thread::hardware_concurrency());
   if (analyze->parsed()) return cmd_analyze(*config);
   return cmd_events(*config);
 }

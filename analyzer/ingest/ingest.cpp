@@ -8,7 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <map>
 #include <set>
@@ -52,15 +57,118 @@ using FileId = std::pair<dev_t, ino_t>;
 
 struct Ingestor::Impl {
   Limits limits;
-  NodeHints hints;
+  NodeHints own_hints;
+  const NodeHints& hints;
   base::Inventory& inv;
-  std::uint64_t total = 0;   // decoded text bytes handed to the sink
-  bool total_exceeded = false;
+  // Decoded text bytes handed to the sink over the whole run, shared with the workers' readers.
+  std::shared_ptr<std::atomic<std::uint64_t>> total_shared = std::make_shared<std::atomic<std::uint64_t>>(0);
+  std::shared_ptr<std::atomic<bool>> exceeded_shared = std::make_shared<std::atomic<bool>>(false);
+  std::atomic<std::uint64_t>& total = *total_shared;
+  std::atomic<bool>& total_exceeded = *exceeded_shared;
   bool read_any = false;
   std::map<FileId, std::string> seen;  // files and directories already walked
   std::set<FileId> ancestors;          // directories on the current walk path
 
-  Impl(Limits l, NodeHints h, base::Inventory& i) : limits(l), hints(std::move(h)), inv(i) {}
+  Impl(Limits l, NodeHints h, base::Inventory& i) : limits(l), own_hints(std::move(h)), hints(own_hints), inv(i) {}
+  // A worker's reader of one file: its own inventory, the run's hints and byte count.
+  Impl(const Impl& root, base::Inventory& i)
+      : limits(root.limits), hints(root.hints), inv(i), total_shared(root.total_shared),
+        exceeded_shared(root.exceeded_shared), total(*total_shared), total_exceeded(*exceeded_shared) {}
+
+  // ---- parallel files (run with jobs) ----------------------------------------------------------
+  // The walk queues one task per file; workers read them; the walking thread joins finished tasks
+  // in queue order. Notes the walk itself makes (skipped links, unreadable folders) go to a task
+  // of their own in the same queue, so that the inventory keeps the walk's order.
+  struct Task {
+    std::string fs_path, display, hint;
+    base::Inventory inv;
+    std::unique_ptr<Impl> reader;
+    std::unique_ptr<Sink> sink;  // null for a task of walk notes
+    bool done = false;
+  };
+  ForkableSink* forkable = nullptr;
+  std::deque<std::unique_ptr<Task>> tasks;
+  std::size_t next_task = 0;  // index in `tasks` of the first not yet taken by a worker
+  std::size_t max_pending = 0;
+  std::mutex mu;
+  std::condition_variable work_cv, done_cv;
+  bool stopping = false;
+
+  base::Inventory& notes() {
+    if (forkable == nullptr) return inv;
+    std::lock_guard<std::mutex> lock(mu);
+    if (tasks.empty() || tasks.back()->sink != nullptr) {
+      auto t = std::make_unique<Task>();
+      t->done = true;
+      tasks.push_back(std::move(t));  // done already: workers pass over it
+    }
+    return tasks.back()->inv;
+  }
+
+  void queue_file(const std::string& fs_path, const std::string& display, const std::string& hint) {
+    auto t = std::make_unique<Task>();
+    t->fs_path = fs_path;
+    t->display = display;
+    t->hint = hint;
+    t->sink = forkable->fork();
+    t->reader = std::make_unique<Impl>(*this, t->inv);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      tasks.push_back(std::move(t));
+    }
+    work_cv.notify_one();
+    join_ready(max_pending);
+  }
+
+  // Joins finished tasks from the front while more than `keep` are queued (waiting for the front
+  // one to finish when needed).
+  void join_ready(std::size_t keep) {
+    for (;;) {
+      std::unique_ptr<Task> t;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (tasks.size() <= keep) return;
+        done_cv.wait(lock, [&] { return tasks.front()->done; });
+        t = std::move(tasks.front());
+        tasks.pop_front();
+        if (next_task > 0) --next_task;
+      }
+      merge(t->inv);
+      if (t->reader) read_any = read_any || t->reader->read_any;
+      if (t->sink) forkable->join(std::move(t->sink));
+    }
+  }
+
+  void merge(base::Inventory& from) {
+    inv.files += from.files;
+    inv.bytes += from.bytes;
+    inv.lines += from.lines;
+    inv.lines_cut += from.lines_cut;
+    inv.events_not_kept += from.events_not_kept;
+    for (auto& p : from.unreadable) inv.unreadable.push_back(std::move(p));
+    for (auto& p : from.skipped) inv.skipped.push_back(std::move(p));
+  }
+
+  void worker() {
+    for (;;) {
+      Task* t = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        work_cv.wait(lock, [&] {
+          while (next_task < tasks.size() && tasks[next_task]->done) ++next_task;
+          return stopping || next_task < tasks.size();
+        });
+        if (next_task >= tasks.size()) return;  // stopping, nothing left
+        t = tasks[next_task++].get();
+      }
+      t->reader->walk_file(t->fs_path, t->display, t->hint, *t->sink);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        t->done = true;
+      }
+      done_cv.notify_all();
+    }
+  }
 
   // ---- text sources ------------------------------------------------------------------------
 
@@ -276,8 +384,19 @@ struct Ingestor::Impl {
 
   // ---- files and directories ----------------------------------------------------------------
 
+  // One file of the walk: read here, or queued for a worker.
+  void file(const std::string& fs_path, const std::string& display, const std::string& hint, Sink& sink) {
+    if (forkable != nullptr) queue_file(fs_path, display, hint);
+    else walk_file(fs_path, display, hint, sink);
+  }
+
   void walk_file(const std::string& fs_path, const std::string& display, const std::string& hint,
                  Sink& sink) {
+    if (fs_path == "-") {
+      FdReader in(STDIN_FILENO, false);
+      dispatch(in, display, hint, 0, sink);
+      return;
+    }
     const int fd = ::open(fs_path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       inv.add_unreadable(display, std::strerror(errno));
@@ -291,7 +410,7 @@ struct Ingestor::Impl {
                 const std::string& hint_prefix, const FileId& id, Sink& sink) {
     DIR* dir = ::opendir(fs_path.c_str());
     if (dir == nullptr) {
-      inv.add_unreadable(display_prefix.empty() ? fs_path : display_prefix, std::strerror(errno));
+      notes().add_unreadable(display_prefix.empty() ? fs_path : display_prefix, std::strerror(errno));
       return;
     }
     std::vector<std::string> names;
@@ -311,32 +430,32 @@ struct Ingestor::Impl {
       if (::stat(child.c_str(), &st) != 0) {
         struct stat lst {};
         if (::lstat(child.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
-          inv.add_skipped(display, std::string("broken symlink: ") + std::strerror(errno));
+          notes().add_skipped(display, std::string("broken symlink: ") + std::strerror(errno));
         else
-          inv.add_unreadable(display, std::strerror(errno));
+          notes().add_unreadable(display, std::strerror(errno));
         continue;
       }
       const FileId cid{st.st_dev, st.st_ino};
       if (S_ISDIR(st.st_mode)) {
         if (ancestors.count(cid) != 0) {
-          inv.add_skipped(display, "symlink loop: leads back to a directory being walked");
+          notes().add_skipped(display, "symlink loop: leads back to a directory being walked");
           continue;
         }
         if (auto it = seen.find(cid); it != seen.end()) {
-          inv.add_skipped(display, "same directory as " + it->second);
+          notes().add_skipped(display, "same directory as " + it->second);
           continue;
         }
         seen.emplace(cid, display);
         walk_dir(child, display, hint, cid, sink);
       } else if (S_ISREG(st.st_mode)) {
         if (auto it = seen.find(cid); it != seen.end()) {
-          inv.add_skipped(display, "same file as " + it->second);
+          notes().add_skipped(display, "same file as " + it->second);
           continue;
         }
         seen.emplace(cid, display);
-        walk_file(child, display, hint, sink);
+        file(child, display, hint, sink);
       } else {
-        inv.add_skipped(display, "not a regular file");
+        notes().add_skipped(display, "not a regular file");
       }
     }
     ancestors.erase(id);
@@ -344,18 +463,17 @@ struct Ingestor::Impl {
 
   void walk_path(const std::string& arg, bool several, Sink& sink) {
     if (arg == "-") {
-      FdReader in(STDIN_FILENO, false);
-      dispatch(in, "<stdin>", "", 0, sink);
+      file("-", "<stdin>", "", sink);
       return;
     }
     struct stat st {};
     if (::stat(arg.c_str(), &st) != 0) {
-      inv.add_unreadable(arg, std::strerror(errno));
+      notes().add_unreadable(arg, std::strerror(errno));
       return;
     }
     const FileId id{st.st_dev, st.st_ino};
     if (auto it = seen.find(id); it != seen.end()) {
-      inv.add_skipped(arg, "same input as " + it->second);
+      notes().add_skipped(arg, "same input as " + it->second);
       return;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -366,7 +484,7 @@ struct Ingestor::Impl {
       // Regular files, and pipes or devices named explicitly (e.g. <(zcat x)).
       const std::string display = basename_of(arg);
       seen.emplace(id, display);
-      walk_file(arg, display, arg, sink);
+      file(arg, display, arg, sink);
     }
   }
 };
@@ -383,6 +501,33 @@ void Ingestor::run(const std::vector<std::string>& paths, Sink& sink) {
     }
     impl_->walk_path(p, paths.size() > 1, sink);
   }
+}
+
+void Ingestor::run(const std::vector<std::string>& paths, ForkableSink& sink, unsigned jobs) {
+  if (jobs <= 1) {
+    run(paths, static_cast<Sink&>(sink));
+    return;
+  }
+  Impl& im = *impl_;
+  im.forkable = &sink;
+  im.max_pending = 4 * static_cast<std::size_t>(jobs);  // bounds the memory of finished, unjoined files
+  std::vector<std::thread> workers;
+  for (unsigned i = 0; i < jobs; ++i) workers.emplace_back([&im] { im.worker(); });
+  for (const std::string& p : paths) {
+    if (im.total_exceeded) {
+      im.notes().add_unreadable(p, "not read: total size limit reached (--max-total-bytes)");
+      continue;
+    }
+    im.walk_path(p, paths.size() > 1, sink);
+  }
+  {
+    std::lock_guard<std::mutex> lock(im.mu);
+    im.stopping = true;
+  }
+  im.work_cv.notify_all();
+  im.join_ready(0);
+  for (std::thread& w : workers) w.join();
+  im.forkable = nullptr;
 }
 
 void Ingestor::run_memory(std::string_view data, const std::string& name, Sink& sink) {

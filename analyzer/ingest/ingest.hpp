@@ -33,6 +33,15 @@ class Sink {
   virtual void on_text(const Source& source, ByteReader& text) = 0;
 };
 
+// A sink whose work can be split by file: each file read on a worker thread goes to a fork of
+// it, and the forks are joined back in the order of the walk, so that the result does not depend
+// on the number of threads.
+class ForkableSink : public Sink {
+ public:
+  virtual std::unique_ptr<Sink> fork() = 0;
+  virtual void join(std::unique_ptr<Sink> fork) = 0;
+};
+
 class Ingestor {
  public:
   Ingestor(Limits limits, NodeHints hints, base::Inventory& inventory);
@@ -42,6 +51,11 @@ class Ingestor {
 
   // Walks every PATH ("-" = standard input). Problems go to the inventory; never throws.
   void run(const std::vector<std::string>& paths, Sink& sink);
+  // The same with files (each with the archives and compressed streams inside it) read on `jobs`
+  // worker threads; the inventory and the sink's joins come in walk order, as run() gives them.
+  // The run-wide byte limit (Limits::max_total_bytes) is shared: once crossed, which files were
+  // read before it depends on timing.
+  void run(const std::vector<std::string>& paths, ForkableSink& sink, unsigned jobs);
   // Walks one in-memory input shown as `name` (fuzzing, tests).
   void run_memory(std::string_view data, const std::string& name, Sink& sink);
 

@@ -1,6 +1,6 @@
-// The line gate (formats/gate.hpp) and its literal automaton (base/literals.hpp): the gate may
-// only skip lines that change nothing, so `analyze` must give byte-identical JSON with and without
-// it on every input we have (samples, lab jobs, the corpus, generated jobs of both platforms).
+// The line gate (formats/gate.hpp) and its literal automaton (base/literals.hpp), and files read on
+// worker threads (-j): neither may change anything, so `analyze` must give byte-identical JSON with
+// and without them on every input we have (samples, lab jobs, the corpus, generated jobs of both platforms).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -89,12 +89,14 @@ TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
   }
 }
 
-// The same JSON report with and without the gate.
+// The same JSON report with the gate and files read on worker threads as with every line parsed on
+// one thread.
 void expect_same_with_and_without_gate(const std::string& path) {
-  const RunResult gated = run_dtriage("analyze --format json '" + path + "'");
-  const RunResult full = run_dtriage("analyze --no-gate --format json '" + path + "'");
+  const RunResult gated = run_dtriage("analyze -j 3 --format json '" + path + "'");
+  const RunResult full = run_dtriage("analyze -j 1 --no-gate --format json '" + path + "'");
   EXPECT_EQ(gated.exit_code, full.exit_code) << path;
-  EXPECT_EQ(gated.out, full.out) << path << ": the line gate changed the report";
+  EXPECT_EQ(gated.out, full.out) << path << ": the line gate or the worker threads changed the report";
+  EXPECT_EQ(gated.err, full.err) << path;
 }
 
 std::vector<std::string> dirs_below(const fs::path& root, const std::string& leaf = "") {
