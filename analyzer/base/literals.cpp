@@ -20,6 +20,8 @@ constexpr FoldTable kFold;
 
 LiteralMatcher::LiteralMatcher(const std::vector<std::string>& literals, const std::vector<int>& groups) {
   tails_.resize(literals.size());
+  group_.resize(literals.size());
+  for (std::size_t i = 0; i < literals.size(); ++i) group_[i] = static_cast<Groups>(1u << (groups[i] & 7));
   // Byte classes: every folded byte that occurs in a prefix gets its own class.
   for (const std::string& lit : literals)
     for (std::size_t i = 0; i < lit.size() && i < kPrefix; ++i) {
@@ -96,6 +98,95 @@ void LiteralMatcher::outputs(std::size_t row, const unsigned char* p, std::size_
     }
     seen |= o.group;
     if (ids != nullptr) ids->push_back(o.id);
+  }
+}
+
+void LiteralMatcher::hits_at(std::size_t row, const unsigned char* p, std::size_t n, std::size_t i,
+                             std::vector<Hit>& hits) const {
+  for (const Out& o : outs_[(row * inverse_) >> 32]) {
+    if (o.verify) {
+      const std::string& tail = tails_[static_cast<std::size_t>(o.id)];
+      if (n - i - 1 < tail.size()) continue;
+      std::size_t j = 0;
+      while (j < tail.size() && kFold.t[p[i + 1 + j]] == static_cast<unsigned char>(tail[j])) ++j;
+      if (j != tail.size()) continue;
+      hits.push_back(Hit{i + tail.size(), o.id});
+    } else {
+      hits.push_back(Hit{i, o.id});
+    }
+  }
+}
+
+void LiteralMatcher::search_lines(std::string_view text, std::vector<Hit>& hits) const {
+  if (next_.empty()) return;
+  constexpr std::uint32_t kRow = kHasOut - 1;
+  const std::uint32_t* next = next_.data();
+  const std::uint8_t* cls = cls_;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  // Lane bounds: quarters, moved forward to just after a line end.
+  std::size_t cut[5] = {0, 0, 0, 0, n};
+  for (int l = 1; l < 4; ++l) {
+    std::size_t c = std::max(cut[l - 1], n * static_cast<std::size_t>(l) / 4);
+    while (c < n && c > 0 && p[c - 1] != '\n') ++c;
+    cut[l] = c;
+  }
+  // No call inside the hot loop, so that the lanes' states stay in registers: a state with outputs
+  // (rare) is noted in a block-sized buffer per lane, and the notes become hits after each block.
+  constexpr std::size_t kBlock = 256;
+  struct Note {
+    std::uint32_t at;   // offset in the lane
+    std::uint32_t row;
+  };
+  Note notes[4][kBlock + 1];
+  std::vector<Hit> lane_hits[4];
+  const unsigned char* q0 = p + cut[0];
+  const unsigned char* q1 = p + cut[1];
+  const unsigned char* q2 = p + cut[2];
+  const unsigned char* q3 = p + cut[3];
+  std::uint32_t r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+  auto flush = [&](int lane, std::size_t count) {
+    for (std::size_t j = 0; j < count; ++j) hits_at(notes[lane][j].row, p, n, cut[lane] + notes[lane][j].at, lane_hits[lane]);
+  };
+  // Four lanes in lockstep while all have bytes left, then each alone.
+  const std::size_t steps = std::min(std::min(cut[1] - cut[0], cut[2] - cut[1]), std::min(cut[3] - cut[2], cut[4] - cut[3]));
+  for (std::size_t base = 0; base < steps; base += kBlock) {
+    const std::size_t stop = std::min(steps, base + kBlock);
+    std::size_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    for (std::size_t k = base; k < stop; ++k) {
+      const std::uint32_t v0 = next[r0 + cls[q0[k]]];
+      const std::uint32_t v1 = next[r1 + cls[q1[k]]];
+      const std::uint32_t v2 = next[r2 + cls[q2[k]]];
+      const std::uint32_t v3 = next[r3 + cls[q3[k]]];
+      r0 = v0 & kRow;
+      r1 = v1 & kRow;
+      r2 = v2 & kRow;
+      r3 = v3 & kRow;
+      if (((v0 | v1 | v2 | v3) & kHasOut) == 0) [[likely]]
+        continue;
+      if (v0 & kHasOut) notes[0][c0++] = Note{static_cast<std::uint32_t>(k), r0};
+      if (v1 & kHasOut) notes[1][c1++] = Note{static_cast<std::uint32_t>(k), r1};
+      if (v2 & kHasOut) notes[2][c2++] = Note{static_cast<std::uint32_t>(k), r2};
+      if (v3 & kHasOut) notes[3][c3++] = Note{static_cast<std::uint32_t>(k), r3};
+    }
+    flush(0, c0);
+    flush(1, c1);
+    flush(2, c2);
+    flush(3, c3);
+  }
+  const std::uint32_t rows[4] = {r0, r1, r2, r3};
+  for (int l = 0; l < 4; ++l) {
+    std::size_t r = rows[l];
+    for (std::size_t i = cut[l] + steps; i < cut[l + 1]; ++i) {
+      const std::uint32_t v = next[r + cls[p[i]]];
+      r = v & kRow;
+      if (v & kHasOut) hits_at(r, p, n, i, lane_hits[l]);
+    }
+  }
+  // Lanes are in text order; within a lane, a state's outputs may end at different offsets.
+  for (auto& h : lane_hits) {
+    std::stable_sort(h.begin(), h.end(), [](const Hit& a, const Hit& b) { return a.end < b.end; });
+    hits.insert(hits.end(), h.begin(), h.end());
   }
 }
 

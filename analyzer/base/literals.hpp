@@ -35,6 +35,17 @@ class LiteralMatcher {
   void search_many(const std::vector<std::string_view>& texts, std::vector<Groups>& groups,
                    std::vector<std::vector<int>>& ids) const;
 
+  // Every literal in `text`, searched as one text in four lanes split at line ends (no literal
+  // holds a '\n'; a byte no literal holds sends the automaton back to its root, so lines do not
+  // run into each other): the lanes' chains of loads interleave, and no work is spent per line.
+  // Appends (offset of the literal's last byte, literal index) in increasing offset.
+  struct Hit {
+    std::size_t end;
+    int id;
+  };
+  void search_lines(std::string_view text, std::vector<Hit>& hits) const;
+  Groups group_of(int id) const { return group_[static_cast<std::size_t>(id)]; }
+
   std::size_t states() const { return outs_.size(); }
 
  private:
@@ -53,10 +64,13 @@ class LiteralMatcher {
   std::vector<std::vector<Out>> outs_;   // per state: literals whose prefix (or whole) ends here
   std::uint64_t inverse_ = 0;            // row / classes_ as (row * inverse_) >> 32: rows are multiples
   std::vector<std::string> tails_;       // per literal: its folded bytes after the prefix
+  std::vector<Groups> group_;            // per literal: its group bit
 
   // The literals of state `row` ending at text[i]: verified, added to `seen` (and `ids`).
   void outputs(std::size_t row, const unsigned char* text, std::size_t n, std::size_t i, Groups& seen,
                std::vector<int>* ids) const;
+  // The literals of state `row` ending at text[i], verified, as hits.
+  void hits_at(std::size_t row, const unsigned char* text, std::size_t n, std::size_t i, std::vector<Hit>& hits) const;
 };
 
 }  // namespace dtriage::base

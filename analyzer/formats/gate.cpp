@@ -7,7 +7,7 @@
 namespace dtriage::formats {
 namespace {
 
-constexpr int kFact = 0, kMarker = 1, kRule = 2;
+constexpr int kFact = 0, kRule = 1;
 
 // Lines that open a block, or change how the next lines are read.
 constexpr std::string_view kBlockOpeners[] = {"Traceback (most recent call last)", "Root Cause", "Failures:", "npu-smi",
@@ -21,16 +21,21 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   auto add = [&](std::string_view s, int g) {
     lits.emplace_back(s);
     groups.push_back(g);
-    listed_.emplace_back(g == kFact ? "fact" : g == kMarker ? "marker" : "rule", std::string(s));
+    listed_.emplace_back(g == kFact ? "fact" : "rule", std::string(s));
   };
   for (std::string_view t : message_triggers()) add(t, kFact);
   for (std::string_view d : device_markers()) add(d, kFact);
   for (std::string_view b : kBlockOpeners) add(b, kFact);
-  for (const Family& f : single_line_families())
-    for (std::string_view m : f.markers) add(m, kMarker);
   rule_base_ = static_cast<int>(lits.size());
   for (const std::string& a : rules_.atoms) add(a, kRule);
   matcher_ = base::LiteralMatcher(lits, groups);
+  std::vector<std::string> marks;
+  for (const Family& f : single_line_families())
+    for (std::string_view m : f.markers) {
+      marks.emplace_back(m);
+      listed_.emplace_back("marker", std::string(m));
+    }
+  markers_ = base::LiteralMatcher(marks, std::vector<int>(marks.size(), 0));
 }
 
 Gate::Look Gate::decide(base::LiteralMatcher::Groups g, const std::vector<int>& ids, std::vector<int>& atoms) const {
@@ -44,7 +49,7 @@ Gate::Look Gate::decide(base::LiteralMatcher::Groups g, const std::vector<int>& 
     atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
     if (!rules_.may_match || rules_.may_match(atoms)) return Look::Parse;
   }
-  return (g & (1u << kMarker)) ? Look::Marked : Look::Plain;
+  return Look::Quiet;
 }
 
 Gate::Look Gate::look(std::string_view line, std::vector<int>& ids) const {
@@ -53,8 +58,42 @@ Gate::Look Gate::look(std::string_view line, std::vector<int>& ids) const {
   return decide(matcher_.search(line, 0xff, &ids), ids, atoms);
 }
 
+namespace {
+
+// True when each line starts right after the previous one's "\n" or "\r\n".
+bool contiguous(const std::vector<std::string_view>& lines) {
+  for (std::size_t k = 1; k < lines.size(); ++k) {
+    const char* end = lines[k - 1].data() + lines[k - 1].size();
+    const char* next = lines[k].data();
+    if (next == end + 1 && *end == '\n') continue;
+    if (next == end + 2 && end[0] == '\r' && end[1] == '\n') continue;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const {
-  matcher_.search_many(lines, scratch.groups, scratch.ids);
+  if (!lines.empty() && contiguous(lines)) {
+    const char* start = lines.front().data();
+    const std::string_view region(start, static_cast<std::size_t>(lines.back().data() + lines.back().size() - start));
+    scratch.hits.clear();
+    matcher_.search_lines(region, scratch.hits);
+    scratch.groups.assign(lines.size(), 0);
+    if (scratch.ids.size() < lines.size()) scratch.ids.resize(lines.size());
+    for (std::size_t k = 0; k < lines.size(); ++k) scratch.ids[k].clear();
+    std::size_t k = 0;
+    for (const auto& h : scratch.hits) {
+      while (k < lines.size() && static_cast<std::size_t>(lines[k].data() - start) + lines[k].size() <= h.end) ++k;
+      if (k == lines.size()) break;
+      if (h.end < static_cast<std::size_t>(lines[k].data() - start)) continue;  // between lines
+      scratch.groups[k] |= matcher_.group_of(h.id);
+      scratch.ids[k].push_back(h.id);
+    }
+  } else {
+    matcher_.search_many(lines, scratch.groups, scratch.ids);
+  }
   looks.resize(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) looks[i] = decide(scratch.groups[i], scratch.ids[i], scratch.atoms);
 }

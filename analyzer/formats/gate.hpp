@@ -3,12 +3,12 @@
 // INFO per collective, plog INFO per task, step prints); parsing each of them costs ten times
 // reading it.
 //
-// One pass of a literal automaton over the raw line looks for three kinds of literal:
+// One pass of a literal automaton over the raw line looks for two kinds of literal:
 // - facts: the trigger literals of every message-fact row, the device words, block openers;
-// - family markers: what a family's line holds when it starts with a lower-case letter
-//   (Family::markers);
 // - rule atoms: RE2's literal extraction of every event rule's regex; when some occur, the rules'
 //   prefilter tree (AND / OR of atoms) says whether any rule may match.
+// A line that starts with a lower-case letter (after its prefixes) is also searched for family
+// markers (Family::markers): without one, no family recognises it.
 // The pipeline then skips only lines of three shapes it checks by hand (gate use in pipeline.cpp):
 // NCCL INFO lines and plog INFO / DEBUG lines of a process already seen, and lower-case prints.
 // `--no-gate` turns it off; a test compares every corpus case, sample and lab job with and
@@ -36,28 +36,32 @@ class Gate {
   explicit Gate(RuleLiterals rules);
 
   enum class Look {
-    Parse,   // a fact literal occurs, or a rule may match: the line goes to the parsers
-    Marked,  // only family markers: an informational line of a known family may still be skipped
-    Plain,   // nothing at all
+    Parse,  // a fact literal occurs, or a rule may match: the line goes to the parsers
+    Quiet,  // neither: an informational line of a known family, or a plain print, may be skipped
   };
   // `ids` is scratch space, reused between calls.
   Look look(std::string_view line, std::vector<int>& ids) const;
-  // look() for many lines at once (four automata interleaved): looks[i] for lines[i].
+  // look() for many lines at once: looks[i] for lines[i]. Lines that lie one after the other in
+  // memory (a line reader's batch) are searched as one text (LiteralMatcher::search_lines).
   struct Scratch {
     std::vector<base::LiteralMatcher::Groups> groups;
     std::vector<std::vector<int>> ids;
     std::vector<int> atoms;
+    std::vector<base::LiteralMatcher::Hit> hits;
   };
   void look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const;
   // True when some rule matches events of `kind` without needing a literal: never skip those.
   bool open(std::string_view kind) const;
+  // True when `rest` (a line after its outer prefixes) holds a family marker (Family::markers).
+  bool marked(std::string_view rest) const { return markers_.search(rest, 1) != 0; }
   // Every literal with its group (fact, marker, rule), for `dtriage rules literals`.
   std::vector<std::pair<std::string, std::string>> literals() const;
 
  private:
   Look decide(base::LiteralMatcher::Groups g, const std::vector<int>& ids, std::vector<int>& atoms) const;
 
-  base::LiteralMatcher matcher_;
+  base::LiteralMatcher matcher_;  // facts and rule atoms, over the whole line
+  base::LiteralMatcher markers_;  // family markers, over a line's rest
   int rule_base_ = 0;  // literal ids from here on are rule atoms
   std::vector<std::pair<std::string, std::string>> listed_;
   RuleLiterals rules_;

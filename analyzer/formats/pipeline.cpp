@@ -336,7 +336,7 @@ struct SourceParser::Impl {
     const Gate::Look look = given != nullptr ? *given : options.gate->look(line.text, gate_ids);
     if (look == Gate::Look::Parse) return false;
     const char c = rest.front();
-    if (c >= 'a' && c <= 'z' && look == Gate::Look::Plain) {
+    if (c >= 'a' && c <= 'z' && !options.gate->marked(rest)) {
       // No family recognises it (Family::markers), scan_message finds no trigger: a "line" event
       // that no rule matches.
       if (options.gate->open("line")) return false;

@@ -40,7 +40,7 @@ TEST(LiteralMatcher, StopsEarlyOnlyWhenAskedAndNoIdsAreWanted) {
 }
 
 // Against a plain search: many literals (more states than a 16-bit table could hold), random texts,
-// one text at a time and four at a time.
+// one text at a time, four at a time, and all of them as lines of one text.
 TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
   std::uint64_t seed = 42;
   auto rnd = [&](std::uint64_t n) {
@@ -73,6 +73,24 @@ TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
   std::vector<LiteralMatcher::Groups> many_groups;
   std::vector<std::vector<int>> many_ids;
   m.search_many(views, many_groups, many_ids);
+  // The texts as one text of lines, searched in lanes.
+  std::string joined;
+  std::vector<std::size_t> starts;
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    starts.push_back(joined.size());
+    joined += texts[t];
+    joined += t % 3 == 0 ? "\r\n" : "\n";
+  }
+  std::vector<LiteralMatcher::Hit> hits;
+  m.search_lines(joined, hits);
+  std::vector<std::set<int>> by_line(texts.size());
+  for (std::size_t h = 0; h < hits.size(); ++h) {
+    if (h > 0) {
+      EXPECT_LE(hits[h - 1].end, hits[h].end);
+    }
+    const std::size_t t = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), hits[h].end) - starts.begin()) - 1;
+    by_line[t].insert(hits[h].id);
+  }
   for (std::size_t t = 0; t < texts.size(); ++t) {
     std::set<int> want;
     LiteralMatcher::Groups want_groups = 0;
@@ -86,6 +104,7 @@ TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
     EXPECT_EQ(std::set<int>(ids.begin(), ids.end()), want) << texts[t];
     EXPECT_EQ(many_groups[t], want_groups) << texts[t];
     EXPECT_EQ(std::set<int>(many_ids[t].begin(), many_ids[t].end()), want) << texts[t];
+    EXPECT_EQ(by_line[t], want) << texts[t];
   }
 }
 
