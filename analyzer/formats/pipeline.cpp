@@ -335,6 +335,43 @@ struct SourceParser::Impl {
     if (line.cut || rest.empty()) return false;
     const Gate::Look look = given != nullptr ? *given : options.gate->look(line.text, gate_ids);
     if (look == Gate::Look::Parse) return false;
+    // The prefixes before `rest` (rank, local rank, pdsh host) are part of a line's binding.
+    const std::string_view outer = line.text.substr(0, line.text.size() - rest.size());
+    if (rest.front() == '[') {
+      // plog INFO / DEBUG / TRACE: split_plog's header, as parse_plog reads it (the first family).
+      PlogHeader h;
+      if (rest.size() < 30 || !split_plog(rest, h) || options.gate->open("plog")) return false;
+      if (h.level != "INFO" && h.level != "DEBUG" && h.level != "TRACE") return false;
+      if (year.empty() || h.date.substr(0, 4) != year) return false;  // the full path would learn the year
+      raw_key.assign(outer);
+      raw_key += '\n';
+      raw_key.append(h.pid);
+      if (!known_raw(raw_key, [&] {
+            binding(p);
+            ident.pid = int_of(h.pid);
+            if (ident.pid && *ident.pid < 0) ident.pid.reset();
+          }))
+        return false;
+      ++skipped_info;
+      return true;
+    }
+    if (const std::size_t body = nccl_info_body(rest); body != 0) {
+      // "host:pid:tid [dev] NCCL INFO msg": the binding is all before the message.
+      if (options.gate->open("nccl")) return false;
+      raw_key.assign(line.text.substr(0, outer.size() + body));
+      if (!known_raw(raw_key, [&] {
+            binding(p);
+            const std::size_t c1 = rest.find(':');
+            const std::size_t c2 = rest.find(':', c1 + 1);
+            ident.node.assign(rest.substr(0, c1));
+            ident.pid = int_of(rest.substr(c1 + 1, c2 - c1 - 1));
+            if (const std::size_t bracket = rest.find(" [", c2); bracket < body)
+              ident.device = int_of(rest.substr(bracket + 2, rest.find(']', bracket) - bracket - 2));
+          }))
+        return false;
+      ++skipped_info;
+      return true;
+    }
     const char c = rest.front();
     if (c >= 'a' && c <= 'z' && !options.gate->marked(rest)) {
       // No family recognises it (Family::markers), scan_message finds no trigger: a "line" event
@@ -343,72 +380,68 @@ struct SourceParser::Impl {
       ++skipped_plain;
       return true;
     }
+    return false;
+  }
+
+  // The offset of the message in "host:pid:tid [dev] NCCL INFO msg" (split as parse_nccl splits
+  // it), 0 when `rest` is not such a line.
+  static std::size_t nccl_info_body(std::string_view rest) {
+    const std::size_t c1 = rest.find(':');
+    if (c1 == std::string_view::npos || c1 == 0) return 0;
+    for (std::size_t i = 0; i < c1; ++i)
+      if (rest[i] == ' ' || rest[i] == '[' || rest[i] == ']' || rest[i] == '\t') return 0;
+    const std::size_t c2 = rest.find(':', c1 + 1);
+    const std::size_t sp = rest.find(' ', c1 + 1);
+    if (c2 == std::string_view::npos || sp == std::string_view::npos || c2 > sp) return 0;
+    if (!digits(rest.substr(c1 + 1, c2 - c1 - 1)) || !digits(rest.substr(c2 + 1, sp - c2 - 1))) return 0;
+    std::size_t at = sp + 1;
+    if (at < rest.size() && rest[at] == '[') {
+      const std::size_t end = rest.find("] ", at);
+      if (end == std::string_view::npos || !digits(rest.substr(at + 1, end - at - 1))) return 0;
+      at = end + 2;
+    }
+    constexpr std::string_view kInfo = "NCCL INFO ";
+    if (rest.substr(at, kInfo.size()) != kInfo) return 0;
+    return at + kInfo.size();
+  }
+
+  // The binding the outer prefixes give; the family's own part is added after, the path's last.
+  void binding(const Prefix& p) {
     ident.node = p.host.empty() ? source.node : p.host;
     ident.rank = p.rank;
     ident.local_rank = p.local_rank;
     ident.pid.reset();
     ident.device.reset();
-    if (c == '[') {
-      // plog INFO / DEBUG / TRACE: split_plog's header, as parse_plog reads it (the first family).
-      PlogHeader h;
-      if (rest.size() < 30 || !split_plog(rest, h) || options.gate->open("plog")) return false;
-      if (h.level != "INFO" && h.level != "DEBUG" && h.level != "TRACE") return false;
-      if (year.empty() || h.date.substr(0, 4) != year) return false;  // the full path would learn the year
-      ident.pid = int_of(h.pid);
-      if (ident.pid && *ident.pid < 0) ident.pid.reset();
-    } else {
-      // "host:pid:tid [dev] NCCL INFO msg", split as parse_nccl splits it.
-      if (options.gate->open("nccl")) return false;
-      const std::size_t c1 = rest.find(':');
-      if (c1 == std::string_view::npos || c1 == 0) return false;
-      const std::string_view host = rest.substr(0, c1);
-      for (char h : host)
-        if (h == ' ' || h == '[' || h == ']' || h == '\t') return false;
-      const std::size_t c2 = rest.find(':', c1 + 1);
-      const std::size_t sp = rest.find(' ', c1 + 1);
-      if (c2 == std::string_view::npos || sp == std::string_view::npos || c2 > sp) return false;
-      const std::string_view pid = rest.substr(c1 + 1, c2 - c1 - 1);
-      const std::string_view tid = rest.substr(c2 + 1, sp - c2 - 1);
-      if (!digits(pid) || !digits(tid)) return false;
-      std::string_view body = rest.substr(sp + 1);
-      if (!body.empty() && body.front() == '[') {
-        const std::size_t end = body.find("] ");
-        if (end == std::string_view::npos || !digits(body.substr(1, end - 1))) return false;
-        ident.device = int_of(body.substr(1, end - 1));
-        body.remove_prefix(end + 2);
-      }
-      if (!starts_with(body, "NCCL INFO ")) return false;
-      ident.node.assign(host);
-      ident.pid = int_of(pid);
-    }
+  }
+  void binding_from_path() {
     if (!ident.rank && facts.rank) ident.rank = facts.rank;
     if (!ident.local_rank && facts.local_rank) ident.local_rank = facts.local_rank;
     if (!ident.pid && facts.pid) ident.pid = facts.pid;
     if (!ident.device && facts.device) ident.device = facts.device;
     if (ident.node.empty()) ident.node = source.node;
-    if (!known_here(ident)) return false;
-    ++skipped_info;
-    return true;
   }
 
-  // options.known, remembered: a binding once known stays known (the consumer only adds), and a
-  // source has few of them, so most lines compare with the last one and call nothing.
-  std::vector<model::Event> known_bindings;
-  bool known_here(const model::Event& id) {
-    auto same = [&](const model::Event& k) {
-      return k.pid == id.pid && k.device == id.device && k.rank == id.rank && k.local_rank == id.local_rank &&
-             k.node == id.node;
-    };
-    for (auto it = known_bindings.rbegin(); it != known_bindings.rend(); ++it)
-      if (same(*it)) return true;
-    if (!options.known || !options.known(id)) return false;
-    if (known_bindings.size() < 4096) {
-      model::Event& k = known_bindings.emplace_back();
-      k.node = id.node;
-      k.pid = id.pid;
-      k.device = id.device;
-      k.rank = id.rank;
-      k.local_rank = id.local_rank;
+  // Whether the binding a line's raw prefix text stands for is known (options.known). The same
+  // raw text always stands for the same binding, and a binding once known stays known (the
+  // consumer only adds), so the few raw keys of a source are remembered and most lines cost one
+  // comparison with the last one. `fill` sets `ident` from the line when the key is new.
+  std::string raw_key;
+  std::vector<std::string> known_keys;
+  std::size_t last_known = 0;
+  template <typename Fill>
+  bool known_raw(const std::string& key, Fill fill) {
+    if (last_known < known_keys.size() && known_keys[last_known] == key) return true;
+    for (std::size_t i = 0; i < known_keys.size(); ++i)
+      if (known_keys[i] == key) {
+        last_known = i;
+        return true;
+      }
+    fill();
+    binding_from_path();
+    if (!options.known || !options.known(ident)) return false;
+    if (known_keys.size() < 4096) {
+      known_keys.push_back(key);
+      last_known = known_keys.size() - 1;
     }
     return true;
   }
