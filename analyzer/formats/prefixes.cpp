@@ -62,8 +62,8 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
   // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
   while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
   if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
-  M m;  // 256 bytes: cleared once, not per prefix tried
   for (int guard = 0; guard < 8 && !s.empty(); ++guard) {
+    // The captures (256 bytes) are cleared only on the paths that run a regex: most lines take none.
     const char c = s.front();
     if (c == '[') {
       // "[rank3]:" / "[default3]:" (role name, then the number), split by hand: it starts most
@@ -85,6 +85,9 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
           continue;
         }
       }
+      // The other bracketed prefixes start with a digit: "[1,3]<stdout>:", "[12] ", "[2024-...".
+      if (s.size() < 2 || s[1] < '0' || s[1] > '9') break;
+      M m;
       if (rx(re_mpi_prefix(), s, m)) {
         p.rank = int_of(m[2]);
         p.key.append(m[0]);
@@ -111,6 +114,7 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
       break;
     }
     if (c == '(') {
+      M m;
       if (rx(re_ray_prefix(), s, m)) {
         if (!m[2].empty()) p.rank = int_of(m[2]);
         p.pid = int_of(m[3]);
@@ -125,6 +129,12 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
       }
       break;
     }
+    // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
+    const std::size_t colon = s.find(':');
+    const bool pdsh = colon != std::string_view::npos && colon + 1 < s.size() && s[colon + 1] == ' ';
+    const bool bar = s.size() > 8 && contains(s.substr(0, 60), "%|");
+    if (!(c >= '0' && c <= '9') && c != ' ' && !bar && !pdsh) break;
+    M m;
     if (c >= '0' && c <= '9' && s.size() > 16 && s[4] == '-' && rx(re_collector_ts(), s, m)) {
       p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
       s.remove_prefix(m[0].size());
@@ -135,13 +145,11 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
       s.remove_prefix(m[0].size());
       continue;
     }
-    if (s.size() > 8 && contains(s.substr(0, 60), "%|") && rx(re_progress_bar(), s, m)) {
+    if (bar && rx(re_progress_bar(), s, m)) {
       s.remove_prefix(m[0].size());
       continue;
     }
-    // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
-    if (const std::size_t colon = s.find(':'); colon != std::string_view::npos && colon + 1 < s.size() &&
-                                               s[colon + 1] == ' ' && rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
+    if (pdsh && rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
       p.host = std::string(m[1]);
       s.remove_prefix(m[1].size() + 2);
       continue;
