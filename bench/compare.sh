@@ -7,7 +7,7 @@
 # the commands (the page cache is warmed first), and medians are printed with the ratios:
 #   analyze -jN        dtriage with every core (the default), and -j1
 #   rg -f PATTERNS     ripgrep with the rule pack's own event regexes (dtriage rules patterns),
-#                      counting matching lines per file, on every core
+#                      counting matching lines per file, on every core (-z when the job has .gz)
 #   cat                reading every file (cat FILES > /dev/null)
 #   gzip -dc           decompressing the .gz / .tar.gz files alone (when the job has any)
 # Peak RSS of analyze comes from GNU time. Without --bin, the release preset is built first.
@@ -41,7 +41,7 @@ cores = os.cpu_count()
 cmds = {
     "analyze -j%d" % cores: [dtriage, "analyze", "-j", str(cores), job],
     "analyze -j1": [dtriage, "analyze", "-j", "1", job],
-    "rg -f (%d patterns)" % sum(1 for _ in open(patterns)): ["rg", "-c", "-f", patterns, job],
+    "rg -f (%d patterns)" % sum(1 for _ in open(patterns)): ["rg", "-c", "-f", patterns] + (["-z"] if gz else []) + [job],
     "cat": ["cat"] + files,
 }
 if gz:
