@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <map>
+#include <unordered_set>
 
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
@@ -423,26 +424,23 @@ struct SourceParser::Impl {
 
   // Whether the binding a line's raw prefix text stands for is known (options.known). The same
   // raw text always stands for the same binding, and a binding once known stays known (the
-  // consumer only adds), so the few raw keys of a source are remembered and most lines cost one
-  // comparison with the last one. `fill` sets `ident` from the line when the key is new.
+  // consumer only adds), so the raw keys of a source are remembered and most lines cost one
+  // comparison with the last one, or one hash lookup. `fill` sets `ident` from the line when the key is new.
   std::string raw_key;
-  std::vector<std::string> known_keys;
-  std::size_t last_known = 0;
+  std::unordered_set<std::string> known_keys;
+  std::string last_known;
   template <typename Fill>
   bool known_raw(const std::string& key, Fill fill) {
-    if (last_known < known_keys.size() && known_keys[last_known] == key) return true;
-    for (std::size_t i = 0; i < known_keys.size(); ++i)
-      if (known_keys[i] == key) {
-        last_known = i;
-        return true;
-      }
+    if (key == last_known) return true;
+    if (known_keys.count(key) != 0) {
+      last_known = key;
+      return true;
+    }
     fill();
     binding_from_path();
     if (!options.known || !options.known(ident)) return false;
-    if (known_keys.size() < 4096) {
-      known_keys.push_back(key);
-      last_known = known_keys.size() - 1;
-    }
+    if (known_keys.size() < 65536) known_keys.insert(key);
+    last_known = key;
     return true;
   }
 
