@@ -29,6 +29,10 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   rule_base_ = static_cast<int>(lits.size());
   for (const std::string& a : rules_.atoms) add(a, kRule);
   matcher_ = base::LiteralMatcher(lits, groups);
+  open_all_ = open_listed("*");
+  open_nccl_ = open_listed("nccl");
+  open_plog_ = open_listed("plog");
+  open_line_ = open_listed("line");
   std::vector<std::string> marks;
   for (const Family& f : single_line_families())
     for (std::string_view m : f.markers) {
@@ -100,7 +104,7 @@ void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Loo
 
 std::vector<std::pair<std::string, std::string>> Gate::literals() const { return listed_; }
 
-bool Gate::open(std::string_view kind) const {
+bool Gate::open_listed(std::string_view kind) const {
   return std::any_of(rules_.open_kinds.begin(), rules_.open_kinds.end(),
                      [&](const std::string& k) { return k == "*" || k == kind; });
 }

@@ -359,8 +359,7 @@ struct SourceParser::Impl {
     if (const std::size_t body = nccl_info_body(rest); body != 0) {
       // "host:pid:tid [dev] NCCL INFO msg": the binding is all before the message.
       if (options.gate->open("nccl")) return false;
-      raw_key.assign(line.text.substr(0, outer.size() + body));
-      if (!known_raw(raw_key, [&] {
+      if (!known_raw(line.text.substr(0, outer.size() + body), [&] {
             binding(p);
             const std::size_t c1 = rest.find(':');
             const std::size_t c2 = rest.find(':', c1 + 1);
@@ -430,17 +429,18 @@ struct SourceParser::Impl {
   std::unordered_set<std::string> known_keys;
   std::string last_known;
   template <typename Fill>
-  bool known_raw(const std::string& key, Fill fill) {
+  bool known_raw(std::string_view key, Fill fill) {
     if (key == last_known) return true;
-    if (known_keys.count(key) != 0) {
-      last_known = key;
+    if (key.data() != raw_key.data()) raw_key.assign(key);  // the plog key is built in raw_key already
+    if (known_keys.count(raw_key) != 0) {
+      last_known = raw_key;
       return true;
     }
     fill();
     binding_from_path();
     if (!options.known || !options.known(ident)) return false;
-    if (known_keys.size() < 65536) known_keys.insert(key);
-    last_known = key;
+    if (known_keys.size() < 65536) known_keys.insert(raw_key);
+    last_known = raw_key;
     return true;
   }
 
