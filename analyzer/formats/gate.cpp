@@ -29,7 +29,6 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   rule_base_ = static_cast<int>(lits.size());
   for (const std::string& a : rules_.atoms) add(a, kRule);
   matcher_ = base::LiteralMatcher(lits, groups);
-  open_all_ = open_listed("*");
   open_nccl_ = open_listed("nccl");
   open_plog_ = open_listed("plog");
   open_line_ = open_listed("line");

@@ -52,8 +52,10 @@ class Gate {
   void look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const;
   // True when some rule matches events of `kind` without needing a literal: never skip those.
   bool open(std::string_view kind) const {
-    return open_all_ || (kind == "nccl" && open_nccl_) || (kind == "plog" && open_plog_) || (kind == "line" && open_line_) ||
-           open_listed(kind);
+    if (kind == "nccl") return open_nccl_;
+    if (kind == "plog") return open_plog_;
+    if (kind == "line") return open_line_;
+    return open_listed(kind);
   }
   // True when `rest` (a line after its outer prefixes) holds a family marker (Family::markers).
   bool marked(std::string_view rest) const { return markers_.search(rest, 1) != 0; }
@@ -63,7 +65,7 @@ class Gate {
  private:
   Look decide(base::LiteralMatcher::Groups g, const std::vector<int>& ids, std::vector<int>& atoms) const;
   bool open_listed(std::string_view kind) const;
-  bool open_all_ = false, open_nccl_ = false, open_plog_ = false, open_line_ = false;  // asked per line
+  bool open_nccl_ = false, open_plog_ = false, open_line_ = false;  // asked per line (with "*")
 
   base::LiteralMatcher matcher_;  // facts and rule atoms, over the whole line
   base::LiteralMatcher markers_;  // family markers, over a line's rest

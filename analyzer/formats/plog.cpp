@@ -1,8 +1,58 @@
 // CANN plog lines: "[LEVEL] MODULE(PID,PNAME):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.cc:123] message".
+#include <cstdint>
+#include <cstring>
+
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
 
 namespace dtriage::formats {
+
+namespace {
+
+// "YYYY-MM-DD-HH:MM:SS.mmm.uuu" (27 bytes) checked eight bytes at a time, without a branch per
+// byte: the separators must be equal to the shape's, every other byte a digit. The masks are built
+// from byte arrays, so the check holds whatever the byte order.
+struct TimeShape {
+  static constexpr char kShape[] = "0000-00-00-00:00:00.000.000";  // '0': a digit
+  static constexpr std::size_t kAt[4] = {0, 8, 16, 19};
+  std::uint64_t sep_mask[4], sep_val[4], zeros, sixes, highs;
+  TimeShape() {
+    unsigned char m[8], v[8], z[8], x[8], f[8];
+    for (int w = 0; w < 4; ++w) {
+      for (int b = 0; b < 8; ++b) {
+        const char c = kShape[kAt[w] + static_cast<std::size_t>(b)];
+        m[b] = c == '0' ? 0 : 0xff;
+        v[b] = c == '0' ? 0 : static_cast<unsigned char>(c);
+      }
+      std::memcpy(&sep_mask[w], m, 8);
+      std::memcpy(&sep_val[w], v, 8);
+    }
+    std::memset(z, '0', 8);
+    std::memset(x, 0x06, 8);
+    std::memset(f, 0xf0, 8);
+    std::memcpy(&zeros, z, 8);
+    std::memcpy(&sixes, x, 8);
+    std::memcpy(&highs, f, 8);
+  }
+  bool operator()(const char* t) const {
+    for (int w = 0; w < 4; ++w) {
+      std::uint64_t x;
+      std::memcpy(&x, t + kAt[w], 8);
+      if ((x & sep_mask[w]) != sep_val[w]) return false;
+      const std::uint64_t d = (x & ~sep_mask[w]) | (zeros & sep_mask[w]);  // separators read as '0'
+      // Every byte in '0'..'9': its high nibble is 3, and adding 6 keeps it 3.
+      if ((d & highs) != (zeros & highs) || ((d + sixes) & highs) != (zeros & highs)) return false;
+    }
+    return true;
+  }
+};
+
+bool time_shaped(const char* t) {
+  static const TimeShape shape;
+  return shape(t);
+}
+
+}  // namespace
 
 bool split_plog(std::string_view s, PlogHeader& h) {
   const std::size_t close = s.find(']');
@@ -17,7 +67,7 @@ bool split_plog(std::string_view s, PlogHeader& h) {
   if (paren == std::string_view::npos || paren == i || paren - i > 40) return false;
   h.module = s.substr(i, paren - i);
   for (char c : h.module)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_')) return false;
   const std::size_t comma = s.find(',', paren);
   const std::size_t rparen = s.find("):", paren);
   if (comma == std::string_view::npos || rparen == std::string_view::npos || comma > rparen) return false;
@@ -29,10 +79,7 @@ bool split_plog(std::string_view s, PlogHeader& h) {
   // YYYY-MM-DD-HH:MM:SS.mmm.uuu = 27 bytes
   if (s.size() < i + 27) return false;
   const std::string_view t = s.substr(i, 27);
-  if (!digits(t.substr(0, 4)) || t[4] != '-' || !digits(t.substr(5, 2)) || t[7] != '-' || !digits(t.substr(8, 2)) ||
-      t[10] != '-' || !digits(t.substr(11, 2)) || t[13] != ':' || !digits(t.substr(14, 2)) || t[16] != ':' ||
-      !digits(t.substr(17, 2)) || t[19] != '.' || !digits(t.substr(20, 3)) || t[23] != '.' || !digits(t.substr(24, 3)))
-    return false;
+  if (!time_shaped(t.data())) return false;
   h.date = t.substr(0, 10);
   h.time = t.substr(11, 8);
   h.ms = t.substr(20, 3);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/families.hpp"
 #include "formats/pipeline.hpp"
 #include "lines/line_reader.hpp"
 
@@ -53,6 +54,28 @@ TEST(Plog, EmptyProcessNameMindSporeFrameAndDeviceIds) {
   EXPECT_EQ(c.device, 2);
   EXPECT_EQ(c.get_int("nranks"), 3);
   EXPECT_EQ(c.get_str("server"), "10.20.8.250");
+}
+
+// The header's time is checked eight bytes at a time: every digit position and every separator.
+TEST(Plog, HeaderTimeMustHaveItsExactShape) {
+  const std::string good = "[INFO] RUNTIME(51302,python3):2025-06-04-10:14:21.402.201 [stream.cc:1] msg";
+  formats::PlogHeader h;
+  ASSERT_TRUE(formats::split_plog(good, h));
+  EXPECT_EQ(h.date, "2025-06-04");
+  EXPECT_EQ(h.time, "10:14:21");
+  EXPECT_EQ(h.ms, "402");
+  EXPECT_EQ(h.us, "201");
+  const std::size_t at = good.find("2025");
+  for (std::size_t j = 0; j < 27; ++j) {
+    for (const char c : {'x', '/', ':', '-', '.', ' ', '9', '0', '\x00', '\xff', 'J', '@'}) {
+      std::string bad = good;
+      if (bad[at + j] == c) continue;
+      const bool digit_place = good[at + j] >= '0' && good[at + j] <= '9';
+      bad[at + j] = c;
+      const bool still_good = digit_place && c >= '0' && c <= '9';
+      EXPECT_EQ(formats::split_plog(bad, h), still_good) << bad;
+    }
+  }
 }
 
 TEST(Plog, PathGivesPidDeviceAndYear) {
