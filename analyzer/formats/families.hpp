@@ -39,6 +39,8 @@ struct PlogHeader {
   std::string_view level, module, pid, pname, date, time, ms, us, rest;
 };
 bool split_plog(std::string_view s, PlogHeader& h);
+// True when the 27 bytes at `t` have the shape of a plog time, YYYY-MM-DD-HH:MM:SS.mmm.uuu.
+bool plog_time_shaped(const char* t);
 bool parse_nccl(std::string_view s, model::Event& e);
 bool parse_glog(std::string_view s, model::Event& e);            // c10 / torchrun glog headers
 bool parse_python_logging(std::string_view s, model::Event& e);  // "WARNING:torch.distributed...:msg"

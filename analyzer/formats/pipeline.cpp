@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <cstring>
 #include <map>
 #include <unordered_set>
 
@@ -278,6 +279,10 @@ struct SourceParser::Impl {
       emit(std::move(e));
       return;
     }
+    if (look != nullptr && *look == Gate::Look::Quiet && open.empty() && again(line)) {
+      ++skipped_info;
+      return;
+    }
     Prefix p;
     std::string storage;
     const std::string_view rest = strip_prefixes(line.text, p, storage);
@@ -347,12 +352,14 @@ struct SourceParser::Impl {
       raw_key.assign(outer);
       raw_key += '\n';
       raw_key.append(h.pid);
+      const std::size_t header = outer.size() + static_cast<std::size_t>(h.date.data() - rest.data());
       if (!known_raw(raw_key, [&] {
             binding(p);
             ident.pid = int_of(h.pid);
             if (ident.pid && *ident.pid < 0) ident.pid.reset();
           }))
         return false;
+      remember_again(line.text.substr(0, header), true);
       ++skipped_info;
       return true;
     }
@@ -369,6 +376,7 @@ struct SourceParser::Impl {
               ident.device = int_of(rest.substr(bracket + 2, rest.find(']', bracket) - bracket - 2));
           }))
         return false;
+      remember_again(line.text.substr(0, outer.size() + body), false);
       ++skipped_info;
       return true;
     }
@@ -381,6 +389,27 @@ struct SourceParser::Impl {
       return true;
     }
     return false;
+  }
+
+  // The raw start of the last line skip() passed over as an informational line of a known binding
+  // (an NCCL line up to its message, a plog line up to its time). A quiet line that starts the same
+  // way is the same case, decided without peeling its prefixes again: its binding text is the
+  // same, and so is everything strip_prefixes and the checks above look at, provided it holds no
+  // '\r' (the part after one is what a terminal shows) and no '%' (a progress bar peeled from the
+  // front), and, for plog, its time has the same shape and year.
+  std::string again_prefix;
+  bool again_plog = false;
+  void remember_again(std::string_view prefix, bool plog) {
+    again_prefix.assign(prefix);
+    again_plog = plog;
+  }
+  bool again(const lines::Line& line) const {
+    const std::string_view t = line.text;
+    const std::size_t n = again_prefix.size();
+    if (n == 0 || line.cut || t.size() < n || t.compare(0, n, again_prefix) != 0) return false;
+    if (again_plog && (t.size() < n + 27 || !plog_time_shaped(t.data() + n) || year.size() != 4 || t.compare(n, 4, year) != 0))
+      return false;
+    return std::memchr(t.data(), '\r', t.size()) == nullptr && std::memchr(t.data(), '%', t.size()) == nullptr;
   }
 
   // The offset of the message in "host:pid:tid [dev] NCCL INFO msg" (split as parse_nccl splits

@@ -47,12 +47,12 @@ struct TimeShape {
   }
 };
 
-bool time_shaped(const char* t) {
+}  // namespace
+
+bool plog_time_shaped(const char* t) {
   static const TimeShape shape;
   return shape(t);
 }
-
-}  // namespace
 
 bool split_plog(std::string_view s, PlogHeader& h) {
   const std::size_t close = s.find(']');
@@ -79,7 +79,7 @@ bool split_plog(std::string_view s, PlogHeader& h) {
   // YYYY-MM-DD-HH:MM:SS.mmm.uuu = 27 bytes
   if (s.size() < i + 27) return false;
   const std::string_view t = s.substr(i, 27);
-  if (!time_shaped(t.data())) return false;
+  if (!plog_time_shaped(t.data())) return false;
   h.date = t.substr(0, 10);
   h.time = t.substr(11, 8);
   h.ms = t.substr(20, 3);
