@@ -391,25 +391,51 @@ struct SourceParser::Impl {
     return false;
   }
 
-  // The raw start of the last line skip() passed over as an informational line of a known binding
+  // The raw starts of the lines skip() passed over as informational lines of a known binding
   // (an NCCL line up to its message, a plog line up to its time). A quiet line that starts the same
   // way is the same case, decided without peeling its prefixes again: its binding text is the
   // same, and so is everything strip_prefixes and the checks above look at, provided it holds no
   // '\r' (the part after one is what a terminal shows) and no '%' (a progress bar peeled from the
   // front), and, for plog, its time has the same shape and year.
-  std::string again_prefix;
-  bool again_plog = false;
+  // Several are kept (processes' lines interleave in one file); each is found by its first 16
+  // bytes, compared as two words.
+  struct Again {
+    std::string prefix;
+    bool plog = false;
+    std::uint64_t head[2] = {0, 0};
+  };
+  std::vector<Again> agains;
+  std::size_t again_next = 0;  // the entry to replace when full
+  static constexpr std::size_t kAgains = 64;
   void remember_again(std::string_view prefix, bool plog) {
-    again_prefix.assign(prefix);
-    again_plog = plog;
+    if (prefix.size() < 16) return;
+    for (const Again& a : agains)
+      if (a.prefix == prefix) return;
+    Again a;
+    a.prefix.assign(prefix);
+    a.plog = plog;
+    std::memcpy(a.head, prefix.data(), 16);
+    if (agains.size() < kAgains) {
+      agains.push_back(std::move(a));
+    } else {
+      agains[again_next] = std::move(a);
+      again_next = (again_next + 1) % kAgains;
+    }
   }
   bool again(const lines::Line& line) const {
     const std::string_view t = line.text;
-    const std::size_t n = again_prefix.size();
-    if (n == 0 || line.cut || t.size() < n || t.compare(0, n, again_prefix) != 0) return false;
-    if (again_plog && (t.size() < n + 27 || !plog_time_shaped(t.data() + n) || year.size() != 4 || t.compare(n, 4, year) != 0))
-      return false;
-    return std::memchr(t.data(), '\r', t.size()) == nullptr && std::memchr(t.data(), '%', t.size()) == nullptr;
+    if (agains.empty() || line.cut || t.size() < 16) return false;
+    std::uint64_t head[2];
+    std::memcpy(head, t.data(), 16);
+    for (const Again& a : agains) {
+      if (a.head[0] != head[0] || a.head[1] != head[1]) continue;
+      const std::size_t n = a.prefix.size();
+      if (t.size() < n || t.compare(0, n, a.prefix) != 0) continue;
+      if (a.plog && (t.size() < n + 27 || !plog_time_shaped(t.data() + n) || year.size() != 4 || t.compare(n, 4, year) != 0))
+        return false;
+      return std::memchr(t.data(), '\r', t.size()) == nullptr && std::memchr(t.data(), '%', t.size()) == nullptr;
+    }
+    return false;
   }
 
   // The offset of the message in "host:pid:tid [dev] NCCL INFO msg" (split as parse_nccl splits
