@@ -29,12 +29,6 @@ class LiteralMatcher {
   // possible) and reads the whole text.
   Groups search(std::string_view text, Groups want = 0xff, std::vector<int>* ids = nullptr) const;
 
-  // search() with ids on each of `texts`: groups[i] and ids[i] (cleared first) for texts[i]. Four
-  // texts go through four automata interleaved, which hides the table's load latency (one search
-  // is a chain of dependent loads).
-  void search_many(const std::vector<std::string_view>& texts, std::vector<Groups>& groups,
-                   std::vector<std::vector<int>>& ids) const;
-
   // Every literal in `text`, searched as one text in four lanes split at line ends (no literal
   // holds a '\n'; a byte no literal holds sends the automaton back to its root, so lines do not
   // run into each other): the lanes' chains of loads interleave, and no work is spent per line.

@@ -94,8 +94,13 @@ void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Loo
       scratch.groups[k] |= matcher_.group_of(h.id);
       scratch.ids[k].push_back(h.id);
     }
-  } else {
-    matcher_.search_many(lines, scratch.groups, scratch.ids);
+  } else {  // after a cut line: one at a time
+    scratch.groups.assign(lines.size(), 0);
+    if (scratch.ids.size() < lines.size()) scratch.ids.resize(lines.size());
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      scratch.ids[k].clear();
+      scratch.groups[k] = matcher_.search(lines[k], 0xff, &scratch.ids[k]);
+    }
   }
   looks.resize(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) looks[i] = decide(scratch.groups[i], scratch.ids[i], scratch.atoms);

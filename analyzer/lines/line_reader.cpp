@@ -50,7 +50,7 @@ bool LineReader::next(Line& line) {
     }
     if (nl != nullptr) {
       const std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
-      std::size_t len = pos - begin_;
+      const std::size_t len = pos - begin_;
       if (len > max_line_) {  // the newline came in the same read as the overflow
         line.text = std::string_view(base + begin_, max_line_);
         line.number = ++number_;
@@ -60,12 +60,7 @@ bool LineReader::next(Line& line) {
         begin_ = scanned_ = pos + 1;
         return true;
       }
-      if (len > 0 && base[pos - 1] == '\r') --len;
-      line.text = std::string_view(base + begin_, len);
-      line.number = ++number_;
-      line.offset = base_ + begin_;
-      line.cut = false;
-      begin_ = scanned_ = pos + 1;
+      take_line(pos, line);
       return true;
     }
     scanned_ = end_;
@@ -105,15 +100,20 @@ bool LineReader::next_buffered(Line& line) {
   const void* nl = std::memchr(base + scanned_, '\n', end_ - scanned_);
   if (nl == nullptr) return false;
   const std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+  if (pos - begin_ > max_line_) return false;  // next() cuts it
+  take_line(pos, line);
+  return true;
+}
+
+void LineReader::take_line(std::size_t pos, Line& line) {
+  const char* base = buf_.data();
   std::size_t len = pos - begin_;
-  if (len > max_line_) return false;  // next() cuts it
   if (len > 0 && base[pos - 1] == '\r') --len;
   line.text = std::string_view(base + begin_, len);
   line.number = ++number_;
   line.offset = base_ + begin_;
   line.cut = false;
   begin_ = scanned_ = pos + 1;
-  return true;
 }
 
 bool LineReader::next_batch(std::vector<Line>& lines, std::size_t max) {

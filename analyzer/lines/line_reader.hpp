@@ -42,6 +42,7 @@ class LineReader {
  private:
   bool fill();  // reads more; false when nothing more can be read
   bool next_buffered(Line& line);  // next() when a whole line is already buffered, else false
+  void take_line(std::size_t pos, Line& line);  // the line ending at the '\n' at buf_[pos]
 
   ingest::ByteReader& src_;
   std::size_t max_line_;

@@ -144,3 +144,44 @@ TEST(LineReader, SameLinesWhateverTheReadSizes) {
 
 }  // namespace
 }  // namespace dtriage::lines
+
+namespace dtriage::lines {
+namespace {
+
+// next_batch() gives the lines next() gives, in order, with the same numbers, offsets and cuts,
+// whatever the read sizes, line lengths (cut ones included) and line ends; every line of a batch
+// stays valid until the next call.
+TEST(LineReader, BatchesGiveTheSameLinesAsNext) {
+  std::mt19937 rng(7);
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    const std::size_t len = rng() % 7 == 0 ? 300 + rng() % 900 : rng() % 120;
+    for (std::size_t j = 0; j < len; ++j) text += static_cast<char>('a' + rng() % 26);
+    text += rng() % 5 == 0 ? "\r\n" : "\n";
+  }
+  text += "last line without a newline";
+  for (std::size_t step : {1u, 7u, 4096u, 1u << 20}) {
+    for (std::size_t max_batch : {1u, 3u, 4096u}) {
+      DripReader a(text, step);
+      const std::vector<Got> want = read_all(a, 512);
+      DripReader b(text, step);
+      LineReader lr(b, 512);
+      std::vector<Line> batch;
+      std::vector<Got> got;
+      while (lr.next_batch(batch, max_batch)) {
+        ASSERT_LE(batch.size(), max_batch);
+        for (const Line& l : batch) got.push_back({std::string(l.text), l.number, l.offset, l.cut});
+      }
+      ASSERT_EQ(got.size(), want.size()) << "step " << step << " batch " << max_batch;
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].text, want[i].text) << i;
+        EXPECT_EQ(got[i].number, want[i].number) << i;
+        EXPECT_EQ(got[i].offset, want[i].offset) << i;
+        EXPECT_EQ(got[i].cut, want[i].cut) << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dtriage::lines
