@@ -85,17 +85,19 @@ LiteralMatcher::LiteralMatcher(const std::vector<std::string>& literals, const s
   inverse_ = ((std::uint64_t{1} << 32) + k - 1) / k;
 }
 
+bool LiteralMatcher::tail_at(int id, const unsigned char* p, std::size_t n, std::size_t at) const {
+  const std::string& tail = tails_[static_cast<std::size_t>(id)];
+  if (n - at < tail.size()) return false;
+  for (std::size_t j = 0; j < tail.size(); ++j)
+    if (kFold.t[p[at + j]] != static_cast<unsigned char>(tail[j])) return false;
+  return true;
+}
+
 void LiteralMatcher::outputs(std::size_t row, const unsigned char* p, std::size_t n, std::size_t i, Groups& seen,
                              std::vector<int>* ids) const {
   for (const Out& o : outs_[(row * inverse_) >> 32]) {
     if ((seen & o.group) != 0 && ids == nullptr) continue;
-    if (o.verify) {
-      const std::string& tail = tails_[static_cast<std::size_t>(o.id)];
-      if (n - i - 1 < tail.size()) continue;
-      std::size_t j = 0;
-      while (j < tail.size() && kFold.t[p[i + 1 + j]] == static_cast<unsigned char>(tail[j])) ++j;
-      if (j != tail.size()) continue;
-    }
+    if (o.verify && !tail_at(o.id, p, n, i + 1)) continue;
     seen |= o.group;
     if (ids != nullptr) ids->push_back(o.id);
   }
@@ -105,12 +107,7 @@ void LiteralMatcher::hits_at(std::size_t row, const unsigned char* p, std::size_
                              std::vector<Hit>& hits) const {
   for (const Out& o : outs_[(row * inverse_) >> 32]) {
     if (o.verify) {
-      const std::string& tail = tails_[static_cast<std::size_t>(o.id)];
-      if (n - i - 1 < tail.size()) continue;
-      std::size_t j = 0;
-      while (j < tail.size() && kFold.t[p[i + 1 + j]] == static_cast<unsigned char>(tail[j])) ++j;
-      if (j != tail.size()) continue;
-      hits.push_back(Hit{i + tail.size(), o.id});
+      if (tail_at(o.id, p, n, i + 1)) hits.push_back(Hit{i + tails_[static_cast<std::size_t>(o.id)].size(), o.id});
     } else {
       hits.push_back(Hit{i, o.id});
     }

@@ -60,6 +60,8 @@ class LiteralMatcher {
   std::vector<std::string> tails_;       // per literal: its folded bytes after the prefix
   std::vector<Groups> group_;            // per literal: its group bit
 
+  // True when the rest of literal `id` after its prefix is at text[at] (folded).
+  bool tail_at(int id, const unsigned char* text, std::size_t n, std::size_t at) const;
   // The literals of state `row` ending at text[i]: verified, added to `seen` (and `ids`).
   void outputs(std::size_t row, const unsigned char* text, std::size_t n, std::size_t i, Groups& seen,
                std::vector<int>* ids) const;
