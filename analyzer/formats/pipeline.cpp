@@ -408,7 +408,7 @@ struct SourceParser::Impl {
   std::size_t again_next = 0;  // the entry to replace when full
   static constexpr std::size_t kAgains = 64;
   void remember_again(std::string_view prefix, bool plog) {
-    if (prefix.size() < 16) return;
+    if (prefix.size() < 16 || prefix.front() == '{') return;  // '{': container JSON is peeled by content
     for (const Again& a : agains)
       if (a.prefix == prefix) return;
     Again a;
