@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <cstring>
@@ -161,7 +162,11 @@ struct Ingestor::Impl {
         if (next_task >= tasks.size()) return;  // stopping, nothing left
         t = tasks[next_task++].get();
       }
-      t->reader->walk_file(t->fs_path, t->display, t->hint, *t->sink);
+      try {
+        t->reader->walk_file(t->fs_path, t->display, t->hint, *t->sink);
+      } catch (const std::exception& e) {  // out of memory, say: this file is lost, not the run
+        t->inv.add_unreadable(t->display, std::string("not read to the end: ") + e.what());
+      }
       {
         std::lock_guard<std::mutex> lock(mu);
         t->done = true;
