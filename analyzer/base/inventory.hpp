@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtriage::base {
@@ -26,6 +27,16 @@ struct Inventory {
   }
   void add_skipped(std::string path, std::string reason) {
     skipped.push_back({std::move(path), std::move(reason)});
+  }
+  // Adds another part's counts and problems after this one's (parts read in parallel, joined in order).
+  void absorb(Inventory&& part) {
+    files += part.files;
+    bytes += part.bytes;
+    lines += part.lines;
+    lines_cut += part.lines_cut;
+    events_not_kept += part.events_not_kept;
+    for (auto& p : part.unreadable) unreadable.push_back(std::move(p));
+    for (auto& p : part.skipped) skipped.push_back(std::move(p));
   }
 };
 

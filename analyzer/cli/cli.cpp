@@ -266,10 +266,7 @@ class Collector final : public ingest::ForkableSink {
     }
     for (auto& s : f.sources_) sources_.push_back(std::move(s));
     unparsed_ += f.unparsed_;
-    const base::Inventory& c = f.inv_;
-    inv_.lines += c.lines;
-    inv_.lines_cut += c.lines_cut;
-    inv_.events_not_kept += c.events_not_kept;
+    inv_.absorb(std::move(f.inv_));
   }
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
     formats::ParseOptions opt;

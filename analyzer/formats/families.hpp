@@ -42,6 +42,11 @@ bool split_plog(std::string_view s, PlogHeader& h);
 // True when the 27 bytes at `t` have the shape of a plog time, YYYY-MM-DD-HH:MM:SS.mmm.uuu.
 bool plog_time_shaped(const char* t);
 bool parse_nccl(std::string_view s, model::Event& e);
+// "host:pid:tid [dev] body" (the device is optional), split by hand as parse_nccl reads it.
+struct NcclHeader {
+  std::string_view host, pid, tid, dev, body;
+};
+bool split_nccl_header(std::string_view s, NcclHeader& h);
 bool parse_glog(std::string_view s, model::Event& e);            // c10 / torchrun glog headers
 bool parse_python_logging(std::string_view s, model::Event& e);  // "WARNING:torch.distributed...:msg"
 bool parse_torch_npu(std::string_view s, model::Event& e);       // "[ERROR] ... (PID:1, Device:2, RankID:3) ERR00100"

@@ -55,12 +55,6 @@ Gate::Look Gate::decide(base::LiteralMatcher::Groups g, const std::vector<int>& 
   return Look::Quiet;
 }
 
-Gate::Look Gate::look(std::string_view line, std::vector<int>& ids) const {
-  ids.clear();
-  std::vector<int> atoms;
-  return decide(matcher_.search(line, 0xff, &ids), ids, atoms);
-}
-
 namespace {
 
 // True when each line starts right after the previous one's "\n" or "\r\n".
@@ -78,14 +72,14 @@ bool contiguous(const std::vector<std::string_view>& lines) {
 }  // namespace
 
 void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const {
+  scratch.groups.assign(lines.size(), 0);
+  if (scratch.ids.size() < lines.size()) scratch.ids.resize(lines.size());
+  for (std::size_t k = 0; k < lines.size(); ++k) scratch.ids[k].clear();
   if (!lines.empty() && contiguous(lines)) {
     const char* start = lines.front().data();
     const std::string_view region(start, static_cast<std::size_t>(lines.back().data() + lines.back().size() - start));
     scratch.hits.clear();
     matcher_.search_lines(region, scratch.hits);
-    scratch.groups.assign(lines.size(), 0);
-    if (scratch.ids.size() < lines.size()) scratch.ids.resize(lines.size());
-    for (std::size_t k = 0; k < lines.size(); ++k) scratch.ids[k].clear();
     std::size_t k = 0;
     for (const auto& h : scratch.hits) {
       while (k < lines.size() && static_cast<std::size_t>(lines[k].data() - start) + lines[k].size() <= h.end) ++k;
@@ -95,12 +89,7 @@ void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Loo
       scratch.ids[k].push_back(h.id);
     }
   } else {  // after a cut line: one at a time
-    scratch.groups.assign(lines.size(), 0);
-    if (scratch.ids.size() < lines.size()) scratch.ids.resize(lines.size());
-    for (std::size_t k = 0; k < lines.size(); ++k) {
-      scratch.ids[k].clear();
-      scratch.groups[k] = matcher_.search(lines[k], 0xff, &scratch.ids[k]);
-    }
+    for (std::size_t k = 0; k < lines.size(); ++k) scratch.groups[k] = matcher_.search(lines[k], 0xff, &scratch.ids[k]);
   }
   looks.resize(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) looks[i] = decide(scratch.groups[i], scratch.ids[i], scratch.atoms);

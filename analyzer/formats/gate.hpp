@@ -39,9 +39,7 @@ class Gate {
     Parse,  // a fact literal occurs, or a rule may match: the line goes to the parsers
     Quiet,  // neither: an informational line of a known family, or a plain print, may be skipped
   };
-  // `ids` is scratch space, reused between calls.
-  Look look(std::string_view line, std::vector<int>& ids) const;
-  // look() for many lines at once: looks[i] for lines[i]. Lines that lie one after the other in
+  // The look at each of `lines`: looks[i] for lines[i]. Lines that lie one after the other in
   // memory (a line reader's batch) are searched as one text (LiteralMatcher::search_lines).
   struct Scratch {
     std::vector<base::LiteralMatcher::Groups> groups;

@@ -16,6 +16,30 @@ DT_RE(re_nccl_failure, R"(^NCCL failure ([\w./-]+):(\d+) '([^']*)')")
 
 }  // namespace
 
+bool split_nccl_header(std::string_view s, NcclHeader& h) {
+  const std::size_t c1 = s.find(':');
+  if (c1 == std::string_view::npos || c1 == 0) return false;
+  h.host = s.substr(0, c1);
+  for (char c : h.host)
+    if (c == ' ' || c == '[' || c == ']' || c == '\t') return false;
+  const std::size_t c2 = s.find(':', c1 + 1);
+  const std::size_t sp = s.find(' ', c1 + 1);
+  if (c2 == std::string_view::npos || sp == std::string_view::npos || c2 > sp) return false;
+  h.pid = s.substr(c1 + 1, c2 - c1 - 1);
+  h.tid = s.substr(c2 + 1, sp - c2 - 1);
+  if (!digits(h.pid) || !digits(h.tid)) return false;
+  h.body = s.substr(sp + 1);
+  h.dev = {};
+  if (!h.body.empty() && h.body.front() == '[') {
+    const std::size_t end = h.body.find("] ");
+    if (end != std::string_view::npos && digits(h.body.substr(1, end - 1))) {
+      h.dev = h.body.substr(1, end - 1);
+      h.body.remove_prefix(end + 2);
+    }
+  }
+  return true;
+}
+
 bool parse_nccl(std::string_view s, model::Event& e) {
   M m;
   std::string_view body;
@@ -64,26 +88,10 @@ bool parse_nccl(std::string_view s, model::Event& e) {
     if (end > 21 && rest[20] == '.') frac = rest.substr(21, end - 21);
     rest.remove_prefix(end + 2);
   }
-  const std::size_t c1 = rest.find(':');
-  if (c1 == std::string_view::npos || c1 == 0) return false;
-  const std::string_view host = rest.substr(0, c1);
-  for (char c : host)
-    if (c == ' ' || c == '[' || c == ']' || c == '\t') return false;
-  const std::size_t c2 = rest.find(':', c1 + 1);
-  const std::size_t sp = rest.find(' ', c1 + 1);
-  if (c2 == std::string_view::npos || sp == std::string_view::npos || c2 > sp) return false;
-  const std::string_view pid = rest.substr(c1 + 1, c2 - c1 - 1);
-  const std::string_view tid = rest.substr(c2 + 1, sp - c2 - 1);
-  if (!digits(pid) || !digits(tid)) return false;
-  body = rest.substr(sp + 1);
-  std::string_view dev;
-  if (!body.empty() && body.front() == '[') {
-    const std::size_t end = body.find("] ");
-    if (end != std::string_view::npos && digits(body.substr(1, end - 1))) {
-      dev = body.substr(1, end - 1);
-      body.remove_prefix(end + 2);
-    }
-  }
+  NcclHeader h;
+  if (!split_nccl_header(rest, h)) return false;
+  const std::string_view host = h.host, pid = h.pid, tid = h.tid, dev = h.dev;
+  body = h.body;
   M b;
   std::string level;
   std::string msg;

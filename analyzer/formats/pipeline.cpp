@@ -99,12 +99,17 @@ struct SourceParser::Impl {
   }
   model::Event scratch;
 
-  void finish_event(model::Event& e, const Prefix* p) {
+  // What the file's path says of every line in it, where the line does not say it.
+  void fill_from_path(model::Event& e) const {
     if (!e.rank && facts.rank) e.rank = facts.rank;
     if (!e.local_rank && facts.local_rank) e.local_rank = facts.local_rank;
     if (!e.pid && facts.pid) e.pid = facts.pid;
     if (!e.device && facts.device) e.device = facts.device;
     if (e.node.empty()) e.node = source.node;
+  }
+
+  void finish_event(model::Event& e, const Prefix* p) {
+    fill_from_path(e);
     if (!e.time.empty() && e.time.size() >= 10 && e.time[4] == '-') {
       year = e.time.substr(0, 4);
     } else if (e.time.empty()) {
@@ -286,8 +291,8 @@ struct SourceParser::Impl {
     Prefix p;
     std::string storage;
     const std::string_view rest = strip_prefixes(line.text, p, storage);
-    if (options.gate != nullptr && open.empty() && storage.empty() && p.time.empty() && p.month_day_time.empty() &&
-        skip(line, rest, p, look))
+    if (look != nullptr && open.empty() && storage.empty() && p.time.empty() && p.month_day_time.empty() &&
+        skip(line, rest, p, *look))
       return;
     const std::string& key = p.key;
     if (auto it = open.find(key); it != open.end()) {
@@ -316,7 +321,6 @@ struct SourceParser::Impl {
   }
 
   // ---- the gate (gate.hpp) ----
-  std::vector<int> gate_ids;
   std::vector<std::string_view> batch_texts;
   std::vector<Gate::Look> batch_looks;
   Gate::Scratch gate_scratch;
@@ -337,10 +341,8 @@ struct SourceParser::Impl {
   // True when the line is counted and skipped: no fact literal, no rule that may match, and a
   // shape whose parse is known to give nothing else (checked the way the parsers check it). Called
   // only with no block open and no prefix that carries a time.
-  bool skip(const lines::Line& line, std::string_view rest, const Prefix& p, const Gate::Look* given) {
-    if (line.cut || rest.empty()) return false;
-    const Gate::Look look = given != nullptr ? *given : options.gate->look(line.text, gate_ids);
-    if (look == Gate::Look::Parse) return false;
+  bool skip(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
+    if (line.cut || rest.empty() || look == Gate::Look::Parse) return false;
     // The prefixes before `rest` (rank, local rank, pdsh host) are part of a line's binding.
     const std::string_view outer = line.text.substr(0, line.text.size() - rest.size());
     if (rest.front() == '[') {
@@ -363,20 +365,18 @@ struct SourceParser::Impl {
       ++skipped_info;
       return true;
     }
-    if (const std::size_t body = nccl_info_body(rest); body != 0) {
+    if (NcclHeader h; split_nccl_header(rest, h) && starts_with(h.body, kNcclInfo)) {
       // "host:pid:tid [dev] NCCL INFO msg": the binding is all before the message.
       if (options.gate->open("nccl")) return false;
-      if (!known_raw(line.text.substr(0, outer.size() + body), [&] {
+      const std::size_t start = outer.size() + static_cast<std::size_t>(h.body.data() - rest.data()) + kNcclInfo.size();
+      if (!known_raw(line.text.substr(0, start), [&] {
             binding(p);
-            const std::size_t c1 = rest.find(':');
-            const std::size_t c2 = rest.find(':', c1 + 1);
-            ident.node.assign(rest.substr(0, c1));
-            ident.pid = int_of(rest.substr(c1 + 1, c2 - c1 - 1));
-            if (const std::size_t bracket = rest.find(" [", c2); bracket < body)
-              ident.device = int_of(rest.substr(bracket + 2, rest.find(']', bracket) - bracket - 2));
+            ident.node.assign(h.host);
+            ident.pid = int_of(h.pid);
+            if (!h.dev.empty()) ident.device = int_of(h.dev);
           }))
         return false;
-      remember_again(line.text.substr(0, outer.size() + body), false);
+      remember_again(line.text.substr(0, start), false);
       ++skipped_info;
       return true;
     }
@@ -438,42 +438,16 @@ struct SourceParser::Impl {
     return false;
   }
 
-  // The offset of the message in "host:pid:tid [dev] NCCL INFO msg" (split as parse_nccl splits
-  // it), 0 when `rest` is not such a line.
-  static std::size_t nccl_info_body(std::string_view rest) {
-    const std::size_t c1 = rest.find(':');
-    if (c1 == std::string_view::npos || c1 == 0) return 0;
-    for (std::size_t i = 0; i < c1; ++i)
-      if (rest[i] == ' ' || rest[i] == '[' || rest[i] == ']' || rest[i] == '\t') return 0;
-    const std::size_t c2 = rest.find(':', c1 + 1);
-    const std::size_t sp = rest.find(' ', c1 + 1);
-    if (c2 == std::string_view::npos || sp == std::string_view::npos || c2 > sp) return 0;
-    if (!digits(rest.substr(c1 + 1, c2 - c1 - 1)) || !digits(rest.substr(c2 + 1, sp - c2 - 1))) return 0;
-    std::size_t at = sp + 1;
-    if (at < rest.size() && rest[at] == '[') {
-      const std::size_t end = rest.find("] ", at);
-      if (end == std::string_view::npos || !digits(rest.substr(at + 1, end - at - 1))) return 0;
-      at = end + 2;
-    }
-    constexpr std::string_view kInfo = "NCCL INFO ";
-    if (rest.substr(at, kInfo.size()) != kInfo) return 0;
-    return at + kInfo.size();
-  }
+  static constexpr std::string_view kNcclInfo = "NCCL INFO ";
 
-  // The binding the outer prefixes give; the family's own part is added after, the path's last.
+  // The binding the outer prefixes give; the family's own part is added after, the path's last
+  // (fill_from_path, as for every event).
   void binding(const Prefix& p) {
     ident.node = p.host.empty() ? source.node : p.host;
     ident.rank = p.rank;
     ident.local_rank = p.local_rank;
     ident.pid.reset();
     ident.device.reset();
-  }
-  void binding_from_path() {
-    if (!ident.rank && facts.rank) ident.rank = facts.rank;
-    if (!ident.local_rank && facts.local_rank) ident.local_rank = facts.local_rank;
-    if (!ident.pid && facts.pid) ident.pid = facts.pid;
-    if (!ident.device && facts.device) ident.device = facts.device;
-    if (ident.node.empty()) ident.node = source.node;
   }
 
   // Whether the binding a line's raw prefix text stands for is known (options.known). The same
@@ -492,7 +466,7 @@ struct SourceParser::Impl {
       return true;
     }
     fill();
-    binding_from_path();
+    fill_from_path(ident);
     if (!options.known || !options.known(ident)) return false;
     if (known_keys.size() < 65536) known_keys.insert(raw_key);
     last_known = raw_key;

@@ -31,7 +31,8 @@ class SourceParser {
   SourceParser& operator=(const SourceParser&) = delete;
 
   void feed(const lines::Line& line);
-  // feed() for each line, with the gate's look at all of them taken at once.
+  // feed() for each line, with the gate's look at all of them taken at once: the only way the gate
+  // (ParseOptions::gate) skips lines; feed() alone parses every line.
   void feed_many(const std::vector<lines::Line>& lines);
   void finish();
   // Lines the gate skipped so far.

@@ -134,20 +134,10 @@ struct Ingestor::Impl {
         tasks.pop_front();
         if (next_task > 0) --next_task;
       }
-      merge(t->inv);
+      inv.absorb(std::move(t->inv));
       if (t->reader) read_any = read_any || t->reader->read_any;
       if (t->sink) forkable->join(std::move(t->sink));
     }
-  }
-
-  void merge(base::Inventory& from) {
-    inv.files += from.files;
-    inv.bytes += from.bytes;
-    inv.lines += from.lines;
-    inv.lines_cut += from.lines_cut;
-    inv.events_not_kept += from.events_not_kept;
-    for (auto& p : from.unreadable) inv.unreadable.push_back(std::move(p));
-    for (auto& p : from.skipped) inv.skipped.push_back(std::move(p));
   }
 
   void worker() {
