@@ -24,6 +24,7 @@
 #include "report/report.hpp"
 #include "rules/engine.hpp"
 #include "rules/loader.hpp"
+#include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "formats/pipeline.hpp"
 #include "ingest/ingest.hpp"
@@ -664,6 +665,18 @@ int run_checked(int argc, char** argv) {
   events->add_flag("--all-lines", events_raw.all_lines, "Also print lines no parser recognised (kind \"line\")");
   events->add_flag("--raw", events_raw.raw, "Do not parse: one event per line with its path, line and text");
 
+  RawArgs check_raw;
+  check_raw.format = "text";
+  std::string check_launch;
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "Before a launch: the six multi-node checks over node snapshots, smoke-test output and training logs");
+  add_input_options(*check_cmd, check_raw);
+  check_cmd->add_option("--launch", check_launch, "The launch command, e.g. \"torchrun --nnodes 2 --nproc_per_node 8 train.py\"");
+  check_cmd->add_option("--format", check_raw.format, "text (default), json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  CLI::App* script_cmd = app.add_subcommand(
+      "snapshot-script", "Print the node snapshot collector (bash): run it on every node, then `dtriage check` the files");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -677,6 +690,27 @@ int run_checked(int argc, char** argv) {
     return 2;
   }
 
+  if (script_cmd->parsed()) {
+    const std::string_view script = snapshot_script();
+    return std::fwrite(script.data(), 1, script.size(), stdout) == script.size() && std::fflush(stdout) == 0 ? 0 : 2;
+  }
+  if (check_cmd->parsed()) {
+    std::string error;
+    auto config = validate(check_raw, error);
+    if (!config) {
+      std::fprintf(stderr, "dtriage: %s\n", error.c_str());
+      return 2;
+    }
+    CheckArgs args;
+    args.paths = config->paths;
+    args.launch = check_launch;
+    args.format = config->format;
+    args.output = config->output;
+    args.max_line = config->max_line;
+    args.limits = config->limits;
+    args.hints = std::move(config->hints);
+    return cmd_check(args);
+  }
   if (rules_cmd->parsed()) {
     std::string error;
     rules_raw.paths = {"-"};

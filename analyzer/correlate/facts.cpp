@@ -206,7 +206,11 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     if (e.rank || e.local_rank || e.kind == "nccl" || e.kind == "python" || e.kind == "plog" || e.kind == "cann" ||
         e.kind == "torch_npu" || e.kind == "torch")
       ++f.job.worker_lines;
-    if (e.kind == "npu-smi" && e.code == "inventory") {
+    if (e.kind == "snapshot" && e.code == "inventory") {  // a node snapshot (formats/snapshot.hpp) in the dump
+      if (const std::string a = e.get_str("master_addr"); !a.empty() && f.job.master_addr.empty()) f.job.master_addr = a;
+      if (auto p = e.get_int("master_port"); p && !f.job.master_port) f.job.master_port = *p;
+    }
+    if ((e.kind == "npu-smi" || e.kind == "snapshot") && e.code == "inventory") {
       if (auto dc = e.get_int("device_count"); dc && *dc > 0) {
         n.devices = *dc;
         n.device_evidence.push_back(i);

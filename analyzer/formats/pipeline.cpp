@@ -9,6 +9,7 @@
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
 #include "formats/smi.hpp"
+#include "formats/snapshot.hpp"
 #include "formats/tables.hpp"
 #include "formats/util.hpp"
 
@@ -273,7 +274,60 @@ struct SourceParser::Impl {
     }
   }
 
+  // ---- snapshots (snapshot.hpp): the whole file is one record, read at the end ----
+  bool snapshot = false;
+  std::vector<std::string> snapshot_lines;
+  static constexpr std::size_t kSnapshotMaxLines = 200000;
+  bool take_snapshot_line(const lines::Line& line) {
+    if (line.number == 1 && !options.raw && is_snapshot_header(line.text)) snapshot = true;
+    if (!snapshot) return false;
+    if (snapshot_lines.size() < kSnapshotMaxLines) snapshot_lines.emplace_back(line.text);
+    return true;
+  }
+  // One inventory event for the node the snapshot describes: its devices, versions and launch
+  // variables, as the correlation reads them from npu-smi / nvidia-smi / launcher lines.
+  void emit_snapshot() {
+    const Snapshot snap = parse_snapshot(snapshot_lines, source.path);
+    model::Event e;
+    e.path = source.path;
+    e.line = 1;
+    e.text = snapshot_lines.front();
+    snapshot_lines.clear();
+    e.kind = "snapshot";
+    e.level = "info";
+    e.code = "inventory";
+    e.node = snap.host.empty() ? source.node : snap.host;
+    e.node_from_content = !snap.host.empty();
+    if (!snap.devices.empty()) {
+      e.set("device_count", static_cast<std::int64_t>(snap.devices.size()));
+      e.set("chip_name", snap.devices.front().model);
+    }
+    static constexpr std::pair<const char*, const char*> kVersionFields[] = {
+        {"driver", "driver_version"}, {"npu_driver", "driver_version"}, {"cuda_runtime", "cuda_version"},
+        {"nccl", "nccl_version"},     {"cann", "cann_version"},         {"torch", "torch_version"},
+        {"torch_npu", "torch_npu_version"}};
+    for (const auto& [key, field] : kVersionFields)
+      if (auto it = snap.versions.find(key); it != snap.versions.end()) e.set(field, it->second);
+    for (const char* k : {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "NNODES", "NPROC_PER_NODE"}) {
+      auto it = snap.env.find(k);
+      if (it == snap.env.end()) continue;
+      std::string field(k);
+      for (char& c : field) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+      if (auto v = to_int(it->second)) e.set(field, *v);
+      else e.set(field, it->second);
+    }
+    if (snap.port_state == "bound") {
+      e.set("port_bound", snap.port.value_or(0));
+      if (snap.port_pid) e.set("port_pid", *snap.port_pid);
+    }
+    e.message = "snapshot of " + (snap.host.empty() ? source.path : snap.host) + ": " +
+                std::to_string(snap.devices.size()) + " devices" +
+                (snap.devices.empty() ? "" : " (" + snap.devices.front().model + ")");
+    emit(std::move(e));
+  }
+
   void feed(const lines::Line& line, const Gate::Look* look = nullptr) {
+    if (take_snapshot_line(line)) return;
     if (options.raw) {
       model::Event e;
       e.path = source.path;
@@ -327,6 +381,10 @@ struct SourceParser::Impl {
 
   void feed_many(const std::vector<lines::Line>& lines) {
     if (options.gate == nullptr || options.raw) {
+      for (const lines::Line& l : lines) feed(l);
+      return;
+    }
+    if (snapshot || (!lines.empty() && lines.front().number == 1 && is_snapshot_header(lines.front().text))) {
       for (const lines::Line& l : lines) feed(l);
       return;
     }
@@ -539,6 +597,7 @@ struct SourceParser::Impl {
   }
 
   void finish() {
+    if (snapshot) emit_snapshot();
     while (!open.empty()) close(open.begin()->first);
   }
 };

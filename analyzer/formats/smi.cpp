@@ -1,6 +1,7 @@
 #include "formats/smi.hpp"
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "formats/util.hpp"
@@ -36,6 +37,17 @@ std::vector<std::string> words(const std::string& s) {
 
 bool numeric(const std::string& s) { return to_int(s).has_value(); }
 
+// The last "used / total" pair of a cell ("0    0 / 0    3180 / 65536" -> 3180, 65536).
+void last_usage(const std::string& cell, std::optional<std::int64_t>& used, std::optional<std::int64_t>& total) {
+  const auto w = words(cell);
+  for (std::size_t i = w.size(); i >= 3; --i)
+    if (w[i - 2] == "/" && numeric(w[i - 3]) && numeric(w[i - 1])) {
+      used = to_int(w[i - 3]);
+      total = to_int(w[i - 1]);
+      return;
+    }
+}
+
 }  // namespace
 
 void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& rows, model::Event& summary,
@@ -43,6 +55,7 @@ void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& row
   struct Chip {
     std::int64_t npu = -1, chip = -1, device = -1;
     std::string name, health, bus;
+    std::optional<std::int64_t> memory_used, memory_total;  // the chip row's last "used / total" (HBM, else DDR)
     std::uint64_t line = 0;
     std::string text;
   };
@@ -78,6 +91,7 @@ void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& row
       pending.chip = *to_int(first[0]);
       pending.device = first.size() >= 2 ? *to_int(first[1]) : pending.npu;
       pending.bus = c[1];
+      if (c.size() >= 3) last_usage(c[2], pending.memory_used, pending.memory_total);
       pending.line = number;
       pending.text = row;
       chips.push_back(pending);
@@ -133,6 +147,8 @@ void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& row
     d.set("chip_name", ch.name);
     d.set("health", ch.health);
     d.set("bus_id", ch.bus);
+    if (ch.memory_total) d.set("memory_total_mb", *ch.memory_total);
+    if (ch.memory_used) d.set("memory_used_mb", *ch.memory_used);
     emit(std::move(d));
   }
   for (model::Event& p : processes) {

@@ -1,0 +1,891 @@
+#include "check/check.hpp"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "formats/util.hpp"
+
+namespace dtriage::check {
+namespace {
+
+using formats::Snapshot;
+using formats::starts_with;
+using formats::to_int;
+using formats::trim;
+
+std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
+  std::string out;
+  for (const std::string& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+std::string ranks_list(const std::set<std::int64_t>& ranks) {
+  std::vector<std::string> v;
+  for (std::int64_t r : ranks) v.push_back(std::to_string(r));
+  if (v.size() > 12) {
+    v.resize(12);
+    v.push_back("...");
+  }
+  return join(v);
+}
+
+std::string num(double d) {
+  std::ostringstream o;
+  o << d;
+  return o.str();
+}
+
+Evidence section_evidence(const Snapshot& s, std::string_view section) {
+  const formats::SnapshotSection* sec = s.section(section);
+  if (sec == nullptr) return Evidence{s.path, 1, "(no " + std::string(section) + " section)"};
+  std::string text = "@@ " + sec->name + " " + sec->status + " $ " + sec->command;
+  return Evidence{s.path, sec->line, text};
+}
+
+Evidence event_evidence(const model::Event& e) { return Evidence{e.path, e.line, e.text}; }
+Evidence smoke_evidence(const SmokeRank& r) { return Evidence{r.path, r.line, r.text}; }
+
+// The value most nodes hold; a tie goes to the master node's value, then to the first node's.
+std::string reference(const std::vector<std::pair<std::string, std::string>>& by_node, const std::string& master) {
+  std::map<std::string, int> count;
+  for (const auto& [node, v] : by_node) ++count[v];
+  int best = 0;
+  for (const auto& [v, c] : count) best = std::max(best, c);
+  std::vector<std::string> tied;
+  for (const auto& [v, c] : count)
+    if (c == best) tied.push_back(v);
+  if (tied.size() == 1) return tied.front();
+  for (const auto& [node, v] : by_node)
+    if (node == master && std::find(tied.begin(), tied.end(), v) != tied.end()) return v;
+  for (const auto& [node, v] : by_node)
+    if (std::find(tied.begin(), tied.end(), v) != tied.end()) return v;
+  return "";
+}
+
+std::vector<std::string> holders_of(const std::vector<std::pair<std::string, std::string>>& by_node, const std::string& v) {
+  std::vector<std::string> out;
+  for (const auto& [node, value] : by_node)
+    if (value == v) out.push_back(node);
+  return out;
+}
+
+std::string env_of(const Snapshot& s, const char* key) {
+  auto it = s.env.find(key);
+  return it == s.env.end() ? std::string() : it->second;
+}
+
+std::optional<std::int64_t> env_int(const Snapshot& s, const char* key) { return to_int(env_of(s, key)); }
+
+// The node MASTER_ADDR names: its host, full name or one of its addresses.
+std::string master_node(const Input& in) {
+  std::string addr = in.launch.master_addr;
+  if (addr.empty())
+    for (const Snapshot& s : in.snapshots)
+      if (!s.master_addr.empty()) {
+        addr = s.master_addr;
+        break;
+      }
+  if (addr.empty()) return "";
+  for (const Snapshot& s : in.snapshots) {
+    if (s.host == addr || s.fqdn == addr || formats::short_host(addr) == s.host) return s.host;
+    for (const std::string& a : s.addresses)
+      if (a == addr) return s.host;
+  }
+  return "";
+}
+
+std::optional<std::int64_t> nproc_of(const Input& in, const Snapshot& s) {
+  if (in.launch.nproc_per_node) return in.launch.nproc_per_node;
+  if (auto v = env_int(s, "NPROC_PER_NODE")) return v;
+  if (auto v = env_int(s, "LOCAL_WORLD_SIZE")) return v;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> nnodes_of(const Input& in) {
+  if (in.launch.nnodes) return in.launch.nnodes;
+  for (const Snapshot& s : in.snapshots) {
+    if (auto v = env_int(s, "NNODES")) return v;
+    if (auto v = env_int(s, "SLURM_NNODES")) return v;
+  }
+  return std::nullopt;
+}
+
+// Devices the launch may use: CUDA_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES when set.
+std::optional<std::int64_t> visible_count(const Snapshot& s, std::string& var) {
+  for (const char* k : {"CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES"}) {
+    auto it = s.env.find(k);
+    if (it == s.env.end()) continue;
+    var = k;
+    std::int64_t n = 0;
+    std::stringstream in(it->second);
+    std::string item;
+    while (std::getline(in, item, ','))
+      if (!trim(item).empty()) ++n;
+    return n;
+  }
+  return std::nullopt;
+}
+
+struct Version {
+  int major = -1, minor = 0;
+};
+Version version_of(const std::string& s) {
+  Version v;
+  int a = 0, b = 0;
+  if (std::sscanf(s.c_str(), "%d.%d", &a, &b) >= 1) {
+    v.major = a;
+    v.minor = b;
+  }
+  return v;
+}
+
+class Builder {
+ public:
+  Builder(int id, std::string name, std::string title) {
+    r_.id = id;
+    r_.name = std::move(name);
+    r_.title = std::move(title);
+  }
+  NodeResult& add(std::string node, Status st, std::string message) {
+    NodeResult n;
+    n.node = std::move(node);
+    n.status = st;
+    n.message = std::move(message);
+    r_.results.push_back(std::move(n));
+    return r_.results.back();
+  }
+  CheckResult done() {
+    r_.status = Status::Skip;
+    for (const NodeResult& n : r_.results) r_.status = std::max(r_.status, n.status);
+    // A node's own lines in node order, the job-wide ones last.
+    std::stable_sort(r_.results.begin(), r_.results.end(), [](const NodeResult& a, const NodeResult& b) {
+      if (a.node.empty() != b.node.empty()) return b.node.empty();
+      return a.node < b.node;
+    });
+    return std::move(r_);
+  }
+
+ private:
+  CheckResult r_;
+};
+
+// ---- 1 devices ----
+CheckResult check_devices(const Input& in, const std::string& master) {
+  Builder b(1, "devices", "device count, model and memory equal on every node and to nproc_per_node; none held");
+  std::vector<std::pair<std::string, std::string>> counts, models;
+  for (const Snapshot& s : in.snapshots) {
+    if (s.devices.empty()) continue;
+    counts.emplace_back(s.host, std::to_string(s.devices.size()));
+    std::set<std::string> m;
+    for (const auto& d : s.devices) m.insert(d.model);
+    models.emplace_back(s.host, join(std::vector<std::string>(m.begin(), m.end()), " + "));
+  }
+  const std::string ref_count = reference(counts, master);
+  const std::string ref_model = reference(models, master);
+  // Reference memory per model: the largest total seen on a node that holds the reference count.
+  std::map<std::string, std::int64_t> ref_memory;
+  for (const Snapshot& s : in.snapshots)
+    for (const auto& d : s.devices)
+      if (d.memory_total_mib) ref_memory[d.model] = std::max(ref_memory[d.model], *d.memory_total_mib);
+  for (const Snapshot& s : in.snapshots) {
+    const std::string source = s.platform == "ascend" ? "npu.info" : (s.section("nvidia.query") && s.section("nvidia.query")->status == "ok" ? "nvidia.query" : "nvidia.smi");
+    if (s.devices.empty()) {
+      std::vector<std::string> tools;
+      for (const char* sec : {"nvidia.list", "npu.info"})
+        if (const auto* x = s.section(sec)) tools.push_back(x->command + ": " + x->status);
+      NodeResult& n = b.add(s.host, counts.empty() ? Status::Skip : Status::Fail,
+                            counts.empty() ? "no accelerator found (" + join(tools) + ")"
+                                           : "no devices found (" + join(tools) + "); the other nodes have " + ref_count);
+      n.values.emplace_back("devices", "0");
+      n.evidence.push_back(section_evidence(s, "nvidia.list"));
+      continue;
+    }
+    std::vector<std::string> fails, warns;
+    const std::string count = std::to_string(s.devices.size());
+    std::set<std::string> m;
+    for (const auto& d : s.devices) m.insert(d.model);
+    if (count != ref_count) fails.push_back(count + " devices; the other nodes have " + ref_count);
+    if (m.size() > 1) {
+      std::map<std::string, int> per;
+      for (const auto& d : s.devices) per[d.model]++;
+      std::vector<std::string> parts;
+      for (const auto& [model, c] : per) parts.push_back(std::to_string(c) + " x " + model);
+      fails.push_back("mixed models: " + join(parts));
+    } else if (!ref_model.empty() && *m.begin() != ref_model) {
+      fails.push_back("model " + *m.begin() + "; the other nodes have " + ref_model);
+    }
+    for (const auto& d : s.devices) {
+      auto it = ref_memory.find(d.model);
+      if (!d.memory_total_mib || it == ref_memory.end()) continue;
+      const double ratio = static_cast<double>(*d.memory_total_mib) / static_cast<double>(it->second);
+      if (ratio < 0.97) {
+        fails.push_back("device " + std::to_string(d.index) + " has " + std::to_string(*d.memory_total_mib) +
+                        " MiB; the largest " + d.model + " has " + std::to_string(it->second) + " MiB");
+        break;
+      }
+    }
+    for (const auto& d : s.devices)
+      if (!d.health.empty() && d.health != "OK") fails.push_back("device " + std::to_string(d.index) + " health " + d.health);
+    for (const auto& h : s.holders) {
+      std::string what = "pid " + std::to_string(h.pid) + (h.process.empty() ? "" : " (" + h.process + ")") + " holds ";
+      what += h.memory_mib ? std::to_string(*h.memory_mib) + " MiB" : std::string("memory");
+      if (h.device) what += " on device " + std::to_string(*h.device);
+      fails.push_back(what);
+    }
+    std::string var;
+    const auto visible = visible_count(s, var);
+    const std::int64_t usable = visible ? *visible : static_cast<std::int64_t>(s.devices.size());
+    if (auto nproc = nproc_of(in, s)) {
+      if (*nproc > usable)
+        fails.push_back("nproc_per_node=" + std::to_string(*nproc) + " but only " + std::to_string(usable) +
+                        (visible ? " devices in " + var : " devices"));
+      else if (*nproc < usable)
+        warns.push_back("nproc_per_node=" + std::to_string(*nproc) + " uses " + std::to_string(*nproc) + " of " +
+                        std::to_string(usable) + " devices: code that picks devices itself may put two processes on one");
+    }
+    if (s.torch_device_count && *s.torch_device_count != usable)
+      warns.push_back("torch sees " + std::to_string(*s.torch_device_count) + " devices, " +
+                      (visible ? var + " lists " : s.platform + " tools list ") + std::to_string(usable));
+    Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
+    std::vector<std::string> msg = fails;
+    msg.insert(msg.end(), warns.begin(), warns.end());
+    if (msg.empty()) {
+      std::string mem;
+      if (s.devices.front().memory_total_mib) mem = ", " + std::to_string(*s.devices.front().memory_total_mib) + " MiB each";
+      msg.push_back(count + " x " + *m.begin() + mem + ", none held");
+    }
+    NodeResult& n = b.add(s.host, st, join(msg, "; "));
+    n.values.emplace_back("devices", count);
+    n.values.emplace_back("model", join(std::vector<std::string>(m.begin(), m.end()), " + "));
+    if (s.devices.front().memory_total_mib) n.values.emplace_back("memory_mib", std::to_string(*s.devices.front().memory_total_mib));
+    if (auto nproc = nproc_of(in, s)) n.values.emplace_back("nproc_per_node", std::to_string(*nproc));
+    if (visible) n.values.emplace_back(var, std::to_string(*visible));
+    if (s.torch_device_count) n.values.emplace_back("torch_device_count", std::to_string(*s.torch_device_count));
+    n.values.emplace_back("held_by", std::to_string(s.holders.size()));
+    n.evidence.push_back(section_evidence(s, source));
+    if (!s.holders.empty()) n.evidence.push_back(section_evidence(s, s.platform == "ascend" ? "npu.info" : "nvidia.apps"));
+  }
+  return b.done();
+}
+
+// ---- 2 topology and reach ----
+CheckResult check_topology(const Input& in, const std::string& master) {
+  Builder b(2, "topology", "the same device topology on every node; MASTER_ADDR:PORT reachable");
+  std::vector<std::pair<std::string, std::string>> topo;
+  for (const Snapshot& s : in.snapshots)
+    if (!s.topology.empty()) topo.emplace_back(s.host, join(s.topology, "\n"));
+  const std::string ref = reference(topo, master);
+  for (const Snapshot& s : in.snapshots) {
+    std::vector<std::string> fails, warns, passes;
+    const char* topo_section = s.platform == "ascend" ? "npu.topo" : "nvidia.topo";
+    if (s.topology.empty()) {
+      if (!topo.empty()) warns.push_back("no topology recorded; other nodes have one");
+    } else if (join(s.topology, "\n") != ref) {
+      const std::vector<std::string> others = holders_of(topo, ref);
+      std::istringstream r(ref);
+      std::string line, diff;
+      for (const std::string& mine : s.topology) {
+        if (!std::getline(r, line)) line.clear();
+        if (mine != line) {
+          diff = "'" + mine + "' where " + join(others) + " ha" + (others.size() == 1 ? "s" : "ve") + " '" + line + "'";
+          break;
+        }
+      }
+      if (diff.empty()) diff = std::to_string(s.topology.size()) + " rows; " + join(others) + " differ";
+      fails.push_back("topology differs: " + diff);
+    } else {
+      passes.push_back("topology as on every node (" + std::to_string(s.topology.size()) + " devices)");
+    }
+    const std::string addr = s.master_addr;
+    if (s.reach == "connected" || s.reach == "refused") {
+      passes.push_back("master " + addr + " answers" + (s.reach == "refused" ? " (nothing listens yet, as before a launch)" : ""));
+    } else if (s.reach.empty() || starts_with(s.reach, "skipped")) {
+      warns.push_back("master not tested (no MASTER_ADDR)");
+    } else {
+      fails.push_back("master " + addr + ":" + (s.port ? std::to_string(*s.port) : std::string("?")) + " " + s.reach +
+                      (s.reach == "timeout" ? " (a firewall drops it, or the host is down)" : ""));
+    }
+    const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
+    std::vector<std::string> msg = fails;
+    msg.insert(msg.end(), warns.begin(), warns.end());
+    if (st == Status::Pass) msg = passes;
+    NodeResult& n = b.add(s.host, st, join(msg, "; "));
+    n.values.emplace_back("topology_rows", std::to_string(s.topology.size()));
+    n.values.emplace_back("master", addr);
+    n.values.emplace_back("reach", s.reach);
+    if (!s.topology.empty()) n.evidence.push_back(section_evidence(s, topo_section));
+    n.evidence.push_back(section_evidence(s, "launch.master"));
+  }
+  return b.done();
+}
+
+// ---- 3 versions ----
+CheckResult check_versions(const Input& in, const std::string& master) {
+  Builder b(3, "versions", "driver, CUDA / CANN, torch, NCCL, packages and code equal on every node");
+  std::set<std::string> keys;
+  for (const Snapshot& s : in.snapshots)
+    for (const auto& [k, v] : s.versions) keys.insert(k);
+  std::map<std::string, std::string> refs;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> by_key;
+  for (const std::string& k : keys) {
+    for (const Snapshot& s : in.snapshots)
+      if (auto it = s.versions.find(k); it != s.versions.end()) by_key[k].emplace_back(s.host, it->second);
+    refs[k] = reference(by_key[k], master);
+  }
+  // NCCL_* / HCCL_* variables that differ between nodes.
+  std::set<std::string> comm_vars;
+  for (const Snapshot& s : in.snapshots)
+    for (const auto& [k, v] : s.env)
+      if (starts_with(k, "NCCL_") || starts_with(k, "HCCL_") || starts_with(k, "GLOO_")) comm_vars.insert(k);
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> by_var;
+  for (const std::string& k : comm_vars)
+    for (const Snapshot& s : in.snapshots) by_var[k].emplace_back(s.host, s.env.count(k) ? s.env.at(k) : "(unset)");
+  for (const Snapshot& s : in.snapshots) {
+    std::vector<std::string> fails, warns;
+    NodeResult n;
+    for (const std::string& k : keys) {
+      auto it = s.versions.find(k);
+      if (it == s.versions.end()) {
+        if (k != "npu_smi") warns.push_back(k + " not recorded");
+        continue;
+      }
+      n.values.emplace_back(k, it->second);
+      if (it->second != refs[k]) {
+        const auto others = holders_of(by_key[k], refs[k]);
+        fails.push_back(k + " " + it->second + "; " + join(others) + " ha" + (others.size() == 1 ? "s " : "ve ") + refs[k]);
+        if (auto line = s.version_lines.find(k); line != s.version_lines.end())
+          n.evidence.push_back(Evidence{s.path, line->second, "@@ " + k + " " + it->second});
+      }
+    }
+    // The CUDA runtime torch was built with against the newest CUDA the driver supports.
+    auto rt = s.versions.find("cuda_runtime");
+    auto drv = s.versions.find("cuda_driver");
+    if (rt != s.versions.end() && drv != s.versions.end()) {
+      const Version r = version_of(rt->second), d = version_of(drv->second);
+      if (r.major > d.major)
+        fails.push_back("torch's CUDA " + rt->second + " needs a newer driver: driver " +
+                        (s.versions.count("driver") ? s.versions.at("driver") : std::string("?")) + " supports CUDA " + drv->second);
+      else if (r.major == d.major && r.minor > d.minor)
+        warns.push_back("torch's CUDA " + rt->second + " is newer than the driver's CUDA " + drv->second +
+                        " (runs only through minor-version compatibility)");
+    }
+    for (const auto& [k, vals] : by_var) {
+      const std::string ref = reference(vals, master);
+      const std::string mine = s.env.count(k) ? s.env.at(k) : "(unset)";
+      if (mine != ref) warns.push_back(k + "=" + mine + "; " + join(holders_of(vals, ref)) + ": " + ref);
+    }
+    const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
+    std::vector<std::string> msg = fails;
+    msg.insert(msg.end(), warns.begin(), warns.end());
+    if (st == Status::Pass) {
+      std::vector<std::string> parts;
+      for (const char* k : {"driver", "npu_driver", "cuda_runtime", "cann", "torch", "nccl"})
+        if (auto it = s.versions.find(k); it != s.versions.end()) parts.push_back(std::string(k) + " " + it->second);
+      msg.push_back(parts.empty() ? "no versions recorded" : "same as every node: " + join(parts));
+      if (parts.empty()) n.status = Status::Skip;
+    }
+    n.node = s.host;
+    if (n.status != Status::Skip) n.status = st;
+    n.message = join(msg, "; ");
+    if (n.evidence.empty()) n.evidence.push_back(section_evidence(s, "python.torch"));
+    NodeResult& added = b.add(n.node, n.status, n.message);
+    added.values = std::move(n.values);
+    added.evidence = std::move(n.evidence);
+  }
+  return b.done();
+}
+
+// ---- 4 launch: world size, master, port ----
+CheckResult check_launch(const Input& in, const std::string& master) {
+  Builder b(4, "launch", "WORLD_SIZE = nnodes x nproc_per_node; one MASTER_ADDR / PORT; the port free");
+  const auto nnodes = nnodes_of(in);
+  std::vector<std::pair<std::string, std::string>> addrs, ports;
+  for (const Snapshot& s : in.snapshots) {
+    if (const std::string a = env_of(s, "MASTER_ADDR"); !a.empty()) addrs.emplace_back(s.host, a);
+    if (const std::string p = env_of(s, "MASTER_PORT"); !p.empty()) ports.emplace_back(s.host, p);
+  }
+  std::string ref_addr = in.launch.master_addr.empty() ? reference(addrs, master) : in.launch.master_addr;
+  std::string ref_port = in.launch.master_port ? std::to_string(*in.launch.master_port) : reference(ports, master);
+  std::map<std::int64_t, std::vector<std::string>> node_ranks;
+  for (const Snapshot& s : in.snapshots) {
+    std::vector<std::string> fails, warns, passes;
+    NodeResult n;
+    const auto nproc = nproc_of(in, s);
+    if (auto ws = env_int(s, "WORLD_SIZE")) {
+      n.values.emplace_back("WORLD_SIZE", std::to_string(*ws));
+      if (nnodes && nproc && *ws != *nnodes * *nproc)
+        fails.push_back("WORLD_SIZE=" + std::to_string(*ws) + " but nnodes " + std::to_string(*nnodes) +
+                        " x nproc_per_node " + std::to_string(*nproc) + " = " + std::to_string(*nnodes * *nproc));
+      else if (nnodes && nproc)
+        passes.push_back("WORLD_SIZE=" + std::to_string(*ws) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
+    } else if (nnodes && nproc) {
+      passes.push_back("world size " + std::to_string(*nnodes * *nproc) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
+    }
+    if (auto nr = env_int(s, "NODE_RANK")) {
+      node_ranks[*nr].push_back(s.host);
+      n.values.emplace_back("NODE_RANK", std::to_string(*nr));
+      if (nnodes && (*nr < 0 || *nr >= *nnodes))
+        fails.push_back("NODE_RANK=" + std::to_string(*nr) + " outside 0.." + std::to_string(*nnodes - 1));
+    }
+    if (const std::string a = env_of(s, "MASTER_ADDR"); !a.empty() && !ref_addr.empty() && a != ref_addr)
+      fails.push_back("MASTER_ADDR=" + a + "; the others use " + ref_addr);
+    if (const std::string p = env_of(s, "MASTER_PORT"); !p.empty() && !ref_port.empty() && p != ref_port)
+      fails.push_back("MASTER_PORT=" + p + "; the others use " + ref_port);
+    const bool is_master = !master.empty() ? s.host == master : true;
+    if (s.port_state == "bound") {
+      std::string who = s.port_pid ? "pid " + std::to_string(*s.port_pid) : std::string("an unknown process");
+      if (!s.port_process.empty()) who += " (" + std::string(trim(s.port_process)) + ")";
+      const std::string msg = "port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " is already bound by " + who;
+      (is_master ? fails : warns).push_back(msg);
+    } else if (s.port_state == "free") {
+      passes.push_back("port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " free");
+    }
+    for (const std::string& l : s.leftovers) warns.push_back("still running: " + l.substr(0, 160));
+    const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : passes.empty() ? Status::Skip : Status::Pass;
+    std::vector<std::string> msg = fails;
+    msg.insert(msg.end(), warns.begin(), warns.end());
+    if (st == Status::Pass || st == Status::Skip) msg = passes.empty() ? std::vector<std::string>{"no launch variables recorded"} : passes;
+    if (s.port) n.values.emplace_back("port", std::to_string(*s.port));
+    n.values.emplace_back("port_state", s.port_state);
+    if (s.port_pid) n.values.emplace_back("port_pid", std::to_string(*s.port_pid));
+    if (nproc) n.values.emplace_back("nproc_per_node", std::to_string(*nproc));
+    if (nnodes) n.values.emplace_back("nnodes", std::to_string(*nnodes));
+    NodeResult& added = b.add(s.host, st, join(msg, "; "));
+    added.values = std::move(n.values);
+    added.evidence.push_back(section_evidence(s, "launch.env"));
+    if (s.port_state == "bound") added.evidence.push_back(section_evidence(s, "launch.port"));
+    if (!s.leftovers.empty()) added.evidence.push_back(section_evidence(s, "launch.leftovers"));
+  }
+  for (const auto& [nr, hosts] : node_ranks)
+    if (hosts.size() > 1)
+      b.add("", Status::Fail, "NODE_RANK=" + std::to_string(nr) + " on " + join(hosts) + ": each node needs its own");
+  if (nnodes && !in.snapshots.empty()) {
+    const auto have = static_cast<std::int64_t>(in.snapshots.size());
+    if (have > *nnodes)
+      b.add("", Status::Fail, std::to_string(have) + " nodes have snapshots but nnodes is " + std::to_string(*nnodes));
+    else if (have < *nnodes)
+      b.add("", Status::Warn, "snapshots from " + std::to_string(have) + " of " + std::to_string(*nnodes) + " nodes");
+  }
+  // The smoke test's ranks agree on the world size and it adds up.
+  std::set<std::int64_t> sizes;
+  for (const SmokeRank& r : in.smoke)
+    if (r.world_size) sizes.insert(*r.world_size);
+  if (sizes.size() > 1) {
+    std::vector<std::string> v;
+    for (auto x : sizes) v.push_back(std::to_string(x));
+    NodeResult& n = b.add("", Status::Fail, "smoke-test ranks disagree on the world size: " + join(v));
+    for (const SmokeRank& r : in.smoke)
+      if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(r));
+  }
+  return b.done();
+}
+
+// ---- 5 binding ----
+CheckResult check_binding(const Input& in) {
+  Builder b(5, "binding", "every rank on its own (host, device); the smoke test's all_reduce right");
+  if (!in.smoke.empty()) {
+    std::map<std::pair<std::string, std::string>, std::vector<const SmokeRank*>> on;
+    std::map<std::string, std::vector<const SmokeRank*>> per_host;
+    std::map<std::int64_t, std::vector<const SmokeRank*>> per_rank;
+    std::optional<std::int64_t> world;
+    for (const SmokeRank& r : in.smoke) {
+      const std::string dev = !r.uuid.empty() ? r.uuid : r.device;
+      on[{r.host, dev}].push_back(&r);
+      per_host[r.host].push_back(&r);
+      if (r.rank) per_rank[*r.rank].push_back(&r);
+      if (r.world_size) world = world ? std::max(*world, *r.world_size) : *r.world_size;
+    }
+    for (const auto& [host, ranks] : per_host) {
+      std::vector<std::string> fails;
+      NodeResult n;
+      // All ranks of a node on one device index 0: LOCAL_RANK ignored.
+      bool all_zero = ranks.size() > 1;
+      for (const SmokeRank* r : ranks) {
+        const std::string& d = r->device;
+        const bool zero = d.size() >= 2 && d.compare(d.size() - 2, 2, ":0") == 0;
+        if (!zero) all_zero = false;
+      }
+      std::set<std::string> reported;
+      for (const auto& [key, rs] : on) {
+        if (key.first != host || rs.size() < 2) continue;
+        std::set<std::int64_t> rk;
+        for (const SmokeRank* r : rs) {
+          if (r->rank) rk.insert(*r->rank);
+          if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(*r));
+        }
+        fails.push_back("ranks " + ranks_list(rk) + " all on " + rs.front()->device +
+                        (all_zero ? ": every rank on device 0, so LOCAL_RANK is ignored (set the device from LOCAL_RANK)" : ""));
+      }
+      for (const SmokeRank* r : ranks) {
+        if (r->status == "error") {
+          fails.push_back("rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " failed: " + r->error);
+          n.evidence.push_back(smoke_evidence(*r));
+        } else if (r->reduced && r->expected && std::fabs(*r->reduced - *r->expected) > 1e-6 * std::max(1.0, std::fabs(*r->expected))) {
+          fails.push_back("rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " reduced " + num(*r->reduced) +
+                          ", expected " + num(*r->expected));
+          n.evidence.push_back(smoke_evidence(*r));
+        }
+      }
+      std::set<std::int64_t> rk;
+      for (const SmokeRank* r : ranks)
+        if (r->rank) rk.insert(*r->rank);
+      std::vector<const SmokeRank*> by_rank = ranks;
+      std::sort(by_rank.begin(), by_rank.end(), [](const SmokeRank* a, const SmokeRank* c) { return a->rank < c->rank; });
+      std::string devices;
+      for (const SmokeRank* r : by_rank) devices += (devices.empty() ? "" : " ") + (r->rank ? std::to_string(*r->rank) : std::string("?")) + "->" + r->device;
+      NodeResult& added = b.add(host, fails.empty() ? Status::Pass : Status::Fail,
+                                fails.empty() ? "ranks " + ranks_list(rk) + " each on its own device (" + devices + "), all_reduce right" : join(fails, "; "));
+      added.values.emplace_back("ranks", ranks_list(rk));
+      added.values.emplace_back("devices", devices);
+      added.evidence = n.evidence.empty() ? std::vector<Evidence>{smoke_evidence(*ranks.front())} : n.evidence;
+    }
+    if (world) {
+      std::set<std::int64_t> missing;
+      for (std::int64_t r = 0; r < *world && r < 1000000; ++r)
+        if (!per_rank.count(r)) missing.insert(r);
+      if (!missing.empty())
+        b.add("", Status::Fail, "ranks " + ranks_list(missing) + " of " + std::to_string(*world) + " never reported (the smoke test did not finish there)");
+      for (const auto& [rank, rs] : per_rank)
+        if (rs.size() > 1) {
+          std::set<std::string> hosts;
+          for (const SmokeRank* r : rs) hosts.insert(r->host);
+          if (hosts.size() > 1)
+            b.add("", Status::Fail, "rank " + std::to_string(rank) + " reported by " + join(std::vector<std::string>(hosts.begin(), hosts.end())) +
+                                      ": two nodes use the same NODE_RANK");
+        }
+    }
+  }
+  // Training logs: events that tie a rank to a device on a node, and NCCL's own report.
+  std::map<std::pair<std::string, std::int64_t>, std::set<std::int64_t>> ranks_on;
+  std::map<std::pair<std::string, std::int64_t>, const model::Event*> first;
+  for (const model::Event& e : in.events) {
+    if (e.text.find("Duplicate GPU detected") != std::string::npos) {
+      NodeResult& n = b.add(e.node, Status::Fail, "NCCL: " + std::string(trim(e.message.empty() ? e.text : e.message)));
+      n.evidence.push_back(event_evidence(e));
+    }
+    if (!e.rank || !e.device || *e.device < 0 || e.kind != "nccl") continue;
+    ranks_on[{e.node, *e.device}].insert(*e.rank);
+    first.emplace(std::make_pair(e.node, *e.device), &e);
+  }
+  for (const auto& [key, ranks] : ranks_on) {
+    if (ranks.size() < 2) continue;
+    NodeResult& n = b.add(key.first, Status::Fail, "ranks " + ranks_list(ranks) + " all on device " + std::to_string(key.second) + " (training log)");
+    n.evidence.push_back(event_evidence(*first.at(key)));
+  }
+  bool log_binding = false;
+  for (const auto& [key, ranks] : ranks_on) log_binding = log_binding || !ranks.empty();
+  if (in.smoke.empty() && log_binding)
+    b.add("", Status::Pass, "every rank the training logs tie to a device has its own");
+  CheckResult r = b.done();
+  if (r.results.empty())
+    r.results.push_back(NodeResult{"", Status::Skip, "no smoke-test output or training log that ties ranks to devices", {}, {}});
+  return r;
+}
+
+// ---- 6 data and checkpoints ----
+struct DataLine {
+  std::string key;  // rank as text, else node:pid
+  const model::Event* event = nullptr;
+};
+
+CheckResult check_data(const Input& in) {
+  Builder b(6, "data", "each rank reads its own samples; one writer per checkpoint path");
+  // From the smoke test.
+  std::map<std::string, std::set<std::int64_t>> batch_ranks, ckpt_ranks;
+  std::map<std::string, const SmokeRank*> batch_first, ckpt_first;
+  bool any = false;
+  std::map<std::string, std::set<std::int64_t>> whole_ranks;  // host -> ranks that iterate the whole dataset
+  std::map<std::string, const SmokeRank*> whole_first;
+  std::map<std::string, std::set<std::string>> batch_hosts, ckpt_hosts;
+  for (const SmokeRank& r : in.smoke) {
+    if (!r.rank) continue;
+    if (r.per_rank && r.dataset && r.world_size && *r.world_size > 1) {
+      any = true;
+      if (*r.per_rank >= *r.dataset) {
+        whole_ranks[r.host].insert(*r.rank);
+        whole_first.emplace(r.host, &r);
+      }
+    }
+    if (!r.first_batch.empty()) {
+      any = true;
+      batch_ranks[r.first_batch].insert(*r.rank);
+      batch_hosts[r.first_batch].insert(r.host);
+      batch_first.emplace(r.first_batch, &r);
+    }
+    if (!r.checkpoint.empty() && r.checkpoint != "-" && r.checkpoint != "none") {
+      any = true;
+      ckpt_ranks[r.checkpoint].insert(*r.rank);
+      ckpt_hosts[r.checkpoint].insert(r.host);
+      ckpt_first.emplace(r.checkpoint, &r);
+    }
+  }
+  for (const auto& [host, ranks] : whole_ranks) {
+    const SmokeRank& r = *whole_first.at(host);
+    NodeResult& n = b.add(host, Status::Fail,
+                          "rank" + std::string(ranks.size() > 1 ? "s " : " ") + ranks_list(ranks) + " iterate" +
+                              (ranks.size() > 1 ? "" : "s") + " all " + std::to_string(*r.dataset) +
+                              " samples of the dataset: no DistributedSampler, every rank trains on the same data");
+    n.values.emplace_back("dataset", std::to_string(*r.dataset));
+    n.values.emplace_back("per_rank", std::to_string(*r.per_rank));
+    n.evidence.push_back(smoke_evidence(r));
+  }
+  // From training logs: first-batch lines, dataset / sampler lengths and checkpoint saves per rank.
+  static const RE2 save_re(
+      R"((?i)\bsav(?:e|es|ed|ing)\b.{0,80}?(?:checkpoint|ckpt|model|state[_ ]?dict|weights).{0,80}?(/[^\s'",;]+|\.{1,2}/[^\s'",;]+|[^\s'",;/]+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar)\b))");
+  static const RE2 batch_re(R"((?i)(?:first[ _]batch|batch[ _]?(?:0|\[0\])|sample[ _](?:ids|indices))\s*[:=]\s*(\S.{0,300}))");
+  static const RE2 per_rank_re(R"((?i)(?:len\(?\s*(?:train_)?(?:sampler|dataloader|loader)\)?|(?:samples|examples) (?:per|on this) (?:rank|process|gpu|device))\s*[:=]?\s*(\d[\d,]*))");
+  static const RE2 full_re(R"((?i)(?:len\(?\s*(?:train_)?dataset\)?|dataset (?:size|length|len)|num[ _]examples|total samples)\s*[:=]?\s*(\d[\d,]*))");
+  std::map<std::string, std::map<std::string, const model::Event*>> log_batches;  // content -> rank -> event
+  std::map<std::string, std::map<std::string, const model::Event*>> log_saves;    // path -> rank -> event
+  std::map<std::string, std::string> per_rank_len, full_len;                      // rank -> count
+  std::map<std::string, const model::Event*> len_event;
+  for (const model::Event& e : in.events) {
+    if (e.kind == "snapshot") continue;
+    const std::string who = e.rank ? std::to_string(*e.rank) : (e.pid ? e.node + ":" + std::to_string(*e.pid) : "");
+    if (who.empty()) continue;
+    std::string cap;
+    const std::string& t = e.text;
+    if (RE2::PartialMatch(t, save_re, &cap)) log_saves[cap].emplace(who, &e);
+    if (RE2::PartialMatch(t, batch_re, &cap)) log_batches[std::string(trim(cap))].emplace(who, &e);
+    if (RE2::PartialMatch(t, per_rank_re, &cap)) {
+      cap.erase(std::remove(cap.begin(), cap.end(), ','), cap.end());
+      per_rank_len.emplace(who, cap);
+      len_event.emplace(who, &e);
+    }
+    if (RE2::PartialMatch(t, full_re, &cap)) {
+      cap.erase(std::remove(cap.begin(), cap.end(), ','), cap.end());
+      full_len.emplace(who, cap);
+    }
+  }
+  for (const auto& [content, ranks] : batch_ranks)
+    if (ranks.size() > 1) {
+      const auto& hosts = batch_hosts.at(content);
+      NodeResult& n = b.add(hosts.size() == 1 ? *hosts.begin() : std::string(), Status::Fail,
+                            "ranks " + ranks_list(ranks) + " start from the same batch (" + content.substr(0, 60) +
+                                "): their samplers do not split the data");
+      n.evidence.push_back(smoke_evidence(*batch_first.at(content)));
+    }
+  for (const auto& [path, ranks] : ckpt_ranks)
+    if (ranks.size() > 1) {
+      const auto& hosts = ckpt_hosts.at(path);
+      NodeResult& n = b.add(hosts.size() == 1 ? *hosts.begin() : std::string(), Status::Fail,
+                            "ranks " + ranks_list(ranks) + " all write " + path + ": save from rank 0 only (or one path per rank)");
+      n.evidence.push_back(smoke_evidence(*ckpt_first.at(path)));
+    }
+  auto who_list = [](const std::map<std::string, const model::Event*>& m) {
+    std::vector<std::string> v;
+    for (const auto& [k, e] : m) v.push_back(k);
+    return join(v);
+  };
+  for (const auto& [content, who] : log_batches) {
+    any = true;
+    if (who.size() < 2) continue;
+    NodeResult& n = b.add(who.begin()->second->node, Status::Fail,
+                          "ranks " + who_list(who) + " log the same first batch (" + content.substr(0, 60) + ")");
+    for (const auto& [k, e] : who)
+      if (n.evidence.size() < 4) n.evidence.push_back(event_evidence(*e));
+  }
+  for (const auto& [path, who] : log_saves) {
+    any = true;
+    if (who.size() < 2) continue;
+    NodeResult& n = b.add(who.begin()->second->node, Status::Fail, "ranks " + who_list(who) + " all save " + path);
+    for (const auto& [k, e] : who)
+      if (n.evidence.size() < 4) n.evidence.push_back(event_evidence(*e));
+  }
+  if (per_rank_len.size() > 1) {
+    any = true;
+    for (const auto& [who, len] : per_rank_len) {
+      bool full = false;
+      for (const auto& [w2, f] : full_len)
+        if (f == len) full = true;
+      if (full) {
+        NodeResult& n = b.add(len_event.at(who)->node, Status::Fail,
+                              "rank " + who + " iterates " + len + " samples, the whole dataset: no DistributedSampler");
+        n.evidence.push_back(event_evidence(*len_event.at(who)));
+      }
+    }
+  }
+  CheckResult r = b.done();
+  if (r.results.empty()) {
+    r.results.push_back(NodeResult{"", any ? Status::Pass : Status::Skip,
+                                   any ? "ranks read different first batches; each checkpoint path has one writer"
+                                       : "no smoke-test data lines or training log lines about batches, sampler lengths or checkpoints",
+                                   {}, {}});
+    r.status = r.results.front().status;
+  }
+  return r;
+}
+
+}  // namespace
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::Pass: return "pass";
+    case Status::Skip: return "skip";
+    case Status::Warn: return "warn";
+    case Status::Fail: return "fail";
+  }
+  return "skip";
+}
+
+bool parse_smoke_line(std::string_view text, SmokeRank& out) {
+  const std::size_t at = text.find("DTRIAGE_SMOKE ");
+  if (at == std::string_view::npos) return false;
+  std::istringstream in{std::string(text.substr(at + 14))};
+  std::string w;
+  bool any = false;
+  auto decode = [](std::string v) {  // the smoke test writes spaces as %20 and '%' as %25
+    std::string o;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == '%' && i + 2 < v.size()) {
+        const std::string hex = v.substr(i + 1, 2);
+        char* end = nullptr;
+        const long c = std::strtol(hex.c_str(), &end, 16);
+        if (end == hex.c_str() + 2) {
+          o.push_back(static_cast<char>(c));
+          i += 2;
+          continue;
+        }
+      }
+      o.push_back(v[i]);
+    }
+    return o;
+  };
+  while (in >> w) {
+    const std::size_t eq = w.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = w.substr(0, eq);
+    const std::string v = decode(w.substr(eq + 1));
+    any = true;
+    auto dbl = [&](std::optional<double>& d) {
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (end != v.c_str() && *end == 0) d = x;
+    };
+    if (k == "host") out.host = v;
+    else if (k == "rank") out.rank = to_int(v);
+    else if (k == "local_rank") out.local_rank = to_int(v);
+    else if (k == "world_size") out.world_size = to_int(v);
+    else if (k == "backend") out.backend = v;
+    else if (k == "device") out.device = v;
+    else if (k == "uuid") out.uuid = v;
+    else if (k == "status") out.status = v;
+    else if (k == "error") out.error = v;
+    else if (k == "reduced") dbl(out.reduced);
+    else if (k == "expected") dbl(out.expected);
+    else if (k == "dataset") out.dataset = to_int(v);
+    else if (k == "per_rank") out.per_rank = to_int(v);
+    else if (k == "first_batch") out.first_batch = v;
+    else if (k == "checkpoint") out.checkpoint = v;
+  }
+  out.host = formats::short_host(out.host);
+  return any && out.rank.has_value();
+}
+
+Launch parse_launch(const std::string& command) {
+  Launch l;
+  l.command = command;
+  // Words, with simple quotes removed.
+  std::vector<std::string> w;
+  std::string cur;
+  char quote = 0;
+  bool in_word = false;
+  for (char c : command) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else cur.push_back(c);
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      in_word = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\\') {
+      if (in_word) w.push_back(cur);
+      cur.clear();
+      in_word = false;
+      continue;
+    }
+    cur.push_back(c);
+    in_word = true;
+  }
+  if (in_word) w.push_back(cur);
+  auto norm = [](std::string k) {
+    std::replace(k.begin(), k.end(), '-', '_');
+    return k;
+  };
+  // torchrun's options start at the first "--" word and end at the script (the first word that is
+  // neither an option nor an option's value); the script's own options are not torchrun's.
+  static const std::set<std::string> kFlags = {"__standalone", "__no_python", "__module", "__run_path", "__no_spawn"};
+  bool started = false;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    std::string k = w[i], v;
+    if (!starts_with(k, "-")) {
+      if (started) break;
+      continue;
+    }
+    started = true;
+    bool has_value = false;
+    if (const auto eq = k.find('='); eq != std::string::npos) {
+      v = k.substr(eq + 1);
+      k = k.substr(0, eq);
+    } else if (!kFlags.count(norm(k)) && k != "-m" && i + 1 < w.size() && !starts_with(w[i + 1], "-")) {
+      v = w[i + 1];
+      has_value = true;
+    }
+    k = norm(k);
+    if (k == "__standalone") l.nnodes = 1;
+    else if (k == "__nnodes") {
+      const auto colon = v.find(':');  // MIN:MAX
+      l.nnodes = to_int(colon == std::string::npos ? v : v.substr(colon + 1));
+    } else if (k == "__nproc_per_node") {
+      l.nproc_per_node = to_int(v);
+      if (!l.nproc_per_node) l.nproc_text = v;
+    } else if (k == "__node_rank") l.node_rank = to_int(v);
+    else if (k == "__master_addr") l.master_addr = v;
+    else if (k == "__master_port") l.master_port = to_int(v);
+    else if (k == "__rdzv_endpoint") {
+      const auto colon = v.rfind(':');
+      l.master_addr = v.substr(0, colon);
+      if (colon != std::string::npos) l.master_port = to_int(v.substr(colon + 1));
+    }
+    if (has_value) ++i;
+  }
+  return l;
+}
+
+Report run_checks(const Input& input) {
+  Input in = input;
+  std::sort(in.snapshots.begin(), in.snapshots.end(), [](const Snapshot& a, const Snapshot& b) { return a.host < b.host; });
+  Report r;
+  std::set<std::string> nodes;
+  for (const Snapshot& s : in.snapshots) nodes.insert(s.host);
+  for (const SmokeRank& s : in.smoke) nodes.insert(s.host);
+  r.nodes.assign(nodes.begin(), nodes.end());
+  const std::string master = master_node(in);
+  r.checks.push_back(check_devices(in, master));
+  r.checks.push_back(check_topology(in, master));
+  r.checks.push_back(check_versions(in, master));
+  r.checks.push_back(check_launch(in, master));
+  r.checks.push_back(check_binding(in));
+  r.checks.push_back(check_data(in));
+  for (CheckResult& c : r.checks) {
+    if (c.results.empty()) {
+      c.results.push_back(NodeResult{"", Status::Skip, in.snapshots.empty() ? "no snapshots" : "nothing to compare", {}, {}});
+      c.status = Status::Skip;
+    }
+  }
+  r.status = Status::Skip;
+  for (const CheckResult& c : r.checks) r.status = std::max(r.status, c.status);
+  return r;
+}
+
+}  // namespace dtriage::check

@@ -1,0 +1,94 @@
+// The six pre-launch checks (`dtriage check`), across all nodes of a job, from node snapshots
+// (formats/snapshot.hpp), the DDP smoke test's lines (tools/ddp_smoke_test.py) and training logs:
+//   1 devices: count, model and memory equal on every node, equal to nproc_per_node, none held
+//   2 topology: the same device matrix on every node; the master reachable
+//   3 versions: driver, CUDA / CANN, torch, NCCL, Python packages and code equal on every node;
+//     the driver new enough for torch's CUDA runtime
+//   4 launch: WORLD_SIZE = nnodes x nproc_per_node, one MASTER_ADDR / PORT, the port free
+//   5 binding: every rank on its own (host, device); the smoke test's all_reduce right
+//   6 data: ranks reading different samples; one writer per checkpoint path
+// Each gives pass / warn / fail per node with the values behind it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/snapshot.hpp"
+#include "model/event.hpp"
+
+namespace dtriage::check {
+
+enum class Status { Skip, Pass, Warn, Fail };  // in order: the worst wins (Skip: nothing to judge)
+const char* status_name(Status s);
+
+// One line of tools/ddp_smoke_test.py: "DTRIAGE_SMOKE key=value ...".
+struct SmokeRank {
+  std::string host;
+  std::optional<std::int64_t> rank, local_rank, world_size;
+  std::string backend, device, uuid, status, error;
+  std::optional<double> reduced, expected;
+  std::optional<std::int64_t> dataset, per_rank;
+  std::string first_batch, checkpoint;
+  std::string path;
+  std::uint64_t line = 0;
+  std::string text;
+};
+// Parses a smoke-test line (anywhere in `text`, after a launcher's prefix); false if none.
+bool parse_smoke_line(std::string_view text, SmokeRank& out);
+
+// What the launch command says (`--launch "torchrun --nnodes 2 --nproc_per_node 8 ..."`).
+struct Launch {
+  std::string command;
+  std::optional<std::int64_t> nnodes, nproc_per_node, node_rank, master_port;
+  std::string master_addr;
+  std::string nproc_text;  // "gpu", "auto" when not a number
+};
+Launch parse_launch(const std::string& command);
+
+struct Evidence {
+  std::string path;
+  std::uint64_t line = 0;
+  std::string text;
+};
+
+struct NodeResult {
+  std::string node;  // "" for a finding about the whole job
+  Status status = Status::Pass;
+  std::string message;
+  std::vector<std::pair<std::string, std::string>> values;
+  std::vector<Evidence> evidence;
+};
+
+struct CheckResult {
+  int id = 0;
+  std::string name;   // devices, topology, versions, launch, binding, data
+  std::string title;
+  Status status = Status::Skip;  // the worst of its results
+  std::vector<NodeResult> results;
+};
+
+struct Input {
+  std::vector<formats::Snapshot> snapshots;
+  std::vector<SmokeRank> smoke;
+  std::vector<model::Event> events;  // training logs (every line, kind "line" included)
+  Launch launch;
+};
+
+struct Report {
+  std::vector<std::string> nodes;
+  std::vector<CheckResult> checks;
+  Status status = Status::Skip;
+  std::uint64_t files = 0;
+  std::vector<std::pair<std::string, std::string>> unreadable;  // path, reason
+};
+
+Report run_checks(const Input& input);
+
+std::string render_text(const Report& r);
+std::string render_json(const Report& r);
+std::string render_markdown(const Report& r);
+
+}  // namespace dtriage::check

@@ -1,0 +1,124 @@
+// Text, JSON and Markdown for the pre-launch checks.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "check/check.hpp"
+
+namespace dtriage::check {
+namespace {
+
+std::string upper(const char* s) {
+  std::string o(s);
+  for (char& c : o) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
+  return o;
+}
+
+std::string node_label(const NodeResult& n) { return n.node.empty() ? "(job)" : n.node; }
+
+std::string failed_names(const Report& r, Status which) {
+  std::string out;
+  for (const CheckResult& c : r.checks)
+    if (c.status == which) out += (out.empty() ? "" : ", ") + std::to_string(c.id) + " " + c.name;
+  return out;
+}
+
+std::string md_cell(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|') o += "\\|";
+    else if (c == '\n') o += "<br>";
+    else if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else o.push_back(c);
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_text(const Report& r) {
+  std::string o = "dtriage check: " + std::to_string(r.nodes.size()) + " node" + (r.nodes.size() == 1 ? "" : "s");
+  if (!r.nodes.empty()) {
+    o += " (";
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) o += (i ? ", " : "") + r.nodes[i];
+    o += ")";
+  }
+  o += "\n\n";
+  for (const CheckResult& c : r.checks) {
+    o += std::to_string(c.id) + ". " + c.name + ": " + upper(status_name(c.status)) + "   (" + c.title + ")\n";
+    for (const NodeResult& n : c.results) {
+      o += "   " + upper(status_name(n.status)) + std::string(5 - std::string(status_name(n.status)).size(), ' ') + node_label(n) + ": " +
+           n.message + "\n";
+      if (n.status == Status::Fail || n.status == Status::Warn)
+        for (const Evidence& e : n.evidence) o += "         " + e.path + ":" + std::to_string(e.line) + "  " + e.text.substr(0, 160) + "\n";
+    }
+    o += "\n";
+  }
+  for (const auto& [path, reason] : r.unreadable) o += "unreadable: " + path + ": " + reason + "\n";
+  o += "result: " + upper(status_name(r.status));
+  if (r.status == Status::Fail) o += " (failed: " + failed_names(r, Status::Fail) + ")";
+  else if (r.status == Status::Warn) o += " (warnings: " + failed_names(r, Status::Warn) + ")";
+  o += "\n";
+  return o;
+}
+
+std::string render_json(const Report& r) {
+  nlohmann::ordered_json j;
+  j["status"] = status_name(r.status);
+  j["nodes"] = r.nodes;
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+  for (const CheckResult& c : r.checks) {
+    nlohmann::ordered_json jc;
+    jc["id"] = c.id;
+    jc["name"] = c.name;
+    jc["title"] = c.title;
+    jc["status"] = status_name(c.status);
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    for (const NodeResult& n : c.results) {
+      nlohmann::ordered_json jn;
+      jn["node"] = n.node.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(n.node);
+      jn["status"] = status_name(n.status);
+      jn["message"] = n.message;
+      nlohmann::ordered_json values = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : n.values) values[k] = v;
+      jn["values"] = values;
+      nlohmann::ordered_json ev = nlohmann::ordered_json::array();
+      for (const Evidence& e : n.evidence) ev.push_back({{"path", e.path}, {"line", e.line}, {"text", e.text}});
+      jn["evidence"] = ev;
+      results.push_back(jn);
+    }
+    jc["results"] = results;
+    checks.push_back(jc);
+  }
+  j["checks"] = checks;
+  nlohmann::ordered_json unreadable = nlohmann::ordered_json::array();
+  for (const auto& [path, reason] : r.unreadable) unreadable.push_back({{"path", path}, {"reason", reason}});
+  j["inputs"] = {{"files", r.files}, {"unreadable", unreadable}};
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string render_markdown(const Report& r) {
+  std::string o = "## dtriage check: " + upper(status_name(r.status)) + "\n\n";
+  o += "Nodes: ";
+  for (std::size_t i = 0; i < r.nodes.size(); ++i) o += (i ? ", " : "") + md_cell(r.nodes[i]);
+  o += "\n\n| # | check | status | node | details |\n|---|---|---|---|---|\n";
+  for (const CheckResult& c : r.checks)
+    for (const NodeResult& n : c.results)
+      o += "| " + std::to_string(c.id) + " | " + c.name + " | " + (n.status == Status::Fail ? "**FAIL**" : upper(status_name(n.status))) +
+           " | " + md_cell(node_label(n)) + " | " + md_cell(n.message) + " |\n";
+  bool any = false;
+  for (const CheckResult& c : r.checks)
+    for (const NodeResult& n : c.results) {
+      if (n.evidence.empty() || (n.status != Status::Fail && n.status != Status::Warn)) continue;
+      if (!any) o += "\n### Evidence\n";
+      any = true;
+      o += "\n- " + std::to_string(c.id) + " " + c.name + ", " + md_cell(node_label(n)) + ":\n";
+      for (const Evidence& e : n.evidence)
+        o += "  - `" + md_cell(e.path) + ":" + std::to_string(e.line) + "` " + md_cell(e.text.substr(0, 160)) + "\n";
+    }
+  for (const auto& [path, reason] : r.unreadable) o += "\nUnreadable: `" + md_cell(path) + "`: " + md_cell(reason) + "\n";
+  return o;
+}
+
+}  // namespace dtriage::check

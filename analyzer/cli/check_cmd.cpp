@@ -1,0 +1,106 @@
+#include <cstdio>
+
+#include "base/inventory.hpp"
+#include "check/check.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "formats/pipeline.hpp"
+#include "formats/snapshot.hpp"
+#include "lines/line_reader.hpp"
+
+namespace dtriage::cli {
+namespace {
+
+bool mentions(const std::string& text, std::initializer_list<std::string_view> words) {
+  std::string low(text.size(), ' ');
+  for (std::size_t i = 0; i < text.size(); ++i) low[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+  for (std::string_view w : words)
+    if (low.find(w) != std::string::npos) return true;
+  return false;
+}
+
+// Reads each source once: a snapshot is parsed whole; any other text is parsed for the smoke
+// test's lines and for the training-log events checks 5 and 6 read.
+class CheckSink final : public ingest::Sink {
+ public:
+  CheckSink(check::Input& in, std::size_t max_line, base::Inventory& inv) : in_(in), max_line_(max_line), inv_(inv) {}
+  void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
+    ++files_;
+    lines::LineReader reader(text, max_line_);
+    lines::Line line;
+    if (!reader.next(line)) return;
+    if (formats::is_snapshot_header(line.text)) {
+      std::vector<std::string> all{std::string(line.text)};
+      while (reader.next(line)) all.emplace_back(line.text);
+      formats::Snapshot s = formats::parse_snapshot(all, source.path);
+      if (s.host.empty()) s.host = source.node.empty() ? source.path : source.node;
+      in_.snapshots.push_back(std::move(s));
+      return;
+    }
+    formats::ParseOptions opt;
+    opt.all_lines = true;
+    formats::SourceParser parser(source, opt, [this](model::Event&& e) {
+      if (e.text.find("DTRIAGE_SMOKE") != std::string::npos) return;
+      const bool binding = e.kind == "nccl" && e.rank && e.device;
+      if (binding || mentions(e.text, {"duplicate gpu", "batch", "sav", "len(", "sampl", "exampl", "dataset"}))
+        in_.events.push_back(std::move(e));
+    });
+    do {
+      check::SmokeRank r;
+      if (check::parse_smoke_line(line.text, r)) {
+        r.path = source.path;
+        r.line = line.number;
+        r.text = std::string(line.text);
+        if (r.host.empty()) r.host = source.node;
+        in_.smoke.push_back(std::move(r));
+      }
+      parser.feed(line);
+    } while (reader.next(line));
+    parser.finish();
+    inv_.lines_cut += reader.lines_cut();
+  }
+  std::uint64_t files() const { return files_; }
+
+ private:
+  check::Input& in_;
+  std::size_t max_line_;
+  base::Inventory& inv_;
+  std::uint64_t files_ = 0;
+};
+
+}  // namespace
+
+int cmd_check(CheckArgs& args) {
+  Output out;
+  if (auto err = out.open(args.output); !err.empty()) {
+    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
+    return 2;
+  }
+  base::Inventory inv;
+  ingest::Ingestor ing(args.limits, std::move(args.hints), inv);
+  check::Input input;
+  input.launch = check::parse_launch(args.launch);
+  CheckSink sink(input, args.max_line, inv);
+  ing.run(args.paths, sink);
+  for (const auto& p : inv.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
+  if (!ing.read_anything()) {
+    std::fprintf(stderr, "dtriage: nothing readable\n");
+    return 2;
+  }
+  if (input.snapshots.empty() && input.smoke.empty())
+    std::fprintf(stderr, "dtriage: no snapshot (tools/dtriage-snapshot.sh) and no smoke-test line among the inputs\n");
+  check::Report report = check::run_checks(input);
+  report.files = sink.files();
+  for (const auto& p : inv.unreadable) report.unreadable.emplace_back(p.path, p.reason);
+  if (args.format == "json") out.buffer() += check::render_json(report);
+  else if (args.format == "markdown") out.buffer() += check::render_markdown(report);
+  else out.buffer() += check::render_text(report);
+  if (const std::string err = out.finish(); !err.empty()) {
+    std::fprintf(stderr, "dtriage: %s\n", err.c_str());
+    return 2;
+  }
+  if (report.status == check::Status::Fail) return kExitCheckFailed;
+  return inv.unreadable.empty() ? 0 : 1;
+}
+
+}  // namespace dtriage::cli
