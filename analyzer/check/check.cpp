@@ -832,6 +832,10 @@ Launch parse_launch(const std::string& command) {
       if (started) break;
       continue;
     }
+    if (!started && !starts_with(k, "--")) {  // the interpreter's own: python -u -m torch.distributed.run
+      if (k == "-m" && i + 1 < w.size()) ++i;
+      continue;
+    }
     started = true;
     bool has_value = false;
     if (const auto eq = k.find('='); eq != std::string::npos) {
