@@ -232,6 +232,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     for (std::size_t k = 0; k < nkeys; ++k) {
       const std::string field(keys[k].field);
       if (const std::string v = e.get_str(field); !v.empty()) {
+        if (e.kind == "snapshot" && n.versions.count(field) != 0) continue;  // the logs' own word wins
         n.versions[field] = v;
         n.version_evidence.emplace(field, i);
       }

@@ -285,7 +285,9 @@ struct SourceParser::Impl {
     return true;
   }
   // One inventory event for the node the snapshot describes: its devices, versions and launch
-  // variables, as the correlation reads them from npu-smi / nvidia-smi / launcher lines.
+  // variables, as the correlation reads them from npu-smi / nvidia-smi / launcher lines (the
+  // version fields mean what those lines mean: cuda_version is the driver's CUDA, as nvidia-smi
+  // prints it). A version a log line states wins over the snapshot's (correlate/facts.cpp).
   void emit_snapshot() {
     const Snapshot snap = parse_snapshot(snapshot_lines, source.path);
     model::Event e;
@@ -303,7 +305,7 @@ struct SourceParser::Impl {
       e.set("chip_name", snap.devices.front().model);
     }
     static constexpr std::pair<const char*, const char*> kVersionFields[] = {
-        {"driver", "driver_version"}, {"npu_driver", "driver_version"}, {"cuda_runtime", "cuda_version"},
+        {"driver", "driver_version"}, {"npu_driver", "driver_version"}, {"cuda_driver", "cuda_version"},
         {"nccl", "nccl_version"},     {"cann", "cann_version"},         {"torch", "torch_version"},
         {"torch_npu", "torch_npu_version"}};
     for (const auto& [key, field] : kVersionFields)
