@@ -29,6 +29,9 @@ addr=""
 python_bin="${DTRIAGE_PYTHON:-python3}"
 env_file=""
 step_timeout="${DTRIAGE_SNAPSHOT_TIMEOUT:-20}"
+# CANN's set_env.sh exports ASCEND_HOME_PATH (the toolkit); the driver sits beside it by default.
+ascend_toolkit="${ASCEND_HOME_PATH:-/usr/local/Ascend/ascend-toolkit/latest}"
+ascend_driver="${DTRIAGE_ASCEND_DRIVER:-/usr/local/Ascend/driver}"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -283,9 +286,9 @@ write_snapshot() {
   # Ascend
   section npu.info npu-smi info
   section npu.topo npu-smi info -t topo
-  file_section cann.toolkit /usr/local/Ascend/ascend-toolkit/latest/ascend_toolkit_install.info
-  file_section cann.version /usr/local/Ascend/ascend-toolkit/latest/version.cfg
-  file_section npu.driver /usr/local/Ascend/driver/version.info
+  file_section cann.toolkit "$ascend_toolkit/ascend_toolkit_install.info"
+  file_section cann.version "$ascend_toolkit/version.cfg"
+  file_section npu.driver "$ascend_driver/version.info"
   # Python and code
   section python.probe "$python_bin" --version
   if have "$python_bin"; then computed python.torch "$python_bin - (torch, CUDA / NCCL, devices)" python_probe; fi

@@ -146,6 +146,17 @@ Version version_of(const std::string& s) {
   return v;
 }
 
+NodeResult& with_category(const char* category, NodeResult& n) {
+  if (n.status == Status::Fail) n.category = category;
+  return n;
+}
+
+// A failure reason; the first one's category is the node's.
+void add_fail(std::vector<std::string>& fails, std::string& category, const char* cat, std::string message) {
+  if (category.empty()) category = cat;
+  fails.push_back(std::move(message));
+}
+
 class Builder {
  public:
   Builder(int id, std::string name, std::string title) {
@@ -200,51 +211,52 @@ CheckResult check_devices(const Input& in, const std::string& master) {
       std::vector<std::string> tools;
       for (const char* sec : {"nvidia.list", "npu.info"})
         if (const auto* x = s.section(sec)) tools.push_back(x->command + ": " + x->status);
-      NodeResult& n = b.add(s.host, counts.empty() ? Status::Skip : Status::Fail,
+      NodeResult& n = with_category("device-visibility-config", b.add(s.host, counts.empty() ? Status::Skip : Status::Fail,
                             counts.empty() ? "no accelerator found (" + join(tools) + ")"
-                                           : "no devices found (" + join(tools) + "); the other nodes have " + ref_count);
+                                           : "no devices found (" + join(tools) + "); the other nodes have " + ref_count));
       n.values.emplace_back("devices", "0");
       n.evidence.push_back(section_evidence(s, "nvidia.list"));
       continue;
     }
     std::vector<std::string> fails, warns;
+    std::string cat;
     const std::string count = std::to_string(s.devices.size());
     std::set<std::string> m;
     for (const auto& d : s.devices) m.insert(d.model);
-    if (count != ref_count) fails.push_back(count + " devices; the other nodes have " + ref_count);
+    if (count != ref_count) add_fail(fails, cat, "nproc-device-mismatch", count + " devices; the other nodes have " + ref_count);
     if (m.size() > 1) {
       std::map<std::string, int> per;
       for (const auto& d : s.devices) per[d.model]++;
       std::vector<std::string> parts;
       for (const auto& [model, c] : per) parts.push_back(std::to_string(c) + " x " + model);
-      fails.push_back("mixed models: " + join(parts));
+      add_fail(fails, cat, "env-version-mismatch", "mixed models: " + join(parts));
     } else if (!ref_model.empty() && *m.begin() != ref_model) {
-      fails.push_back("model " + *m.begin() + "; the other nodes have " + ref_model);
+      add_fail(fails, cat, "env-version-mismatch", "model " + *m.begin() + "; the other nodes have " + ref_model);
     }
     for (const auto& d : s.devices) {
       auto it = ref_memory.find(d.model);
       if (!d.memory_total_mib || it == ref_memory.end()) continue;
       const double ratio = static_cast<double>(*d.memory_total_mib) / static_cast<double>(it->second);
       if (ratio < 0.97) {
-        fails.push_back("device " + std::to_string(d.index) + " has " + std::to_string(*d.memory_total_mib) +
+        add_fail(fails, cat, "env-version-mismatch", "device " + std::to_string(d.index) + " has " + std::to_string(*d.memory_total_mib) +
                         " MiB; the largest " + d.model + " has " + std::to_string(it->second) + " MiB");
         break;
       }
     }
     for (const auto& d : s.devices)
-      if (!d.health.empty() && d.health != "OK") fails.push_back("device " + std::to_string(d.index) + " health " + d.health);
+      if (!d.health.empty() && d.health != "OK") add_fail(fails, cat, "device-hardware-error", "device " + std::to_string(d.index) + " health " + d.health);
     for (const auto& h : s.holders) {
       std::string what = "pid " + std::to_string(h.pid) + (h.process.empty() ? "" : " (" + h.process + ")") + " holds ";
       what += h.memory_mib ? std::to_string(*h.memory_mib) + " MiB" : std::string("memory");
       if (h.device) what += " on device " + std::to_string(*h.device);
-      fails.push_back(what);
+      add_fail(fails, cat, "device-oom", what);
     }
     std::string var;
     const auto visible = visible_count(s, var);
     const std::int64_t usable = visible ? *visible : static_cast<std::int64_t>(s.devices.size());
     if (auto nproc = nproc_of(in, s)) {
       if (*nproc > usable)
-        fails.push_back("nproc_per_node=" + std::to_string(*nproc) + " but only " + std::to_string(usable) +
+        add_fail(fails, cat, "nproc-device-mismatch", "nproc_per_node=" + std::to_string(*nproc) + " but only " + std::to_string(usable) +
                         (visible ? " devices in " + var : " devices"));
       else if (*nproc < usable)
         warns.push_back("nproc_per_node=" + std::to_string(*nproc) + " uses " + std::to_string(*nproc) + " of " +
@@ -262,6 +274,7 @@ CheckResult check_devices(const Input& in, const std::string& master) {
       msg.push_back(count + " x " + *m.begin() + mem + ", none held");
     }
     NodeResult& n = b.add(s.host, st, join(msg, "; "));
+    if (st == Status::Fail) n.category = cat;
     n.values.emplace_back("devices", count);
     n.values.emplace_back("model", join(std::vector<std::string>(m.begin(), m.end()), " + "));
     if (s.devices.front().memory_total_mib) n.values.emplace_back("memory_mib", std::to_string(*s.devices.front().memory_total_mib));
@@ -277,13 +290,14 @@ CheckResult check_devices(const Input& in, const std::string& master) {
 
 // ---- 2 topology and reach ----
 CheckResult check_topology(const Input& in, const std::string& master) {
-  Builder b(2, "topology", "the same device topology on every node; MASTER_ADDR:PORT reachable");
+  Builder b(2, "topology", "the same device topology on every node; MASTER_ADDR:PORT reachable; /dev/shm large enough");
   std::vector<std::pair<std::string, std::string>> topo;
   for (const Snapshot& s : in.snapshots)
     if (!s.topology.empty()) topo.emplace_back(s.host, join(s.topology, "\n"));
   const std::string ref = reference(topo, master);
   for (const Snapshot& s : in.snapshots) {
     std::vector<std::string> fails, warns, passes;
+    std::string cat;
     const char* topo_section = s.platform == "ascend" ? "npu.topo" : "nvidia.topo";
     if (s.topology.empty()) {
       if (!topo.empty()) warns.push_back("no topology recorded; other nodes have one");
@@ -299,7 +313,7 @@ CheckResult check_topology(const Input& in, const std::string& master) {
         }
       }
       if (diff.empty()) diff = std::to_string(s.topology.size()) + " rows; " + join(others) + " differ";
-      fails.push_back("topology differs: " + diff);
+      add_fail(fails, cat, "network-transport-error", "topology differs: " + diff);
     } else {
       passes.push_back("topology as on every node (" + std::to_string(s.topology.size()) + " devices)");
     }
@@ -309,18 +323,29 @@ CheckResult check_topology(const Input& in, const std::string& master) {
     } else if (s.reach.empty() || starts_with(s.reach, "skipped")) {
       warns.push_back("master not tested (no MASTER_ADDR)");
     } else {
-      fails.push_back("master " + addr + ":" + (s.port ? std::to_string(*s.port) : std::string("?")) + " " + s.reach +
+      add_fail(fails, cat, "rendezvous-failure", "master " + addr + ":" + (s.port ? std::to_string(*s.port) : std::string("?")) + " " + s.reach +
                       (s.reach == "timeout" ? " (a firewall drops it, or the host is down)" : ""));
+    }
+    // NCCL / HCCL move data between a node's processes through /dev/shm (containers default to 64 MiB).
+    const std::int64_t local = nproc_of(in, s).value_or(static_cast<std::int64_t>(s.devices.size()));
+    if (s.shm_bytes && local >= 2) {
+      const std::int64_t mib = *s.shm_bytes >> 20;
+      const std::string what = "/dev/shm is " + std::to_string(mib) + " MiB for " + std::to_string(local) + " processes";
+      if (mib < 256) add_fail(fails, cat, "shm-insufficient", what + ": too small for NCCL's shared-memory buffers (docker: --shm-size=16g, or --ipc=host)");
+      else if (mib < 1024) warns.push_back(what + ": NCCL may run out of it (1 GiB or more is safe)");
     }
     const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
     std::vector<std::string> msg = fails;
     msg.insert(msg.end(), warns.begin(), warns.end());
     if (st == Status::Pass) msg = passes;
     NodeResult& n = b.add(s.host, st, join(msg, "; "));
+    if (st == Status::Fail) n.category = cat;
     n.values.emplace_back("topology_rows", std::to_string(s.topology.size()));
+    if (s.shm_bytes) n.values.emplace_back("shm_mib", std::to_string(*s.shm_bytes >> 20));
     n.values.emplace_back("master", addr);
     n.values.emplace_back("reach", s.reach);
     if (!s.topology.empty()) n.evidence.push_back(section_evidence(s, topo_section));
+    if (cat == "shm-insufficient") n.evidence.push_back(section_evidence(s, "host.shm"));
     n.evidence.push_back(section_evidence(s, "launch.master"));
   }
   return b.done();
@@ -349,6 +374,7 @@ CheckResult check_versions(const Input& in, const std::string& master) {
     for (const Snapshot& s : in.snapshots) by_var[k].emplace_back(s.host, s.env.count(k) ? s.env.at(k) : "(unset)");
   for (const Snapshot& s : in.snapshots) {
     std::vector<std::string> fails, warns;
+    std::string cat;
     NodeResult n;
     for (const std::string& k : keys) {
       auto it = s.versions.find(k);
@@ -359,7 +385,7 @@ CheckResult check_versions(const Input& in, const std::string& master) {
       n.values.emplace_back(k, it->second);
       if (it->second != refs[k]) {
         const auto others = holders_of(by_key[k], refs[k]);
-        fails.push_back(k + " " + it->second + "; " + join(others) + " ha" + (others.size() == 1 ? "s " : "ve ") + refs[k]);
+        add_fail(fails, cat, "env-version-mismatch", k + " " + it->second + "; " + join(others) + " ha" + (others.size() == 1 ? "s " : "ve ") + refs[k]);
         if (auto line = s.version_lines.find(k); line != s.version_lines.end())
           n.evidence.push_back(Evidence{s.path, line->second, "@@ " + k + " " + it->second});
       }
@@ -370,7 +396,7 @@ CheckResult check_versions(const Input& in, const std::string& master) {
     if (rt != s.versions.end() && drv != s.versions.end()) {
       const Version r = version_of(rt->second), d = version_of(drv->second);
       if (r.major > d.major)
-        fails.push_back("torch's CUDA " + rt->second + " needs a newer driver: driver " +
+        add_fail(fails, cat, "env-version-mismatch", "torch's CUDA " + rt->second + " needs a newer driver: driver " +
                         (s.versions.count("driver") ? s.versions.at("driver") : std::string("?")) + " supports CUDA " + drv->second);
       else if (r.major == d.major && r.minor > d.minor)
         warns.push_back("torch's CUDA " + rt->second + " is newer than the driver's CUDA " + drv->second +
@@ -396,6 +422,7 @@ CheckResult check_versions(const Input& in, const std::string& master) {
     n.message = join(msg, "; ");
     if (n.evidence.empty()) n.evidence.push_back(section_evidence(s, "python.torch"));
     NodeResult& added = b.add(n.node, n.status, n.message);
+    if (added.status == Status::Fail) added.category = cat;
     added.values = std::move(n.values);
     added.evidence = std::move(n.evidence);
   }
@@ -416,12 +443,13 @@ CheckResult check_launch(const Input& in, const std::string& master) {
   std::map<std::int64_t, std::vector<std::string>> node_ranks;
   for (const Snapshot& s : in.snapshots) {
     std::vector<std::string> fails, warns, passes;
+    std::string cat;
     NodeResult n;
     const auto nproc = nproc_of(in, s);
     if (auto ws = env_int(s, "WORLD_SIZE")) {
       n.values.emplace_back("WORLD_SIZE", std::to_string(*ws));
       if (nnodes && nproc && *ws != *nnodes * *nproc)
-        fails.push_back("WORLD_SIZE=" + std::to_string(*ws) + " but nnodes " + std::to_string(*nnodes) +
+        add_fail(fails, cat, "world-size-mismatch", "WORLD_SIZE=" + std::to_string(*ws) + " but nnodes " + std::to_string(*nnodes) +
                         " x nproc_per_node " + std::to_string(*nproc) + " = " + std::to_string(*nnodes * *nproc));
       else if (nnodes && nproc)
         passes.push_back("WORLD_SIZE=" + std::to_string(*ws) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
@@ -432,18 +460,19 @@ CheckResult check_launch(const Input& in, const std::string& master) {
       node_ranks[*nr].push_back(s.host);
       n.values.emplace_back("NODE_RANK", std::to_string(*nr));
       if (nnodes && (*nr < 0 || *nr >= *nnodes))
-        fails.push_back("NODE_RANK=" + std::to_string(*nr) + " outside 0.." + std::to_string(*nnodes - 1));
+        add_fail(fails, cat, "world-size-mismatch", "NODE_RANK=" + std::to_string(*nr) + " outside 0.." + std::to_string(*nnodes - 1));
     }
     if (const std::string a = env_of(s, "MASTER_ADDR"); !a.empty() && !ref_addr.empty() && a != ref_addr)
-      fails.push_back("MASTER_ADDR=" + a + "; the others use " + ref_addr);
+      add_fail(fails, cat, "rendezvous-failure", "MASTER_ADDR=" + a + "; the others use " + ref_addr);
     if (const std::string p = env_of(s, "MASTER_PORT"); !p.empty() && !ref_port.empty() && p != ref_port)
-      fails.push_back("MASTER_PORT=" + p + "; the others use " + ref_port);
+      add_fail(fails, cat, "rendezvous-failure", "MASTER_PORT=" + p + "; the others use " + ref_port);
     const bool is_master = !master.empty() ? s.host == master : true;
     if (s.port_state == "bound") {
       std::string who = s.port_pid ? "pid " + std::to_string(*s.port_pid) : std::string("an unknown process");
       if (!s.port_process.empty()) who += " (" + std::string(trim(s.port_process)) + ")";
       const std::string msg = "port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " is already bound by " + who;
-      (is_master ? fails : warns).push_back(msg);
+      if (is_master) add_fail(fails, cat, "port-in-use", msg);
+      else warns.push_back(msg);
     } else if (s.port_state == "free") {
       passes.push_back("port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " free");
     }
@@ -458,6 +487,7 @@ CheckResult check_launch(const Input& in, const std::string& master) {
     if (nproc) n.values.emplace_back("nproc_per_node", std::to_string(*nproc));
     if (nnodes) n.values.emplace_back("nnodes", std::to_string(*nnodes));
     NodeResult& added = b.add(s.host, st, join(msg, "; "));
+    if (st == Status::Fail) added.category = cat;
     added.values = std::move(n.values);
     added.evidence.push_back(section_evidence(s, "launch.env"));
     if (s.port_state == "bound") added.evidence.push_back(section_evidence(s, "launch.port"));
@@ -465,11 +495,11 @@ CheckResult check_launch(const Input& in, const std::string& master) {
   }
   for (const auto& [nr, hosts] : node_ranks)
     if (hosts.size() > 1)
-      b.add("", Status::Fail, "NODE_RANK=" + std::to_string(nr) + " on " + join(hosts) + ": each node needs its own");
+      with_category("world-size-mismatch", b.add("", Status::Fail, "NODE_RANK=" + std::to_string(nr) + " on " + join(hosts) + ": each node needs its own"));
   if (nnodes && !in.snapshots.empty()) {
     const auto have = static_cast<std::int64_t>(in.snapshots.size());
     if (have > *nnodes)
-      b.add("", Status::Fail, std::to_string(have) + " nodes have snapshots but nnodes is " + std::to_string(*nnodes));
+      with_category("world-size-mismatch", b.add("", Status::Fail, std::to_string(have) + " nodes have snapshots but nnodes is " + std::to_string(*nnodes)));
     else if (have < *nnodes)
       b.add("", Status::Warn, "snapshots from " + std::to_string(have) + " of " + std::to_string(*nnodes) + " nodes");
   }
@@ -480,7 +510,7 @@ CheckResult check_launch(const Input& in, const std::string& master) {
   if (sizes.size() > 1) {
     std::vector<std::string> v;
     for (auto x : sizes) v.push_back(std::to_string(x));
-    NodeResult& n = b.add("", Status::Fail, "smoke-test ranks disagree on the world size: " + join(v));
+    NodeResult& n = with_category("world-size-mismatch", b.add("", Status::Fail, "smoke-test ranks disagree on the world size: " + join(v)));
     for (const SmokeRank& r : in.smoke)
       if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(r));
   }
@@ -504,6 +534,7 @@ CheckResult check_binding(const Input& in) {
     }
     for (const auto& [host, ranks] : per_host) {
       std::vector<std::string> fails;
+      std::string cat;
       NodeResult n;
       // All ranks of a node on one device index 0: LOCAL_RANK ignored.
       bool all_zero = ranks.size() > 1;
@@ -520,15 +551,15 @@ CheckResult check_binding(const Input& in) {
           if (r->rank) rk.insert(*r->rank);
           if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(*r));
         }
-        fails.push_back("ranks " + ranks_list(rk) + " all on " + rs.front()->device +
+        add_fail(fails, cat, "device-binding-duplicate", "ranks " + ranks_list(rk) + " all on " + rs.front()->device +
                         (all_zero ? ": every rank on device 0, so LOCAL_RANK is ignored (set the device from LOCAL_RANK)" : ""));
       }
       for (const SmokeRank* r : ranks) {
         if (r->status == "error") {
-          fails.push_back("rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " failed: " + r->error);
+          add_fail(fails, cat, "worker-exception", "rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " failed: " + r->error);
           n.evidence.push_back(smoke_evidence(*r));
         } else if (r->reduced && r->expected && std::fabs(*r->reduced - *r->expected) > 1e-6 * std::max(1.0, std::fabs(*r->expected))) {
-          fails.push_back("rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " reduced " + num(*r->reduced) +
+          add_fail(fails, cat, "collective-mismatch", "rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " reduced " + num(*r->reduced) +
                           ", expected " + num(*r->expected));
           n.evidence.push_back(smoke_evidence(*r));
         }
@@ -542,6 +573,7 @@ CheckResult check_binding(const Input& in) {
       for (const SmokeRank* r : by_rank) devices += (devices.empty() ? "" : " ") + (r->rank ? std::to_string(*r->rank) : std::string("?")) + "->" + r->device;
       NodeResult& added = b.add(host, fails.empty() ? Status::Pass : Status::Fail,
                                 fails.empty() ? "ranks " + ranks_list(rk) + " each on its own device (" + devices + "), all_reduce right" : join(fails, "; "));
+      if (added.status == Status::Fail) added.category = cat;
       added.values.emplace_back("ranks", ranks_list(rk));
       added.values.emplace_back("devices", devices);
       added.evidence = n.evidence.empty() ? std::vector<Evidence>{smoke_evidence(*ranks.front())} : n.evidence;
@@ -551,14 +583,14 @@ CheckResult check_binding(const Input& in) {
       for (std::int64_t r = 0; r < *world && r < 1000000; ++r)
         if (!per_rank.count(r)) missing.insert(r);
       if (!missing.empty())
-        b.add("", Status::Fail, "ranks " + ranks_list(missing) + " of " + std::to_string(*world) + " never reported (the smoke test did not finish there)");
+        with_category("rendezvous-failure", b.add("", Status::Fail, "ranks " + ranks_list(missing) + " of " + std::to_string(*world) + " never reported (the smoke test did not finish there)"));
       for (const auto& [rank, rs] : per_rank)
         if (rs.size() > 1) {
           std::set<std::string> hosts;
           for (const SmokeRank* r : rs) hosts.insert(r->host);
           if (hosts.size() > 1)
-            b.add("", Status::Fail, "rank " + std::to_string(rank) + " reported by " + join(std::vector<std::string>(hosts.begin(), hosts.end())) +
-                                      ": two nodes use the same NODE_RANK");
+            with_category("world-size-mismatch", b.add("", Status::Fail, "rank " + std::to_string(rank) + " reported by " + join(std::vector<std::string>(hosts.begin(), hosts.end())) +
+                                      ": two nodes use the same NODE_RANK"));
         }
     }
   }
@@ -567,7 +599,7 @@ CheckResult check_binding(const Input& in) {
   std::map<std::pair<std::string, std::int64_t>, const model::Event*> first;
   for (const model::Event& e : in.events) {
     if (e.text.find("Duplicate GPU detected") != std::string::npos) {
-      NodeResult& n = b.add(e.node, Status::Fail, "NCCL: " + std::string(trim(e.message.empty() ? e.text : e.message)));
+      NodeResult& n = with_category("device-binding-duplicate", b.add(e.node, Status::Fail, "NCCL: " + std::string(trim(e.message.empty() ? e.text : e.message))));
       n.evidence.push_back(event_evidence(e));
     }
     if (!e.rank || !e.device || *e.device < 0 || e.kind != "nccl") continue;
@@ -576,7 +608,7 @@ CheckResult check_binding(const Input& in) {
   }
   for (const auto& [key, ranks] : ranks_on) {
     if (ranks.size() < 2) continue;
-    NodeResult& n = b.add(key.first, Status::Fail, "ranks " + ranks_list(ranks) + " all on device " + std::to_string(key.second) + " (training log)");
+    NodeResult& n = with_category("device-binding-duplicate", b.add(key.first, Status::Fail, "ranks " + ranks_list(ranks) + " all on device " + std::to_string(key.second) + " (training log)"));
     n.evidence.push_back(event_evidence(*first.at(key)));
   }
   bool log_binding = false;

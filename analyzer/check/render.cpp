@@ -80,6 +80,7 @@ std::string render_json(const Report& r) {
       jn["node"] = n.node.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(n.node);
       jn["status"] = status_name(n.status);
       jn["message"] = n.message;
+      jn["category"] = n.category.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(n.category);
       nlohmann::ordered_json values = nlohmann::ordered_json::object();
       for (const auto& [k, v] : n.values) values[k] = v;
       jn["values"] = values;

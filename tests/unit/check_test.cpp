@@ -138,6 +138,7 @@ TEST(Check, DifferentDriverFailsVersionsForThatNode) {
   const auto* n = result(r, 3, "gpu-a02");
   ASSERT_NE(n, nullptr);
   EXPECT_NE(n->message.find("driver 550.54.15; gpu-a01 has 535.104.05"), std::string::npos) << n->message;
+  EXPECT_EQ(n->category, "env-version-mismatch");
   EXPECT_FALSE(n->evidence.empty());
   EXPECT_EQ(result(r, 3, "gpu-a01")->status, Status::Pass);
 }
@@ -211,6 +212,7 @@ TEST(Check, BusyPortOnTheMasterFailsLaunch) {
   expect_only(r, 4, {"gpu-a01"});
   const auto* n = result(r, 4, "gpu-a01");
   EXPECT_NE(n->message.find("port 29500 is already bound by pid 4242"), std::string::npos) << n->message;
+  EXPECT_EQ(n->category, "port-in-use");
   EXPECT_NE(n->message.find("still running"), std::string::npos) << n->message;
 }
 
@@ -230,6 +232,7 @@ TEST(Check, WorldSizeThatDoesNotAddUpFailsLaunch) {
   expect_only(r, 4, {"gpu-a02"});
   EXPECT_NE(result(r, 4, "gpu-a02")->message.find("WORLD_SIZE=12 but nnodes 2 x nproc_per_node 8 = 16"), std::string::npos)
       << dump(r);
+  EXPECT_EQ(result(r, 4, "gpu-a02")->category, "world-size-mismatch");
 }
 
 TEST(Check, LaunchCommandWinsOverTheEnvironment) {
@@ -265,6 +268,20 @@ TEST(Check, OtherTopologyOrUnreachableMasterFailsTopology) {
   EXPECT_NE(result(r, 2, "gpu-a04")->message.find("timeout"), std::string::npos);
 }
 
+TEST(Check, SmallSharedMemoryFailsTopology) {
+  // A container's default /dev/shm (64 MiB) under 8 processes per node.
+  auto job = healthy_job(2);
+  std::string text = make_snapshot(job[1]);
+  const std::string from = "tmpfs            263921168     0 263921168";
+  text.replace(text.find(from), from.size(), "shm                  65536     0     65536");
+  check::Input in;
+  in.snapshots = {snap(job[0]), formats::parse_snapshot(lines_of(text), "gpu-a02.snapshot")};
+  const auto r = check::run_checks(in);
+  expect_only(r, 2, {"gpu-a02"});
+  EXPECT_EQ(result(r, 2, "gpu-a02")->category, "shm-insufficient");
+  EXPECT_NE(result(r, 2, "gpu-a02")->message.find("/dev/shm is 64 MiB for 8 processes"), std::string::npos) << dump(r);
+}
+
 TEST(Check, DriverTooOldForTorchsCudaFails) {
   auto job = healthy_job(2);
   for (auto& n : job) {
@@ -298,6 +315,7 @@ TEST(Check, AllRanksOnDeviceZeroFailBinding) {
                                           smoke("gpu-a02", 2, 0, "cuda:0"), smoke("gpu-a02", 3, 1, "cuda:0")});
   expect_only(r, 5, {"gpu-a01", "gpu-a02"});
   EXPECT_NE(result(r, 5, "gpu-a01")->message.find("LOCAL_RANK is ignored"), std::string::npos) << dump(r);
+  EXPECT_EQ(result(r, 5, "gpu-a01")->category, "device-binding-duplicate");
   const auto ok = run(healthy_job(2), "", {smoke("gpu-a01", 0, 0, "cuda:0"), smoke("gpu-a01", 1, 1, "cuda:1"),
                                            smoke("gpu-a02", 2, 0, "cuda:0"), smoke("gpu-a02", 3, 1, "cuda:1")});
   EXPECT_EQ(get(ok, 5).status, Status::Pass) << dump(ok);
@@ -481,6 +499,25 @@ TEST(Collector, RunsHereAndWithStandInToolsRoundTripsThroughCheck) {
   EXPECT_EQ(p.versions.at("cuda_driver"), "12.2");
   ASSERT_EQ(p.holders.size(), 1u);
   EXPECT_EQ(p.env.at("NCCL_IB_HCA"), "mlx5");
+  // And an Ascend node: stand-in npu-smi, CANN's version files where ASCEND_HOME_PATH points.
+  NodeSpec a = healthy_job(1, "ascend")[0];
+  dir.write("asc/info", npu_smi_info(a));
+  dir.write("asc/topo", npu_smi_topo(a));
+  dir.write("asc/bin/npu-smi", "#!/bin/bash\ncase \"$*\" in\n  info) cat " + dir.file("asc/info") + " ;;\n  'info -t topo') cat " +
+                                   dir.file("asc/topo") + " ;;\n  *) exit 2 ;;\nesac\n");
+  dir.write("asc/toolkit/ascend_toolkit_install.info", "package_name=Ascend-cann-toolkit\nversion=8.0.RC3\n");
+  dir.write("asc/driver/version.info", "Version=24.1.rc2\n");
+  ASSERT_EQ(sh("chmod +x " + dir.file("asc/bin/npu-smi") + " && env -i PATH=" + dir.file("asc/bin") +
+               ":/usr/bin:/bin HOME=/tmp ASCEND_HOME_PATH=" + dir.file("asc/toolkit") + " DTRIAGE_ASCEND_DRIVER=" +
+               dir.file("asc/driver") + " bash " + script + " > " + dir.file("asc.snapshot")),
+            0);
+  const formats::Snapshot q = formats::parse_snapshot(lines_of(read_file(dir.file("asc.snapshot"))), "asc.snapshot");
+  EXPECT_EQ(q.platform, "ascend");
+  EXPECT_EQ(q.devices.size(), 8u);
+  EXPECT_EQ(q.topology.size(), 8u);
+  EXPECT_EQ(q.versions.count("cann") ? q.versions.at("cann") : "", "8.0.RC3");
+  EXPECT_EQ(q.versions.count("npu_driver") ? q.versions.at("npu_driver") : "", "24.1.rc2");
+
   r = run_dtriage("check --format json " + dir.file("out"));
   EXPECT_EQ(r.exit_code, 3) << r.out;  // pid 3131 holds memory on device 1
   const auto j = nlohmann::json::parse(r.out);
