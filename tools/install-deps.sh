@@ -8,11 +8,15 @@ PACKAGES=(
   # toolchain
   build-essential cmake pkg-config git ca-certificates
   # libraries
-  libre2-dev libsimdjson-dev libboost-iostreams-dev libarchive-dev
+  libre2-dev libsimdjson-dev libarchive-dev
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   zlib1g-dev libbz2-dev liblzma-dev libzstd-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # tests and benchmarks (ripgrep: bench/compare.sh runs the rule pack's patterns through rg)
+  libgtest-dev libgmock-dev libbenchmark-dev ripgrep
+  # real jobs on the CPU: the DDP smoke test (gloo) and the failure lab
+  python3-torch
+  # batch scans on a real one-node Slurm (started and stopped by the test)
+  slurm-wlm munge
   # used by the test suite to build the codec matrix
   gzip bzip2 xz-utils zstd tar zip python3
   # report tests: JSON Schema validation, the HTML report in a real headless browser

@@ -4,7 +4,13 @@
 #include <re2/re2.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -24,6 +30,7 @@
 #include "report/report.hpp"
 #include "rules/engine.hpp"
 #include "rules/loader.hpp"
+#include "batch/batch.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "formats/pipeline.hpp"
@@ -373,10 +380,13 @@ struct Job {
 };
 
 std::unique_ptr<Job> analyze_job(const Config& config, const LoadedRules& loaded, ingest::NodeHints hints,
-                                 const std::vector<std::string>& paths) {
+                                 const std::vector<std::string>& paths,
+                                 std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) {
   const rules::Engine& engine = *loaded.engine;
   auto job = std::make_unique<Job>();
-  ingest::Ingestor ing(config.limits, std::move(hints), job->inv);
+  ingest::Limits limits = config.limits;
+  limits.deadline = deadline;
+  ingest::Ingestor ing(limits, std::move(hints), job->inv);
   Collector collector(config, engine, config.gate ? loaded.gate.get() : nullptr, &job->inv);
   ing.run(paths, collector, config.threads);
   job->read_any = ing.read_anything();
@@ -444,46 +454,226 @@ std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std
   return jobs;
 }
 
-int cmd_scan(Config& config) {
+struct ScanOptions {
+  bool quiet = false;
+  bool resume = false;
+  double job_timeout = 0;         // seconds; 0 = none
+  std::optional<batch::Shard> shard;
+  std::string summary;            // write the summary here at the end
+};
+
+// Bytes on disk below `path` (for the progress bar's rate and ETA).
+std::uint64_t disk_bytes(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return std::filesystem::file_size(path, ec);
+  std::uint64_t total = 0;
+  if (!std::filesystem::is_directory(path, ec)) return 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(path, std::filesystem::directory_options::skip_permission_denied, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  return total;
+}
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, unit[u]);
+  return buf;
+}
+
+// One line on stderr, redrawn: jobs done / total, bytes, rate, ETA.
+class Progress {
+ public:
+  Progress(bool on, std::size_t jobs, std::uint64_t bytes) : on_(on), jobs_(jobs), bytes_(bytes), start_(std::chrono::steady_clock::now()) {}
+  void update(std::size_t done, std::uint64_t bytes_done, bool force = false) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    const double rate = secs > 0 ? static_cast<double>(bytes_done) / secs : 0;
+    std::string eta = "--:--";
+    if (rate > 0 && bytes_ >= bytes_done) {
+      const auto left = static_cast<long long>(static_cast<double>(bytes_ - bytes_done) / rate);
+      char b[32];
+      std::snprintf(b, sizeof b, "%lld:%02lld", left / 60, left % 60);
+      eta = b;
+    }
+    std::fprintf(stderr, "\r\033[Kscan: %zu/%zu jobs  %s of %s  %s/s  ETA %s", done, jobs_, human_bytes(static_cast<double>(bytes_done)).c_str(),
+                 human_bytes(static_cast<double>(bytes_)).c_str(), human_bytes(rate).c_str(), eta.c_str());
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (on_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool on_;
+  std::size_t jobs_;
+  std::uint64_t bytes_;
+  std::chrono::steady_clock::time_point start_, last_{};
+};
+
+std::string write_summary(const std::string& path, const std::vector<batch::ResultLine>& results) {
+  const batch::Summary sum = batch::summarize(results);
+  auto ends = [&](const char* ext) { return path.size() >= std::strlen(ext) && path.compare(path.size() - std::strlen(ext), std::string::npos, ext) == 0; };
+  std::string text = ends(".html") || ends(".htm") ? batch::render_summary_html(sum)
+                     : ends(".md")                  ? batch::render_summary_markdown(sum)
+                     : ends(".json")                ? batch::render_summary_json(sum)
+                                                    : batch::render_summary_text(sum);
   Output out;
-  std::optional<LoadedRules> loaded;
-  if (!prepare(config, out, loaded)) return 2;
+  if (auto err = out.open(path); !err.empty()) return err;
+  out.buffer() += text;
+  return out.finish();
+}
+
+int cmd_scan(Config& config, const ScanOptions& opt) {
+  const bool to_file = !config.output.empty() && config.output != "-";
+  if (opt.resume && (!to_file || config.format != "jsonl")) {
+    std::fprintf(stderr, "dtriage: --resume needs -o FILE and the jsonl format (the file says which jobs are done)\n");
+    return 2;
+  }
+  // Resume: the jobs already in the output are done; a half line left by a kill is cut off.
+  std::set<std::string> done_before;
+  if (opt.resume) {
+    const batch::ReadResults prior = batch::read_results(config.output);
+    for (const auto& l : prior.lines) done_before.insert(l.job);
+    for (const auto& p : prior.problems) std::fprintf(stderr, "dtriage: %s (kept as it is)\n", p.c_str());
+    if (prior.partial_tail) {
+      std::error_code ec;
+      std::filesystem::resize_file(config.output, prior.complete_bytes, ec);
+      if (ec) {
+        std::fprintf(stderr, "dtriage: cannot cut the half-written last line of %s: %s\n", config.output.c_str(), ec.message().c_str());
+        return 2;
+      }
+      std::fprintf(stderr, "dtriage: %s: dropped a half-written last line (a scan was stopped while writing it)\n", config.output.c_str());
+    }
+  }
+  Output out;
+  if (auto err = out.open(config.output, opt.resume); !err.empty()) {
+    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
+    return 2;
+  }
+  auto loaded = load_engine(config);
+  if (!loaded) return 2;
+  for (const auto& p : loaded->set.problems) std::fprintf(stderr, "dtriage: rule problem: %s: %s\n", p.where.c_str(), p.message.c_str());
   base::Inventory top;
-  const auto jobs = list_jobs(config.paths, top);
+  auto listed = list_jobs(config.paths, top);
   for (const auto& p : top.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
+  std::vector<std::pair<std::string, std::string>> jobs;
+  std::size_t skipped_done = 0;
+  for (auto& j : listed) {
+    if (opt.shard && !batch::in_shard(j.first, *opt.shard)) continue;
+    if (done_before.count(j.first) != 0) {
+      ++skipped_done;
+      continue;
+    }
+    jobs.push_back(std::move(j));
+  }
+  if (opt.resume && !opt.quiet) std::fprintf(stderr, "dtriage: resuming: %zu jobs done before, %zu to go\n", skipped_done, jobs.size());
+  std::vector<std::uint64_t> sizes(jobs.size(), 0);
+  std::uint64_t total_bytes = 0;
+  const bool progress_on = !opt.quiet && isatty(fileno(stderr)) != 0;
+  if (progress_on)
+    for (std::size_t i = 0; i < jobs.size(); ++i) total_bytes += sizes[i] = disk_bytes(jobs[i].second);
+  Progress progress(progress_on, jobs.size(), total_bytes);
+
   std::vector<std::string> lines(jobs.size());
+  std::vector<char> finished(jobs.size(), 0);
   std::vector<int> codes(jobs.size(), 2);
   std::atomic<std::size_t> next{0};
+  std::mutex write_mu;
+  std::size_t next_write = 0, done_count = 0;
+  std::uint64_t bytes_done = 0;
+  bool write_failed = false;
+  auto line_of = [&](const std::string& name, const Job& job, double seconds) {
+    const rules::Verdict& v = job.analysis.verdict;
+    const bool failed = v.status != "healthy" && !v.category.empty();
+    if (config.format == "text") {
+      char head[256];
+      std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", name.c_str(), v.status.c_str(), failed ? v.category.c_str() : "-");
+      return head + v.summary;
+    }
+    std::vector<std::string> hosts;
+    std::vector<std::int64_t> pids;
+    for (const auto& n : job.facts.nodes) {
+      hosts.push_back(n.name);
+      pids.insert(pids.end(), n.pids.begin(), n.pids.end());
+    }
+    const std::string pattern = batch::pattern_of(v.summary, hosts, pids);
+    std::string time;
+    if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size()) time = job.events[*fe].time;
+    nlohmann::ordered_json j{{"job", name},
+                     {"status", v.status},
+                     {"category", failed ? nlohmann::ordered_json(v.category) : nlohmann::ordered_json(nullptr)},
+                     {"summary", v.summary},
+                     {"node", v.node.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v.node)},
+                     {"rank", v.rank ? nlohmann::ordered_json(*v.rank) : nlohmann::ordered_json(nullptr)},
+                     {"rule", v.rule.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v.rule)},
+                     {"fingerprint", v.status == "healthy" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(batch::fingerprint(v.category, v.rule, pattern))},
+                     {"pattern", v.status == "healthy" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(pattern)},
+                     {"time", time.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(time)},
+                     {"files", job.inv.files},
+                     {"bytes", job.inv.bytes},
+                     {"seconds", std::round(seconds * 1000) / 1000},
+                     {"unreadable", job.inv.unreadable.size()}};
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  auto error_line = [&](const std::string& name, const std::string& what) {
+    nlohmann::ordered_json j{{"job", name}, {"status", "error"}, {"error", what}};
+    return config.format == "text" ? name + "  error: " + what : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
   auto scan_one = [&](std::size_t i) {
     ingest::NodeHints hints;
     if (!config.node_pattern.empty()) hints = std::move(ingest::NodeHints::from_pattern(config.node_pattern).value());
-    const auto job = analyze_job(config, *loaded, std::move(hints), {jobs[i].second});
-    codes[i] = job_exit_code(*job);
-    const rules::Verdict& v = job->analysis.verdict;
-    const bool failed = v.status != "healthy" && !v.category.empty();
-    std::string line;
-    if (config.format == "text") {
-      char head[256];
-      std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", jobs[i].first.c_str(), v.status.c_str(),
-                    failed ? v.category.c_str() : "-");
-      line = head + v.summary;
-    } else {
-      nlohmann::json j{{"job", jobs[i].first},
-                       {"status", v.status},
-                       {"category", failed ? nlohmann::json(v.category) : nlohmann::json(nullptr)},
-                       {"summary", v.summary},
-                       {"node", v.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.node)},
-                       {"rank", v.rank ? nlohmann::json(*v.rank) : nlohmann::json(nullptr)},
-                       {"rule", v.rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.rule)},
-                       {"files", job->inv.files},
-                       {"unreadable", job->inv.unreadable.size()}};
-      line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    if (opt.job_timeout > 0)
+      deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opt.job_timeout));
+    const auto job = analyze_job(config, *loaded, std::move(hints), {jobs[i].second}, deadline);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (job->inv.timed_out) {
+      char what[160];
+      std::snprintf(what, sizeof what, "timed out after %.0f s (--job-timeout); %llu files read before", opt.job_timeout,
+                    static_cast<unsigned long long>(job->inv.files));
+      codes[i] = 1;
+      lines[i] = error_line(jobs[i].first, what);
+      return;
     }
+    codes[i] = job_exit_code(*job);
+    std::string line = line_of(jobs[i].first, *job, secs);
     if (config.redact) {
       const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, 0, kVersion};
       line = report::Redactor(rep).apply(line);
     }
     lines[i] = std::move(line);
+  };
+  // Lines go out in name order as soon as every earlier job is done, one flush each, so that a
+  // killed scan leaves whole lines of finished jobs (and --resume goes on from there).
+  auto commit = [&](std::size_t i) {
+    std::lock_guard<std::mutex> lock(write_mu);
+    finished[i] = 1;
+    ++done_count;
+    bytes_done += sizes[i];
+    bool wrote = false;
+    while (next_write < jobs.size() && finished[next_write]) {
+      out.buffer() += lines[next_write];
+      out.buffer() += '\n';
+      lines[next_write].clear();
+      lines[next_write].shrink_to_fit();
+      ++next_write;
+      wrote = true;
+    }
+    if (wrote) {
+      out.flush();
+      if (out.failed()) write_failed = true;
+    }
+    progress.update(done_count, bytes_done, done_count == jobs.size());
   };
   auto worker = [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
@@ -491,10 +681,9 @@ int cmd_scan(Config& config) {
         scan_one(i);
       } catch (const std::exception& e) {  // one job's failure (e.g. out of memory) is its own line
         codes[i] = 1;
-        nlohmann::json j{{"job", jobs[i].first}, {"status", "error"}, {"error", e.what()}};
-        lines[i] = config.format == "text" ? jobs[i].first + "  error: " + e.what()
-                                           : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        lines[i] = error_line(jobs[i].first, e.what());
       }
+      commit(i);
     }
   };
   unsigned n = config.jobs != 0 ? config.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -503,20 +692,99 @@ int cmd_scan(Config& config) {
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  for (const std::string& l : lines) {
-    out.buffer() += l;
-    out.buffer() += '\n';
-    out.maybe_flush();
+  progress.finish();
+  if (!finish_output(out) || write_failed) return 2;
+  if (!opt.summary.empty()) {
+    std::vector<batch::ResultLine> results;
+    if (to_file && config.format == "jsonl") results = batch::read_results(config.output).lines;
+    if (!to_file || config.format != "jsonl")
+      std::fprintf(stderr, "dtriage: --summary reads the results back from -o FILE (jsonl); none written\n");
+    else if (const std::string err = write_summary(opt.summary, results); !err.empty())
+      std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
   }
-  if (!finish_output(out)) return 2;
-  if (jobs.empty()) return 2;
+  if (listed.empty() && jobs.empty() && skipped_done == 0) return 2;
   int code = top.unreadable.empty() ? 0 : 1;
-  bool any_read = false;
+  bool any_read = jobs.empty();
   for (int c : codes) {
     any_read = any_read || c != 2;
     if (c != 0) code = std::max(code, 1);
   }
   return any_read ? code : 2;
+}
+
+// ---- summary and merge ----------------------------------------------------------------------
+
+int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output) {
+  std::vector<batch::ResultLine> all;
+  int code = 0;
+  for (const std::string& f : files) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(f, ec)) {
+      std::fprintf(stderr, "dtriage: %s: no such file\n", f.c_str());
+      code = 1;
+      continue;
+    }
+    auto r = batch::read_results(f);
+    for (const auto& p : r.problems) std::fprintf(stderr, "dtriage: %s\n", p.c_str());
+    if (r.partial_tail) std::fprintf(stderr, "dtriage: %s: the last line is half-written (left out)\n", f.c_str());
+    for (auto& l : r.lines) all.push_back(std::move(l));
+  }
+  if (all.empty() && code != 0) return 2;
+  const batch::Summary sum = batch::summarize(all);
+  Output out;
+  if (auto err = out.open(output); !err.empty()) {
+    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
+    return 2;
+  }
+  out.buffer() += format == "json" ? batch::render_summary_json(sum)
+                  : format == "markdown" ? batch::render_summary_markdown(sum)
+                  : format == "html"     ? batch::render_summary_html(sum)
+                                         : batch::render_summary_text(sum);
+  if (!finish_output(out)) return 2;
+  return code;
+}
+
+// Joins shard outputs: one line per job (the first seen; a job in two shards is reported), in
+// name order, half-written lines left out.
+int cmd_merge(const std::vector<std::string>& files, const std::string& output) {
+  std::map<std::string, batch::ResultLine> by_job;
+  int code = 0;
+  for (const std::string& f : files) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(f, ec)) {
+      std::fprintf(stderr, "dtriage: %s: no such file\n", f.c_str());
+      code = 1;
+      continue;
+    }
+    auto r = batch::read_results(f);
+    for (const auto& p : r.problems) {
+      std::fprintf(stderr, "dtriage: %s (left out)\n", p.c_str());
+      code = 1;
+    }
+    if (r.partial_tail) {
+      std::fprintf(stderr, "dtriage: %s: the last line is half-written (left out; --resume that shard)\n", f.c_str());
+      code = 1;
+    }
+    for (auto& l : r.lines) {
+      auto [it, fresh] = by_job.emplace(l.job, l);
+      if (!fresh && it->second.raw != l.raw)
+        std::fprintf(stderr, "dtriage: %s:%llu: job %s already came from %s:%llu (kept that one)\n", l.path.c_str(),
+                     static_cast<unsigned long long>(l.line), l.job.c_str(), it->second.path.c_str(),
+                     static_cast<unsigned long long>(it->second.line));
+    }
+  }
+  Output out;
+  if (auto err = out.open(output); !err.empty()) {
+    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
+    return 2;
+  }
+  for (const auto& [job, l] : by_job) {
+    out.buffer() += l.raw;
+    out.buffer() += '\n';
+    out.maybe_flush();
+  }
+  if (!finish_output(out)) return 2;
+  return by_job.empty() && code != 0 ? 2 : code;
 }
 
 // ---- rules ----------------------------------------------------------------------------------
@@ -644,6 +912,27 @@ int run_checked(int argc, char** argv) {
   scan->add_option("--rules", scan_raw.rules_dirs, "Also load rules from this directory (repeatable)");
   scan->add_flag("--no-default-rules", scan_raw.no_default_rules, "Do not load the installed rule pack");
   scan->add_flag("--redact", scan_raw.redact, "Mask host names, IP addresses, home-directory user names and secrets");
+  ScanOptions scan_opt;
+  std::string scan_shard;
+  scan->add_flag("-q,--quiet", scan_opt.quiet, "No progress line on stderr (it is shown only when stderr is a terminal)");
+  scan->add_flag("--resume", scan_opt.resume, "Skip the jobs already in -o FILE (a killed scan goes on where it stopped)");
+  scan->add_option("--job-timeout", scan_opt.job_timeout, "Seconds one job may take to read; past it the job is an error line")
+      ->check(CLI::PositiveNumber);
+  scan->add_option("--shard", scan_shard, "K/N: scan only the K-th of N shares of the jobs (0 <= K < N), e.g. a Slurm array task");
+  scan->add_option("--summary", scan_opt.summary, "Also write the summary of -o FILE here (.html, .md, .json, else text)");
+
+  std::vector<std::string> summary_files;
+  std::string summary_format = "text", summary_output;
+  CLI::App* summary_cmd = app.add_subcommand("summary", "What kills the jobs: results of scans grouped by root cause");
+  summary_cmd->add_option("results", summary_files, "JSON-lines files written by dtriage scan")->required();
+  summary_cmd->add_option("--format", summary_format, "text (default), json, markdown or html")
+      ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
+  summary_cmd->add_option("-o,--output", summary_output, "Write to this file instead of standard output");
+  std::vector<std::string> merge_files;
+  std::string merge_output;
+  CLI::App* merge_cmd = app.add_subcommand("merge", "Join the outputs of scan shards: one line per job, in name order");
+  merge_cmd->add_option("results", merge_files, "JSON-lines files written by dtriage scan --shard")->required();
+  merge_cmd->add_option("-o,--output", merge_output, "Write to this file instead of standard output");
 
   RawArgs rules_raw;
   std::string rule_action;
@@ -690,6 +979,8 @@ int run_checked(int argc, char** argv) {
     return 2;
   }
 
+  if (summary_cmd->parsed()) return cmd_summary(summary_files, summary_format, summary_output);
+  if (merge_cmd->parsed()) return cmd_merge(merge_files, merge_output);
   if (script_cmd->parsed()) {
     const std::string_view script = snapshot_script();
     return std::fwrite(script.data(), 1, script.size(), stdout) == script.size() && std::fflush(stdout) == 0 ? 0 : 2;
@@ -729,7 +1020,15 @@ int run_checked(int argc, char** argv) {
       return 2;
     }
     config->jobs = scan_jobs;
-    return cmd_scan(*config);
+    if (!scan_shard.empty()) {
+      std::string why;
+      scan_opt.shard = batch::parse_shard(scan_shard, why);
+      if (!scan_opt.shard) {
+        std::fprintf(stderr, "dtriage: %s\n", why.c_str());
+        return 2;
+      }
+    }
+    return cmd_scan(*config, scan_opt);
   }
   const RawArgs& raw = analyze->parsed() ? analyze_raw : events_raw;
   std::string error;

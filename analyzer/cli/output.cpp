@@ -12,9 +12,9 @@ Output::~Output() {
   if (owned_) std::fclose(file_);
 }
 
-std::string Output::open(const std::string& path) {
+std::string Output::open(const std::string& path, bool append) {
   if (path.empty() || path == "-") return {};
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  std::FILE* f = std::fopen(path.c_str(), append ? "ab" : "wb");
   if (f == nullptr) return path + ": " + std::strerror(errno);
   file_ = f;
   owned_ = true;

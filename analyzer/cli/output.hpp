@@ -14,7 +14,7 @@ class Output {
   Output& operator=(const Output&) = delete;
 
   // Opens `path` for writing ("" or "-" = standard output). Returns an error message or "".
-  std::string open(const std::string& path);
+  std::string open(const std::string& path, bool append = false);
   std::string& buffer() { return buf_; }
   void maybe_flush() {
     if (buf_.size() >= (1u << 20)) flush();

@@ -173,6 +173,12 @@ struct Ingestor::Impl {
     TextReader(ByteReader& inner, Impl& impl) : inner_(inner), impl_(impl) {}
     std::size_t read(char* buf, std::size_t cap) override {
       if (failed()) return 0;
+      if (impl_.limits.deadline && std::chrono::steady_clock::now() > *impl_.limits.deadline) {
+        impl_.total_exceeded = true;  // no further file is opened either
+        impl_.inv.timed_out = true;
+        fail("time budget exceeded (--job-timeout); the rest was not read");
+        return 0;
+      }
       if (impl_.total >= impl_.limits.max_total_bytes) {
         impl_.total_exceeded = true;
         fail("total size limit of " + format_bytes(impl_.limits.max_total_bytes) +

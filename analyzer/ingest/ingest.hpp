@@ -3,7 +3,9 @@
 // sink as a ByteReader over its decoded text, one at a time, so memory stays bounded.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +21,9 @@ struct Limits {
   double max_ratio = 1000.0;                     // decoded / encoded bytes of one container
   std::uint64_t ratio_grace_bytes = 16ull << 20; // ratio checked only past this many bytes
   int max_depth = 16;                            // archives inside archives
+  // Stop reading at this time (scan --job-timeout); what was read before it is kept, and the
+  // inventory says `timed_out`.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct Source {

@@ -1,0 +1,308 @@
+#include "batch/batch.hpp"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "report/html.hpp"
+
+namespace dtriage::batch {
+namespace {
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; }
+
+// Replaces whole occurrences of `what` (not inside a longer name) with `with`.
+void replace_token(std::string& s, const std::string& what, const std::string& with) {
+  if (what.empty()) return;
+  std::size_t at = 0;
+  while ((at = s.find(what, at)) != std::string::npos) {
+    const bool left = at == 0 || !word_char(s[at - 1]);
+    const std::size_t end = at + what.size();
+    // a trailing '.' ends a sentence, not a name
+    const bool right = end >= s.size() || !word_char(s[end]) || (s[end] == '.' && (end + 1 >= s.size() || !word_char(s[end + 1])));
+    if (left && right) {
+      s.replace(at, what.size(), with);
+      at += with.size();
+    } else {
+      at = end;
+    }
+  }
+}
+
+std::string str(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+std::uint64_t num(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned()) return 0;
+  return it->get<std::uint64_t>();
+}
+
+}  // namespace
+
+std::string pattern_of(const std::string& summary, const std::vector<std::string>& hosts, const std::vector<std::int64_t>& pids) {
+  std::string s = summary;
+  std::vector<std::string> names = hosts;
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const std::string& h : names)
+    if (h.size() >= 2) replace_token(s, h, "<node>");
+  static const RE2 time_re(R"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)");
+  static const RE2 ip_re(R"(\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b)");
+  static const RE2 hex_re(R"(\b0x[0-9a-fA-F]+\b)");
+  static const RE2 rank_re(R"(\b(ranks?|Rank|Ranks|global rank|local_rank)(\s*[= ]\s*)\d+(?:(?:\s*(?:-|,|and)\s*)\d+)*)");
+  static const RE2 pid_re(R"(\b(pid|PID|process|processes|Process)(\s*[=: ]\s*)\d+(?:(?:\s*(?:,|and)\s*)\d+)*)");
+  static const RE2 long_re(R"(\b\d{5,}\b)");
+  RE2::GlobalReplace(&s, time_re, "<time>");
+  RE2::GlobalReplace(&s, ip_re, "<ip>");
+  RE2::GlobalReplace(&s, hex_re, "<hex>");
+  for (std::int64_t p : pids)
+    if (p > 0) replace_token(s, std::to_string(p), "<pid>");
+  RE2::GlobalReplace(&s, rank_re, "\\1\\2<rank>");
+  RE2::GlobalReplace(&s, pid_re, "\\1\\2<pid>");
+  RE2::GlobalReplace(&s, long_re, "<n>");
+  return s;
+}
+
+std::string fingerprint(const std::string& category, const std::string& rule, const std::string& pattern) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(category + "\n" + rule + "\n" + pattern)));
+  return buf;
+}
+
+std::optional<Shard> parse_shard(const std::string& text, std::string& error) {
+  unsigned long long k = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%llu/%llu%c", &k, &n, &tail) != 2 || n == 0 || k >= n) {
+    error = "--shard wants K/N with 0 <= K < N (e.g. 0/3, as SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT), not '" + text + "'";
+    return std::nullopt;
+  }
+  return Shard{k, n};
+}
+
+bool in_shard(const std::string& name, const Shard& shard) { return fnv1a(name) % shard.count == shard.index; }
+
+ReadResults read_results(const std::string& path) {
+  ReadResults r;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return r;
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t start = 0;
+  std::uint64_t number = 0;
+  while (start < data.size()) {
+    const std::size_t nl = data.find('\n', start);
+    ++number;
+    if (nl == std::string::npos) {
+      r.partial_tail = true;
+      break;
+    }
+    const std::string line = data.substr(start, nl - start);
+    start = nl + 1;
+    r.complete_bytes = start;
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || str(j, "job").empty()) {
+      r.problems.push_back(path + ":" + std::to_string(number) + ": not a scan result line");
+      continue;
+    }
+    ResultLine l;
+    l.job = str(j, "job");
+    l.status = str(j, "status");
+    l.category = str(j, "category");
+    l.rule = str(j, "rule");
+    l.summary = str(j, "summary");
+    l.fingerprint = str(j, "fingerprint");
+    l.pattern = str(j, "pattern");
+    l.time = str(j, "time");
+    l.error = str(j, "error");
+    l.node = str(j, "node");
+    l.files = num(j, "files");
+    l.bytes = num(j, "bytes");
+    l.raw = line;
+    l.path = path;
+    l.line = number;
+    r.lines.push_back(std::move(l));
+  }
+  return r;
+}
+
+Summary summarize(const std::vector<ResultLine>& results) {
+  Summary s;
+  std::map<std::string, Group> groups;
+  std::map<std::string, std::string> example_name;
+  for (const ResultLine& l : results) {
+    ++s.jobs;
+    ++s.by_status[l.status.empty() ? "unknown" : l.status];
+    if (l.status == "failed" || l.status == "inconclusive") ++s.by_category[l.category.empty() ? "unknown" : l.category];
+    if (l.status != "failed" && l.status != "inconclusive") continue;
+    const std::string fp = !l.fingerprint.empty() ? l.fingerprint : fingerprint(l.category, l.rule, l.summary);
+    Group& g = groups[fp];
+    if (g.jobs == 0) {
+      g.fingerprint = fp;
+      g.category = l.category.empty() ? "unknown" : l.category;
+      g.rule = l.rule;
+      g.pattern = !l.pattern.empty() ? l.pattern : l.summary;
+    }
+    ++g.jobs;
+    if (!l.time.empty()) {
+      if (g.first_seen.empty() || l.time < g.first_seen) g.first_seen = l.time;
+      if (g.last_seen.empty() || l.time > g.last_seen) g.last_seen = l.time;
+    }
+    // The example: the first job by name, whatever order the results came in.
+    if (g.example_job.empty() || l.job < g.example_job) {
+      g.example_job = l.job;
+      g.example_summary = l.summary;
+    }
+  }
+  for (auto& [fp, g] : groups) s.groups.push_back(std::move(g));
+  std::sort(s.groups.begin(), s.groups.end(), [](const Group& a, const Group& b) {
+    if (a.jobs != b.jobs) return a.jobs > b.jobs;
+    return a.fingerprint < b.fingerprint;
+  });
+  return s;
+}
+
+namespace {
+
+std::string seen(const Group& g) {
+  if (g.first_seen.empty()) return "undated";
+  return g.first_seen == g.last_seen ? g.first_seen : g.first_seen + " .. " + g.last_seen;
+}
+
+std::string pct(std::uint64_t part, std::uint64_t whole) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%.0f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return b;
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> categories_by_count(const Summary& s) {
+  std::vector<std::pair<std::string, std::uint64_t>> v(s.by_category.begin(), s.by_category.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return v;
+}
+
+std::string md(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '[' || c == ']' || c == '<' || c == '>' || c == '\\') o += '\\';
+    if (c == '\n' || c == '\r') {
+      o += ' ';
+      continue;
+    }
+    o.push_back(c);
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_summary_text(const Summary& s) {
+  std::string o = "jobs: " + std::to_string(s.jobs);
+  for (const auto& [st, n] : s.by_status) o += "  " + st + " " + std::to_string(n);
+  o += "\n\ncategories:\n";
+  for (const auto& [cat, n] : categories_by_count(s)) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-28s %6llu  %s\n", cat.c_str(), static_cast<unsigned long long>(n), pct(n, s.jobs).c_str());
+    o += line;
+  }
+  o += "\nrecurring root causes (most jobs first):\n";
+  for (const Group& g : s.groups) {
+    char head[200];
+    std::snprintf(head, sizeof head, "  %6llu jobs  [%s] %s  %s\n", static_cast<unsigned long long>(g.jobs), g.category.c_str(),
+                  g.fingerprint.c_str(), g.rule.c_str());
+    o += head;
+    o += "           " + g.pattern + "\n";
+    o += "           seen: " + seen(g) + "; e.g. " + g.example_job + "\n";
+  }
+  return o;
+}
+
+std::string render_summary_json(const Summary& s) {
+  nlohmann::ordered_json j;
+  j["jobs"] = s.jobs;
+  j["by_status"] = s.by_status;
+  nlohmann::ordered_json cats = nlohmann::ordered_json::array();
+  for (const auto& [cat, n] : categories_by_count(s)) cats.push_back({{"category", cat}, {"jobs", n}});
+  j["by_category"] = cats;
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const Group& g : s.groups)
+    groups.push_back({{"fingerprint", g.fingerprint},
+                      {"category", g.category},
+                      {"rule", g.rule.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(g.rule)},
+                      {"pattern", g.pattern},
+                      {"jobs", g.jobs},
+                      {"first_seen", g.first_seen.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(g.first_seen)},
+                      {"last_seen", g.last_seen.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(g.last_seen)},
+                      {"example", {{"job", g.example_job}, {"summary", g.example_summary}}}});
+  j["causes"] = groups;
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string render_summary_markdown(const Summary& s) {
+  std::string o = "## dtriage summary: " + std::to_string(s.jobs) + " jobs\n\n";
+  for (const auto& [st, n] : s.by_status) o += "- " + md(st) + ": " + std::to_string(n) + "\n";
+  o += "\n| category | jobs | share |\n|---|---:|---:|\n";
+  for (const auto& [cat, n] : categories_by_count(s)) o += "| " + md(cat) + " | " + std::to_string(n) + " | " + pct(n, s.jobs) + " |\n";
+  o += "\n### Recurring root causes\n\n| jobs | category | cause | seen | example |\n|---:|---|---|---|---|\n";
+  for (const Group& g : s.groups)
+    o += "| " + std::to_string(g.jobs) + " | " + md(g.category) + " | " + md(g.pattern) + " (" + md(g.rule) + ", `" + g.fingerprint +
+         "`) | " + md(seen(g)) + " | " + md(g.example_job) + " |\n";
+  return o;
+}
+
+std::string render_summary_html(const Summary& s) {
+  using report::esc;
+  std::string o = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n";
+  o += "<title>dtriage summary: " + std::to_string(s.jobs) + " jobs</title>\n<style>"
+       "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222;padding:0 1em}"
+       "table{border-collapse:collapse;width:100%;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}"
+       "td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px;color:#555}.bar{fill:#c0392b}.lbl{font-size:12px}"
+       "</style></head>\n<body><main>\n";
+  o += "<h1>" + std::to_string(s.jobs) + " jobs</h1>\n<p>";
+  bool first = true;
+  for (const auto& [st, n] : s.by_status) {
+    o += (first ? "" : " &middot; ") + esc(st) + " " + std::to_string(n);
+    first = false;
+  }
+  o += "</p>\n<h2>Causes</h2>\n";
+  // The chart: one bar per category, as inline SVG (no script, nothing from outside).
+  const auto cats = categories_by_count(s);
+  std::uint64_t most = 1;
+  for (const auto& [c, n] : cats) most = std::max(most, n);
+  const int row = 22, label = 220, width = 460;
+  o += "<svg role=\"img\" aria-label=\"jobs by root-cause category\" width=\"" + std::to_string(label + width + 80) + "\" height=\"" +
+       std::to_string(row * static_cast<int>(cats.size()) + 8) + "\">\n";
+  int y = 4;
+  for (const auto& [cat, n] : cats) {
+    const int w = std::max(1, static_cast<int>(static_cast<double>(width) * static_cast<double>(n) / static_cast<double>(most)));
+    o += "<text class=\"lbl\" x=\"" + std::to_string(label - 6) + "\" y=\"" + std::to_string(y + 14) + "\" text-anchor=\"end\">" + esc(cat) +
+         "</text><rect class=\"bar\" x=\"" + std::to_string(label) + "\" y=\"" + std::to_string(y + 2) + "\" width=\"" + std::to_string(w) +
+         "\" height=\"" + std::to_string(row - 6) + "\"/><text class=\"lbl\" x=\"" + std::to_string(label + w + 6) + "\" y=\"" +
+         std::to_string(y + 14) + "\">" + std::to_string(n) + " (" + pct(n, s.jobs) + ")</text>\n";
+    y += row;
+  }
+  o += "</svg>\n<h2>Recurring root causes</h2>\n<table><tr><th>jobs</th><th>category</th><th>cause</th><th>seen</th><th>example</th></tr>\n";
+  for (const Group& g : s.groups)
+    o += "<tr><td class=\"n\">" + std::to_string(g.jobs) + "</td><td>" + esc(g.category) + "</td><td>" + esc(g.pattern) + "<br><code>" +
+         esc(g.rule) + " " + esc(g.fingerprint) + "</code></td><td>" + esc(seen(g)) + "</td><td>" + esc(g.example_job) + "<br><small>" +
+         esc(g.example_summary) + "</small></td></tr>\n";
+  o += "</table>\n</main></body></html>\n";
+  return o;
+}
+
+}  // namespace dtriage::batch
