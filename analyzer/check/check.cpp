@@ -821,6 +821,19 @@ bool parse_smoke_line(std::string_view text, SmokeRank& out) {
   return any && out.rank.has_value();
 }
 
+std::vector<SmokeRank> parse_smoke_lines(std::string_view text) {
+  std::vector<SmokeRank> out;
+  constexpr std::string_view kTag = "DTRIAGE_SMOKE ";
+  std::size_t at = text.find(kTag);
+  while (at != std::string_view::npos) {
+    const std::size_t next = text.find(kTag, at + kTag.size());
+    SmokeRank r;
+    if (parse_smoke_line(text.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at), r)) out.push_back(std::move(r));
+    at = next;
+  }
+  return out;
+}
+
 Launch parse_launch(const std::string& command) {
   Launch l;
   l.command = command;

@@ -38,6 +38,8 @@ struct SmokeRank {
 };
 // Parses a smoke-test line (anywhere in `text`, after a launcher's prefix); false if none.
 bool parse_smoke_line(std::string_view text, SmokeRank& out);
+// Every smoke-test record in `text`: ranks that share one stdout can run their lines together.
+std::vector<SmokeRank> parse_smoke_lines(std::string_view text);
 
 // What the launch command says (`--launch "torchrun --nnodes 2 --nproc_per_node 8 ..."`).
 struct Launch {

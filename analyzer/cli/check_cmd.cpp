@@ -46,8 +46,7 @@ class CheckSink final : public ingest::Sink {
         in_.events.push_back(std::move(e));
     });
     do {
-      check::SmokeRank r;
-      if (check::parse_smoke_line(line.text, r)) {
+      for (check::SmokeRank& r : check::parse_smoke_lines(line.text)) {
         r.path = source.path;
         r.line = line.number;
         r.text = std::string(line.text);

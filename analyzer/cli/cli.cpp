@@ -60,6 +60,7 @@ struct RawArgs {
   std::string max_line = "1M";
   std::string max_total = "64G";
   double max_ratio = 1000.0;
+  int zstd_window_log_max = 27;
   std::string node_from_path;
   bool all_lines = false;
   bool raw = false;
@@ -134,6 +135,7 @@ std::optional<Config> validate(const RawArgs& raw, std::string& error) {
     return std::nullopt;
   }
   c.limits.max_ratio = raw.max_ratio;
+  c.limits.zstd_window_log_max = raw.zstd_window_log_max;
   if (!raw.node_from_path.empty()) {
     auto hints = ingest::NodeHints::from_pattern(raw.node_from_path);
     if (!hints) {
@@ -161,6 +163,9 @@ void add_input_options(CLI::App& cmd, RawArgs& raw) {
                  "Cut lines longer than this (default 1M); cut lines are counted");
   cmd.add_option("--max-total-bytes", raw.max_total,
                  "Stop after reading this much decoded text over the whole run (default 64G)");
+  cmd.add_option("--zstd-window-log-max", raw.zstd_window_log_max,
+                 "Refuse zstd frames whose window needs more than 2^N bytes of memory (default 27, as the zstd tool)")
+      ->check(CLI::Range(10, 31));
   cmd.add_option("--max-ratio", raw.max_ratio,
                  "Stop reading a compressed input that expands more than this many times (default 1000)");
   cmd.add_option("--node-from-path", raw.node_from_path,

@@ -4,6 +4,7 @@
 #include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -52,6 +53,10 @@ class Decoder : public ByteReader {
       out_total_ += produced;
       if (limit_.exceeded(out_total_, in_total_)) {
         fail(ratio_message(limit_.max_ratio, out_total_, in_total_));
+        return produced;
+      }
+      if (limit_.spend(produced)) {
+        fail(ratio_message(limit_.max_ratio, limit_.budget->out, limit_.budget->in) + " (all layers of this input together)");
         return produced;
       }
       if (s == Step::Error) return produced;  // error set by step(); data so far is delivered
@@ -207,9 +212,10 @@ class XzDecoder final : public Decoder {
 
 class ZstdDecoder final : public Decoder {
  public:
-  ZstdDecoder(ByteReader& inner, RatioLimit limit) : Decoder(inner, limit, "zstd"), ds_(ZSTD_createDStream()) {
+  ZstdDecoder(ByteReader& inner, RatioLimit limit)
+      : Decoder(inner, limit, "zstd"), ds_(ZSTD_createDStream()), window_log_max_(limit.zstd_window_log_max) {
     if (ds_ == nullptr) error("cannot initialise libzstd");
-    ZSTD_DCtx_setParameter(ds_, ZSTD_d_windowLogMax, 31);
+    ZSTD_DCtx_setParameter(ds_, ZSTD_d_windowLogMax, limit.zstd_window_log_max);
   }
   ~ZstdDecoder() override { ZSTD_freeDStream(ds_); }
 
@@ -222,7 +228,11 @@ class ZstdDecoder final : public Decoder {
     consume(in.pos);
     produced = ob.pos;
     if (ZSTD_isError(r)) {
-      error(std::string("corrupt data (") + ZSTD_getErrorName(r) + ")");
+      if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge)
+        error("a frame needs a window over 2^" + std::to_string(window_log_max_) +
+              " bytes of memory; raise --zstd-window-log-max to read it");
+      else
+        error(std::string("corrupt data (") + ZSTD_getErrorName(r) + ")");
       return Step::Error;
     }
     if (r == 0) {  // a frame ended and is flushed; more frames may follow
@@ -237,6 +247,7 @@ class ZstdDecoder final : public Decoder {
 
  private:
   ZSTD_DStream* ds_;
+  int window_log_max_;
   bool frame_open_ = false;
 };
 

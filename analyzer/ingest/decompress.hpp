@@ -10,12 +10,28 @@
 
 namespace dtriage::ingest {
 
+// Bytes of one top-level input (a file given or found in a folder): read from disk, and decoded by
+// every layer inside it (streams in streams, members of archives). The ratio must hold for the
+// whole input, not only per layer: gz(gz(text)) or a tar of many small bz2 members is one bomb.
+struct RatioBudget {
+  std::uint64_t in = 0;
+  std::uint64_t out = 0;
+};
+
 struct RatioLimit {
   double max_ratio = 1000.0;
   std::uint64_t grace_bytes = 16ull << 20;
+  RatioBudget* budget = nullptr;  // the top-level input's, checked as well when set
+  int zstd_window_log_max = 27;   // zstd frames needing a larger window (memory) are refused
   // True when `out` decoded bytes from `in` encoded ones is past the limit.
   bool exceeded(std::uint64_t out, std::uint64_t in) const {
     return out > grace_bytes && static_cast<double>(out) > max_ratio * static_cast<double>(in > 0 ? in : 1);
+  }
+  // Adds `produced` decoded bytes to the top-level budget; true when its ratio is now past the limit.
+  bool spend(std::uint64_t produced) const {
+    if (budget == nullptr) return false;
+    budget->out += produced;
+    return exceeded(budget->out, budget->in);
   }
 };
 

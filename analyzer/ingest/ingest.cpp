@@ -67,6 +67,8 @@ struct Ingestor::Impl {
   std::atomic<std::uint64_t>& total = *total_shared;
   std::atomic<bool>& total_exceeded = *exceeded_shared;
   bool read_any = false;
+  RatioBudget budget;  // of the top-level input being read (walk_file)
+  RatioLimit ratio_limit() { return RatioLimit{limits.max_ratio, limits.ratio_grace_bytes, &budget, limits.zstd_window_log_max}; }
   std::map<FileId, std::string> seen;  // files and directories already walked
   std::set<FileId> ancestors;          // directories on the current walk path
 
@@ -165,6 +167,22 @@ struct Ingestor::Impl {
     }
   }
 
+  // Counts the bytes read from a top-level input (the ratio budget's denominator).
+  class CountingReader final : public ByteReader {
+   public:
+    CountingReader(ByteReader& inner, std::uint64_t& count) : inner_(inner), count_(count) {}
+    std::size_t read(char* buf, std::size_t cap) override {
+      const std::size_t n = inner_.read(buf, cap);
+      if (n == 0 && inner_.failed()) fail(inner_.error());
+      count_ += n;
+      return n;
+    }
+
+   private:
+    ByteReader& inner_;
+    std::uint64_t& count_;
+  };
+
   // ---- text sources ------------------------------------------------------------------------
 
   // Counts what the sink reads and enforces the run-wide byte limit.
@@ -246,7 +264,7 @@ struct Ingestor::Impl {
       default: break;
     }
     // A compressed stream: decode it and look again at what it holds (text, tar, ...).
-    auto decoder = make_decoder(reader, content, RatioLimit{limits.max_ratio, limits.ratio_grace_bytes});
+    auto decoder = make_decoder(reader, content, ratio_limit());
     dispatch(*decoder, display, hint_path, depth, sink);
   }
 
@@ -318,9 +336,12 @@ struct Ingestor::Impl {
         return 0;
       }
       ctx_.out += static_cast<std::uint64_t>(n);
-      const Limits& l = ctx_.impl->limits;
-      if (RatioLimit{l.max_ratio, l.ratio_grace_bytes}.exceeded(ctx_.out, ctx_.in)) {
-        ctx_.abort_reason = ratio_message(l.max_ratio, ctx_.out, ctx_.in);
+      const RatioLimit limit = ctx_.impl->ratio_limit();
+      if (limit.exceeded(ctx_.out, ctx_.in)) {
+        ctx_.abort_reason = ratio_message(limit.max_ratio, ctx_.out, ctx_.in);
+        fail(ctx_.abort_reason);
+      } else if (limit.spend(static_cast<std::uint64_t>(n))) {
+        ctx_.abort_reason = ratio_message(limit.max_ratio, limit.budget->out, limit.budget->in) + " (all layers of this input together)";
         fail(ctx_.abort_reason);
       }
       return static_cast<std::size_t>(n);
@@ -393,9 +414,11 @@ struct Ingestor::Impl {
 
   void walk_file(const std::string& fs_path, const std::string& display, const std::string& hint,
                  Sink& sink) {
+    budget = RatioBudget{};
     if (fs_path == "-") {
       FdReader in(STDIN_FILENO, false);
-      dispatch(in, display, hint, 0, sink);
+      CountingReader counted(in, budget.in);
+      dispatch(counted, display, hint, 0, sink);
       return;
     }
     const int fd = ::open(fs_path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -404,7 +427,8 @@ struct Ingestor::Impl {
       return;
     }
     FdReader reader(fd, true);
-    dispatch(reader, display, hint, 0, sink);
+    CountingReader counted(reader, budget.in);
+    dispatch(counted, display, hint, 0, sink);
   }
 
   void walk_dir(const std::string& fs_path, const std::string& display_prefix,

@@ -8,6 +8,7 @@ namespace {
 
 constexpr std::size_t kBlock = 512;
 constexpr std::uint64_t kMaxMetaSize = 1 << 20;  // pax headers and GNU long names
+constexpr std::size_t kMaxName = 4096;            // member names longer than this are cut
 
 // Octal field, or GNU base-256 when the high bit of the first byte is set.
 bool parse_number(const char* f, std::size_t len, std::uint64_t& out) {
@@ -59,8 +60,10 @@ void parse_pax(const std::string& text, std::string& path, std::uint64_t& size, 
     for (std::size_t i = pos; i < sp; ++i) {
       if (text[i] < '0' || text[i] > '9') return;
       len = len * 10 + static_cast<std::uint64_t>(text[i] - '0');
+      if (len > text.size()) return;  // longer than the header: damaged (and no overflow)
     }
-    if (len == 0 || pos + len > text.size()) return;
+    // The record must hold its own length field and the space (so that pos always moves on).
+    if (len <= sp - pos || len > text.size() - pos) return;
     const std::string rec = text.substr(sp + 1, pos + len - sp - 1);  // key=value\n
     const std::size_t eq = rec.find('=');
     if (eq != std::string::npos) {
@@ -72,7 +75,7 @@ void parse_pax(const std::string& text, std::string& path, std::uint64_t& size, 
         std::uint64_t v = 0;
         bool ok = !value.empty();
         for (char c : value) {
-          if (c < '0' || c > '9') ok = false;
+          if (c < '0' || c > '9' || v > (UINT64_MAX - 9) / 10) ok = false;
           else v = v * 10 + static_cast<std::uint64_t>(c - '0');
         }
         if (ok) {
@@ -185,6 +188,18 @@ bool TarReader::next(Member& m) {
       return false;
     }
     const char type = h[156];
+    if (type == 'S') {  // old GNU sparse: more of the sparse map in extension blocks while "isextended"
+      bool extended = h[482] != 0;
+      while (extended) {
+        char ext[kBlock];
+        bool ext_eof = false;
+        if (!read_exact(ext, kBlock, ext_eof)) {
+          set_error("tar: truncated archive (a sparse header is cut short at byte " + std::to_string(offset_) + ")");
+          return false;
+        }
+        extended = ext[504] != 0;
+      }
+    }
     if (type == 'L') {  // GNU long name for the next member
       if (!read_text(size, long_name)) return false;
       continue;
@@ -217,10 +232,13 @@ bool TarReader::next(Member& m) {
       }
     }
     while (name.size() > 2 && name.compare(0, 2, "./") == 0) name.erase(0, 2);
+    // No real file name is this long (PATH_MAX is 4096); a longer one would be copied into every
+    // event of the member.
+    if (name.size() > kMaxName) name = name.substr(0, kMaxName) + "...(name of " + std::to_string(name.size()) + " bytes cut)";
     m.name = name;
     m.size = size;
     switch (type) {
-      case '0': case '\0': case '7': m.type = Type::Regular; break;
+      case '0': case '\0': case '7': case 'S': m.type = Type::Regular; break;  // 'S': the data without its holes
       case '5': m.type = Type::Directory; break;
       case '1': case '2': m.type = Type::Link; break;
       default: m.type = Type::Other; break;

@@ -381,6 +381,16 @@ TEST(Check, RanksReadingTheSameSamplesFailData) {
   EXPECT_EQ(result(s, 6, "a")->status, Status::Fail) << dump(s);
 }
 
+TEST(Check, SmokeRecordsRunTogetherOnOneLineAreAllRead) {
+  // Two ranks writing to one stdout without a newline between them.
+  const auto rs = check::parse_smoke_lines(smoke("n", 3, 1, "cpu:1") + smoke("n", 2, 0, "cpu:0").substr(11));
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0].rank, 3);
+  EXPECT_EQ(rs[0].status, "ok");
+  EXPECT_EQ(rs[1].rank, 2);
+  EXPECT_EQ(rs[1].device, "cpu:0");
+}
+
 TEST(Check, LaunchCommandsAreReadAsTorchrunReadsThem) {
   auto l = check::parse_launch("torchrun --nnodes=2:4 --nproc-per-node 8 --rdzv_endpoint node1:29400 train.py --nnodes 7");
   EXPECT_EQ(l.nnodes, 4);
