@@ -61,6 +61,7 @@ struct RawArgs {
   std::string max_total = "64G";
   double max_ratio = 1000.0;
   int zstd_window_log_max = 27;
+  bool follow_outside_links = false;
   std::string node_from_path;
   bool all_lines = false;
   bool raw = false;
@@ -136,6 +137,7 @@ std::optional<Config> validate(const RawArgs& raw, std::string& error) {
   }
   c.limits.max_ratio = raw.max_ratio;
   c.limits.zstd_window_log_max = raw.zstd_window_log_max;
+  c.limits.follow_outside_links = raw.follow_outside_links;
   if (!raw.node_from_path.empty()) {
     auto hints = ingest::NodeHints::from_pattern(raw.node_from_path);
     if (!hints) {
@@ -163,6 +165,8 @@ void add_input_options(CLI::App& cmd, RawArgs& raw) {
                  "Cut lines longer than this (default 1M); cut lines are counted");
   cmd.add_option("--max-total-bytes", raw.max_total,
                  "Stop after reading this much decoded text over the whole run (default 64G)");
+  cmd.add_flag("--follow-outside-links", raw.follow_outside_links,
+               "Read symlinks that lead out of the folder given (skipped by default, listed in inputs.skipped)");
   cmd.add_option("--zstd-window-log-max", raw.zstd_window_log_max,
                  "Refuse zstd frames whose window needs more than 2^N bytes of memory (default 27, as the zstd tool)")
       ->check(CLI::Range(10, 31));
@@ -449,7 +453,16 @@ std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std
         names.push_back(it->path().filename().string());
       if (ec) inv.add_unreadable(root, ec.message());
       std::sort(names.begin(), names.end());
-      for (const std::string& n : names) jobs.emplace_back(roots.size() > 1 ? root + "/" + n : n, root + "/" + n);
+      for (const std::string& n : names) {
+        const std::string path = root + "/" + n;
+        // A FIFO, socket or device is no job: reading it could block or never end.
+        const auto st = std::filesystem::status(path, ec);
+        if (!ec && !std::filesystem::is_directory(st) && !std::filesystem::is_regular_file(st)) {
+          inv.add_skipped(path, "not a file or folder (a FIFO, socket or device)");
+          continue;
+        }
+        jobs.emplace_back(roots.size() > 1 ? root + "/" + n : n, path);
+      }
     } else if (std::filesystem::exists(root, ec)) {
       jobs.emplace_back(root, root);
     } else {
@@ -570,6 +583,7 @@ int cmd_scan(Config& config, const ScanOptions& opt) {
   base::Inventory top;
   auto listed = list_jobs(config.paths, top);
   for (const auto& p : top.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
+  for (const auto& p : top.skipped) std::fprintf(stderr, "dtriage: skipped %s: %s\n", p.path.c_str(), p.reason.c_str());
   std::vector<std::pair<std::string, std::string>> jobs;
   std::size_t skipped_done = 0;
   for (auto& j : listed) {

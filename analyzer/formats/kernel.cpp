@@ -37,7 +37,7 @@ bool parse_kernel(std::string_view s, model::Event& e) {
     e.level = "error";
     e.code = "Xid-" + std::string(m[2]);
     e.set("bus_id", std::string(m[1]));
-    e.set("xid", *int_of(m[2]));
+    set_int(e, "xid", m[2]);
   } else {
     return false;
   }

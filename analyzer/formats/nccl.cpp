@@ -120,7 +120,7 @@ bool parse_nccl(std::string_view s, model::Event& e) {
   e.node = std::string(host);
   e.node_from_content = true;
   e.pid = int_of(pid);
-  e.set("tid", *int_of(tid));
+  set_int(e, "tid", tid);
   if (!dev.empty()) e.device = int_of(dev);
   e.message = std::move(msg);
   scan_message(e.message, e);

@@ -51,7 +51,7 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
     e.device = int_of(m[1]);
     e.pid = int_of(m[2]);
     e.set("process", std::string(m[4]));
-    e.set("memory_mib", *int_of(m[5]));
+    set_int(e, "memory_mib", m[5]);
     return true;
   }
   return false;

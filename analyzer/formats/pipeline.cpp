@@ -3,9 +3,11 @@
 #include <re2/re2.h>
 
 #include <cstring>
+#include <deque>
 #include <map>
 #include <unordered_set>
 
+#include "base/text.hpp"
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
 #include "formats/smi.hpp"
@@ -266,7 +268,7 @@ struct SourceParser::Impl {
       e.rank = to_int(a);
       e.local_rank = to_int(b);
     } else if (k == "exitcode" && RE2::FullMatch(v, exit_re, &a, &b, &c)) {
-      e.set("exitcode", *to_int(a));
+      if (auto x = to_int(a)) e.set("exitcode", *x);
       e.pid = to_int(b);
       if (!c.empty()) e.set("signal", c);
     } else {
@@ -328,7 +330,19 @@ struct SourceParser::Impl {
     emit(std::move(e));
   }
 
+  // A line in another encoding (GBK in a Chinese locale, Latin-1) is read as its UTF-8 twin.
+  std::string decoded;
   void feed(const lines::Line& line, const Gate::Look* look = nullptr) {
+    if (!options.raw && !base::is_utf8(line.text)) {
+      decoded = base::legacy_to_utf8(line.text);
+      lines::Line utf8 = line;
+      utf8.text = decoded;
+      feed_utf8(utf8, look);
+      return;
+    }
+    feed_utf8(line, look);
+  }
+  void feed_utf8(const lines::Line& line, const Gate::Look* look) {
     if (take_snapshot_line(line)) return;
     if (options.raw) {
       model::Event e;
@@ -390,10 +404,44 @@ struct SourceParser::Impl {
       for (const lines::Line& l : lines) feed(l);
       return;
     }
+    // Lines in another encoding are decoded first (one pass over the batch finds whether any byte
+    // is not ASCII at all), so that the gate and the parsers see the same UTF-8 text.
+    const std::vector<lines::Line>* batch = &lines;
+    if (!lines.empty() && !ascii_only(lines)) {
+      batch_decoded.clear();
+      batch_lines = lines;
+      for (lines::Line& l : batch_lines)
+        if (!base::is_utf8(l.text)) batch_decoded.push_back(base::legacy_to_utf8(l.text));
+      std::size_t k = 0;
+      for (lines::Line& l : batch_lines)
+        if (!base::is_utf8(l.text)) l.text = batch_decoded[k++];
+      batch = &batch_lines;
+    }
     batch_texts.clear();
-    for (const lines::Line& l : lines) batch_texts.push_back(l.text);
+    for (const lines::Line& l : *batch) batch_texts.push_back(l.text);
     options.gate->look_many(batch_texts, batch_looks, gate_scratch);
-    for (std::size_t i = 0; i < lines.size(); ++i) feed(lines[i], &batch_looks[i]);
+    for (std::size_t i = 0; i < batch->size(); ++i) feed_utf8((*batch)[i], &batch_looks[i]);
+  }
+  std::vector<lines::Line> batch_lines;
+  std::deque<std::string> batch_decoded;  // stable addresses: lines point into them
+  // True when every byte of the batch is ASCII, checked over the one buffer the lines lie in
+  // (false, so that each line is checked alone, when they do not lie back to back).
+  static bool ascii_only(const std::vector<lines::Line>& lines) {
+    for (std::size_t k = 1; k < lines.size(); ++k) {
+      const char* prev_end = lines[k - 1].text.data() + lines[k - 1].text.size();
+      const char* next = lines[k].text.data();
+      if (next < prev_end || next > prev_end + 2) return false;
+    }
+    const char* p = lines.front().text.data();
+    const char* end = lines.back().text.data() + lines.back().text.size();
+    std::uint64_t acc = 0;
+    for (; p + 8 <= end; p += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      acc |= w;
+    }
+    for (; p < end; ++p) acc |= static_cast<unsigned char>(*p);
+    return (acc & 0x8080808080808080ull) == 0;
   }
   model::Event ident;  // the binding of a line the gate may skip
   std::uint64_t skipped_info = 0, skipped_plain = 0;

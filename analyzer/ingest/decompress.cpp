@@ -65,6 +65,8 @@ class Decoder : public ByteReader {
         if (avail_ == 0 && !in_eof_) refill();
         if (avail_ > 0 && starts_new_member()) {
           restart();
+        } else if (avail_ > 0 && !magic().empty() && resync()) {
+          restart();  // garbage between members: noted, and the members after it are read
         } else {
           done_ = true;
         }
@@ -75,11 +77,18 @@ class Decoder : public ByteReader {
         return 0;
       }
     }
+    if (!garbage_.empty() && !failed()) {
+      // Everything readable was delivered; now say what was not.
+      fail(garbage_);
+      garbage_.clear();
+    }
     return 0;
   }
 
  protected:
   enum class Step { Progress, NeedInput, End, Error };
+  // The bytes that start a member (gzip, bzip2); "" for formats that find their own next frame.
+  virtual std::string_view magic() const { return {}; }
   virtual Step step(char* out, std::size_t cap, std::size_t& produced) = 0;
   virtual bool starts_new_member() const = 0;
   virtual void restart() = 0;
@@ -104,8 +113,50 @@ class Decoder : public ByteReader {
     }
   }
 
+  // Reads more without losing the bytes not consumed yet.
+  void top_up() {
+    std::memmove(in_.data(), in_.data() + pos_, avail_);
+    pos_ = 0;
+    const std::size_t n = inner_.read(reinterpret_cast<char*>(in_.data()) + avail_, in_.size() - avail_);
+    in_total_ += n;
+    avail_ += n;
+    if (n == 0) {
+      in_eof_ = true;
+      if (inner_.failed()) fail(inner_.error());
+    }
+  }
+
+  // After a member's end, bytes that do not start another: skips to the next member's magic.
+  // True when one was found. Non-zero garbage is reported once the stream is read (zero padding,
+  // as tar or dd leave, is not).
+  bool resync() {
+    const std::string_view m = magic();
+    const std::uint64_t at = in_total_ - avail_;
+    std::uint64_t skipped = 0;
+    bool nonzero = false, found = false;
+    for (;;) {
+      if (avail_ < m.size() && !in_eof_) {
+        top_up();
+        continue;
+      }
+      if (avail_ == 0) break;
+      if (avail_ >= m.size() && std::memcmp(next_in(), m.data(), m.size()) == 0) {
+        found = true;
+        break;
+      }
+      if (*next_in() != 0) nonzero = true;
+      consume(1);
+      ++skipped;
+    }
+    if (nonzero && garbage_.empty())
+      garbage_ = std::string(name_) + ": " + std::to_string(skipped) + " bytes of garbage after a member at byte " + std::to_string(at) +
+                 (found ? " were skipped; the members after them were read" : " were skipped (no member after them)");
+    return found;
+  }
+
   ByteReader& inner_;
   RatioLimit limit_;
+  std::string garbage_;  // what resync() skipped, reported at the end
   const char* name_;
   std::vector<unsigned char> in_;
   std::size_t pos_ = 0;
@@ -140,6 +191,7 @@ class GzipDecoder final : public Decoder {
     return Step::Error;
   }
   bool starts_new_member() const override { return avail() >= 2 && next_in()[0] == 0x1f && next_in()[1] == 0x8b; }
+  std::string_view magic() const override { return {"\x1f\x8b", 2}; }
   void restart() override { inflateReset(&zs_); }
 
  private:
@@ -168,6 +220,7 @@ class Bzip2Decoder final : public Decoder {
   bool starts_new_member() const override {
     return avail() >= 3 && std::memcmp(next_in(), "BZh", 3) == 0;
   }
+  std::string_view magic() const override { return "BZh"; }
   void restart() override {
     BZ2_bzDecompressEnd(&bs_);
     init();

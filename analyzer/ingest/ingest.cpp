@@ -68,6 +68,7 @@ struct Ingestor::Impl {
   std::atomic<bool>& total_exceeded = *exceeded_shared;
   bool read_any = false;
   RatioBudget budget;  // of the top-level input being read (walk_file)
+  std::string root_real, root_arg;  // the directory PATH being walked: links must stay inside it
   RatioLimit ratio_limit() { return RatioLimit{limits.max_ratio, limits.ratio_grace_bytes, &budget, limits.zstd_window_log_max}; }
   std::map<FileId, std::string> seen;  // files and directories already walked
   std::set<FileId> ancestors;          // directories on the current walk path
@@ -452,9 +453,22 @@ struct Ingestor::Impl {
       const std::string display = join(display_prefix, name);
       const std::string hint = join(hint_prefix, name);
       struct stat st {};
+      struct stat lst {};
+      const bool is_link = ::lstat(child.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
+      if (is_link && !limits.follow_outside_links && !root_real.empty()) {
+        // A link out of the PATH given could pull the engineer's own files into the evidence.
+        char* target = ::realpath(child.c_str(), nullptr);
+        if (target != nullptr) {
+          const std::string t(target);
+          std::free(target);
+          if (t != root_real && t.compare(0, root_real.size() + 1, root_real + "/") != 0) {
+            notes().add_skipped(display, "symlink to " + t + ", outside " + root_arg + " (--follow-outside-links to read it)");
+            continue;
+          }
+        }
+      }
       if (::stat(child.c_str(), &st) != 0) {
-        struct stat lst {};
-        if (::lstat(child.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
+        if (is_link)
           notes().add_skipped(display, std::string("broken symlink: ") + std::strerror(errno));
         else
           notes().add_unreadable(display, std::strerror(errno));
@@ -504,7 +518,13 @@ struct Ingestor::Impl {
     if (S_ISDIR(st.st_mode)) {
       const std::string prefix = several ? basename_of(arg) : std::string();
       seen.emplace(id, prefix.empty() ? arg : prefix);
+      if (char* real = ::realpath(arg.c_str(), nullptr)) {
+        root_real = real;
+        std::free(real);
+      }
+      root_arg = arg;
       walk_dir(arg, prefix, arg, id, sink);
+      root_real.clear();
     } else {
       // Regular files, and pipes or devices named explicitly (e.g. <(zcat x)).
       const std::string display = basename_of(arg);

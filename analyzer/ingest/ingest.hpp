@@ -22,6 +22,7 @@ struct Limits {
   std::uint64_t ratio_grace_bytes = 16ull << 20; // ratio checked only past this many bytes
   int max_depth = 16;                            // archives inside archives
   int zstd_window_log_max = 27;                  // zstd frames needing a larger window are refused (memory)
+  bool follow_outside_links = false;             // read symlinks that lead out of the PATH given
   // Stop reading at this time (scan --job-timeout); what was read before it is kept, and the
   // inventory says `timed_out`.
   std::optional<std::chrono::steady_clock::time_point> deadline;

@@ -12,8 +12,9 @@ bool looks_like_tar(std::string_view head) {
   return head.size() >= 262 && head.substr(257, 5) == "ustar";
 }
 
-// Text unless a noticeable share of the head is control bytes other than the usual
-// whitespace and ANSI escapes. Logs with a few NUL bytes or invalid UTF-8 stay text.
+// Text unless a noticeable share (5%) of the head is control bytes other than the usual
+// whitespace and ANSI escapes. Logs with a few NUL bytes or invalid UTF-8 (GBK, Latin-1) stay
+// text; random or compressed data has about 10% such bytes, well clear of the line.
 bool looks_binary(std::string_view head) {
   if (starts_with(head, "\x7f" "ELF")) return true;
   std::size_t control = 0;
@@ -22,7 +23,7 @@ bool looks_binary(std::string_view head) {
                     c == '\v' || c == 0x1b || c == '\b';
     if (!ok || c == 0x7f) ++control;
   }
-  return control * 10 > head.size();  // more than 10%
+  return control * 20 > head.size() && control >= 4;  // more than 5% (and more than a stray byte or three)
 }
 
 }  // namespace

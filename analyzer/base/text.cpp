@@ -1,0 +1,138 @@
+#include "base/text.hpp"
+
+#include <iconv.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace dtriage::base {
+namespace {
+
+// Length of the well-formed UTF-8 sequence at s[i], 0 when there is none.
+std::size_t seq_len(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  const std::size_t left = s.size() - i;
+  auto cont = [&](std::size_t k) { return (b(i + k) & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return left >= 2 && cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (left < 3 || !cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;  // overlong
+    if (c == 0xED && b(i + 1) > 0x9F) return 0;  // surrogates
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (left < 4 || !cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && b(i + 1) < 0x90) return 0;
+    if (c == 0xF4 && b(i + 1) > 0x8F) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool is_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (i + 8 <= s.size()) {
+      std::uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if ((w & 0x8080808080808080ull) == 0) {
+        i += 8;
+        continue;
+      }
+    }
+    const std::size_t n = seq_len(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string legacy_to_utf8(std::string_view s) {
+  thread_local iconv_t cd = iconv_open("UTF-8", "GB18030");
+  if (cd != reinterpret_cast<iconv_t>(-1)) {
+    iconv(cd, nullptr, nullptr, nullptr, nullptr);  // reset the state
+    std::string out(s.size() * 2 + 16, '\0');
+    char* in = const_cast<char*>(s.data());
+    std::size_t in_left = s.size();
+    char* o = out.data();
+    std::size_t out_left = out.size();
+    if (iconv(cd, &in, &in_left, &o, &out_left) != static_cast<std::size_t>(-1) && in_left == 0) {
+      out.resize(out.size() - out_left);
+      return out;
+    }
+  }
+  std::string out;
+  out.reserve(s.size() * 2);
+  for (unsigned char c : s) {
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+  }
+  return out;
+}
+
+bool needs_visible(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t') || c == 0x7f) return true;
+      ++i;
+      continue;
+    }
+    const std::size_t n = seq_len(s, i);
+    if (n == 0) return true;
+    if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) return true;  // C1
+    i += n;
+  }
+  return false;
+}
+
+std::string visible(std::string_view s) {
+  if (!needs_visible(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 16);
+  static const char* kHex = "0123456789ABCDEF";
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c == 0x7f) {
+        out += "^?";
+      } else if (c < 0x20 && c != '\t') {
+        out.push_back('^');
+        out.push_back(static_cast<char>(c + 0x40));
+      } else {
+        out.push_back(static_cast<char>(c));
+      }
+      ++i;
+      continue;
+    }
+    const std::size_t n = seq_len(s, i);
+    if (n == 0) {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+      ++i;
+      continue;
+    }
+    if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      const unsigned char d = static_cast<unsigned char>(s[i + 1]);
+      out += "<U+00";
+      out.push_back(kHex[d >> 4]);
+      out.push_back(kHex[d & 15]);
+      out.push_back('>');
+    } else {
+      out.append(s.data() + i, n);
+    }
+    i += n;
+  }
+  return out;
+}
+
+}  // namespace dtriage::base

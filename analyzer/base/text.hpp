@@ -1,0 +1,25 @@
+// Text that arrives in other encodings, and text on its way to a terminal or a file people read.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace dtriage::base {
+
+// True when `s` is well-formed UTF-8 (ASCII included; checked eight bytes at a time while ASCII).
+bool is_utf8(std::string_view s);
+
+// `s` (not UTF-8) as UTF-8: decoded as GB18030 (GBK, GB2312: Chinese-locale logs) when it is valid
+// GB18030, else as Latin-1 (every byte a character). So a log written in a Chinese locale reads, and
+// matches, as its UTF-8 twin.
+std::string legacy_to_utf8(std::string_view s);
+
+// `s` with every control character shown instead of sent: C0 bytes as ^X (ESC as ^[, newline as
+// ^J), DEL as ^?, C1 characters as <U+0085>, invalid UTF-8 bytes as \xNN; tabs stay. What a log
+// line or a file name holds can then no more move the cursor, set a window title, ask the terminal
+// to answer, or start a new report line.
+std::string visible(std::string_view s);
+// True when visible(s) would change `s`.
+bool needs_visible(std::string_view s);
+
+}  // namespace dtriage::base
