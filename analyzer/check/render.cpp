@@ -1,8 +1,11 @@
 // Text, JSON and Markdown for the pre-launch checks.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 
+#include "base/text.hpp"
 #include "check/check.hpp"
 
 namespace dtriage::check {
@@ -23,16 +26,30 @@ std::string failed_names(const Report& r, Status which) {
   return out;
 }
 
+// Inline Markdown: every character Markdown or HTML could read as markup is backslash-escaped.
 std::string md_cell(const std::string& s) {
   std::string o;
-  for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n') o += "<br>";
-    else if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else o.push_back(c);
+  for (char c : base::visible(s)) {
+    if (c == '\n') {
+      o += "<br>";
+      continue;
+    }
+    if (std::string_view("\\`*_[]<>|#!~&").find(c) != std::string_view::npos) o.push_back('\\');
+    o.push_back(c);
   }
   return o;
+}
+
+// A code span no backtick inside can close.
+std::string md_code(const std::string& s) {
+  const std::string v = base::visible(s);
+  std::size_t best = 0, run = 0;
+  for (char c : v) {
+    run = c == '`' ? run + 1 : 0;
+    best = std::max(best, run);
+  }
+  const std::string ticks(best + 1, '`');
+  return ticks + (best > 0 ? " " + v + " " : v) + ticks;
 }
 
 }  // namespace
@@ -41,21 +58,22 @@ std::string render_text(const Report& r) {
   std::string o = "dtriage check: " + std::to_string(r.nodes.size()) + " node" + (r.nodes.size() == 1 ? "" : "s");
   if (!r.nodes.empty()) {
     o += " (";
-    for (std::size_t i = 0; i < r.nodes.size(); ++i) o += (i ? ", " : "") + r.nodes[i];
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) o += (i ? ", " : "") + base::visible(r.nodes[i]);
     o += ")";
   }
   o += "\n\n";
   for (const CheckResult& c : r.checks) {
     o += std::to_string(c.id) + ". " + c.name + ": " + upper(status_name(c.status)) + "   (" + c.title + ")\n";
     for (const NodeResult& n : c.results) {
-      o += "   " + upper(status_name(n.status)) + std::string(5 - std::string(status_name(n.status)).size(), ' ') + node_label(n) + ": " +
-           n.message + "\n";
+      o += "   " + upper(status_name(n.status)) + std::string(5 - std::string(status_name(n.status)).size(), ' ') +
+           base::visible(node_label(n)) + ": " + base::visible(n.message) + "\n";
       if (n.status == Status::Fail || n.status == Status::Warn)
-        for (const Evidence& e : n.evidence) o += "         " + e.path + ":" + std::to_string(e.line) + "  " + e.text.substr(0, 160) + "\n";
+        for (const Evidence& e : n.evidence)
+          o += "         " + base::visible(e.path) + ":" + std::to_string(e.line) + "  " + base::visible(e.text.substr(0, 160)) + "\n";
     }
     o += "\n";
   }
-  for (const auto& [path, reason] : r.unreadable) o += "unreadable: " + path + ": " + reason + "\n";
+  for (const auto& [path, reason] : r.unreadable) o += "unreadable: " + base::visible(path) + ": " + base::visible(reason) + "\n";
   o += "result: " + upper(status_name(r.status));
   if (r.status == Status::Fail) o += " (failed: " + failed_names(r, Status::Fail) + ")";
   else if (r.status == Status::Warn) o += " (warnings: " + failed_names(r, Status::Warn) + ")";
@@ -116,9 +134,9 @@ std::string render_markdown(const Report& r) {
       any = true;
       o += "\n- " + std::to_string(c.id) + " " + c.name + ", " + md_cell(node_label(n)) + ":\n";
       for (const Evidence& e : n.evidence)
-        o += "  - `" + md_cell(e.path) + ":" + std::to_string(e.line) + "` " + md_cell(e.text.substr(0, 160)) + "\n";
+        o += "  - " + md_code(e.path + ":" + std::to_string(e.line)) + " " + md_cell(e.text.substr(0, 160)) + "\n";
     }
-  for (const auto& [path, reason] : r.unreadable) o += "\nUnreadable: `" + md_cell(path) + "`: " + md_cell(reason) + "\n";
+  for (const auto& [path, reason] : r.unreadable) o += "\nUnreadable: " + md_code(path) + ": " + md_cell(reason) + "\n";
   return o;
 }
 

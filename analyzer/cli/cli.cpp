@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/inventory.hpp"
+#include "base/text.hpp"
 #include "correlate/facts.hpp"
 #include "model/fields.hpp"
 #include <span>
@@ -200,11 +201,11 @@ class EventPrinter final : public ingest::Sink {
   void print(const model::Event& e) {
     std::string& buf = out_.buffer();
     if (config_.format == "text") {
-      buf += e.path;
+      buf += base::visible(e.path);
       buf += ':';
       buf += std::to_string(e.line);
       buf += ": ";
-      buf += e.text;
+      buf += base::visible(e.text);
       buf += '\n';
     } else {
       model::append_jsonl(buf, e);
@@ -218,9 +219,10 @@ class EventPrinter final : public ingest::Sink {
 };
 
 void print_problems(const base::Inventory& inv) {
-  for (const auto& p : inv.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
+  for (const auto& p : inv.unreadable)
+    std::fprintf(stderr, "dtriage: %s: %s\n", base::visible(p.path).c_str(), base::visible(p.reason).c_str());
   for (const auto& p : inv.skipped)
-    std::fprintf(stderr, "dtriage: skipped %s: %s\n", p.path.c_str(), p.reason.c_str());
+    std::fprintf(stderr, "dtriage: skipped %s: %s\n", base::visible(p.path).c_str(), base::visible(p.reason).c_str());
 }
 
 void print_problems_brief(const base::Inventory& inv) {
@@ -615,8 +617,8 @@ int cmd_scan(Config& config, const ScanOptions& opt) {
     const bool failed = v.status != "healthy" && !v.category.empty();
     if (config.format == "text") {
       char head[256];
-      std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", name.c_str(), v.status.c_str(), failed ? v.category.c_str() : "-");
-      return head + v.summary;
+      std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", base::visible(name).c_str(), v.status.c_str(), failed ? v.category.c_str() : "-");
+      return head + base::visible(v.summary);
     }
     std::vector<std::string> hosts;
     std::vector<std::int64_t> pids;
@@ -645,7 +647,8 @@ int cmd_scan(Config& config, const ScanOptions& opt) {
   };
   auto error_line = [&](const std::string& name, const std::string& what) {
     nlohmann::ordered_json j{{"job", name}, {"status", "error"}, {"error", what}};
-    return config.format == "text" ? name + "  error: " + what : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return config.format == "text" ? base::visible(name) + "  error: " + base::visible(what)
+                                   : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
   auto scan_one = [&](std::size_t i) {
     ingest::NodeHints hints;

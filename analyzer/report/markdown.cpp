@@ -1,21 +1,49 @@
 // The Markdown report, for a ticket: verdict, fix, node table and fenced evidence first, the rest folded.
+#include <algorithm>
+
 #include "base/json_escape.hpp"
+#include "base/text.hpp"
 #include "report/view.hpp"
 
 namespace dtriage::report {
 namespace {
 
+// Inline text: every character Markdown or HTML could read as markup is escaped (CommonMark
+// backslash escapes), so a log line cannot close a <details>, add an element or a link.
 std::string md_cell(const std::string& s) {
   std::string o;
-  for (char c : base::sanitize_utf8(s)) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n') o += ' ';
-    else o.push_back(c);
+  for (char c : base::visible(s)) {
+    switch (c) {
+      case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '>': case '|': case '#': case '!':
+      case '~': case '&':
+        o.push_back('\\');
+        o.push_back(c);
+        break;
+      default: o.push_back(c);
+    }
   }
   return o;
 }
 
-std::string fence_for(const std::string& body) { return body.find("```") == std::string::npos ? "```" : "~~~~"; }
+// The longest run of `c` in `s`.
+std::size_t longest_run(const std::string& s, char c) {
+  std::size_t best = 0, run = 0;
+  for (char x : s) {
+    run = x == c ? run + 1 : 0;
+    best = std::max(best, run);
+  }
+  return best;
+}
+
+// A code span that no backtick in `s` can close.
+std::string md_code(const std::string& s) {
+  const std::string v = base::visible(s);
+  const std::string ticks(longest_run(v, '`') + 1, '`');
+  return ticks + (v.find('`') != std::string::npos ? " " + v + " " : v) + ticks;
+}
+
+// A fence longer than any backtick run in the body (which holds no newline but its own).
+std::string fence_for(const std::string& body) { return std::string(std::max<std::size_t>(3, longest_run(body, '`') + 1), '`'); }
 
 }  // namespace
 
@@ -45,8 +73,8 @@ std::string render_markdown(const Report& r) {
   if (!v.consequences.empty()) {
     o += "<details><summary>Explained by the root cause (" + std::to_string(v.consequences.size()) + ")</summary>\n\n";
     for (std::size_t g = 0; g < v.consequences.size(); ++g)
-      o += "- " + md_cell(v.consequences[g].title) + ": " + md_cell(v.consequences[g].describe()) + ", first `" +
-           md_cell(v.consequence_first[g].loc) + "`\n";
+      o += "- " + md_cell(v.consequences[g].title) + ": " + md_cell(v.consequences[g].describe()) + ", first " +
+           md_code(v.consequence_first[g].loc) + "\n";
     o += "\n</details>\n\n";
   }
   if (!v.others.empty()) {
@@ -59,8 +87,8 @@ std::string render_markdown(const Report& r) {
        std::to_string(inv.unreadable.size()) + " unreadable</summary>\n\n";
   o += "- bytes: " + std::to_string(inv.bytes) + ", events: " + std::to_string(v.events) + ", long lines cut: " +
        std::to_string(inv.lines_cut) + "\n";
-  for (const auto& p : inv.unreadable) o += "- unreadable `" + md_cell(p.path) + "`: " + md_cell(p.reason) + "\n";
-  for (const auto& p : inv.skipped) o += "- skipped `" + md_cell(p.path) + "`: " + md_cell(p.reason) + "\n";
+  for (const auto& p : inv.unreadable) o += "- unreadable " + md_code(p.path) + ": " + md_cell(p.reason) + "\n";
+  for (const auto& p : inv.skipped) o += "- skipped " + md_code(p.path) + ": " + md_cell(p.reason) + "\n";
   o += "\n</details>\n\n_Report by dtriage " + v.version + "._\n";
   return o;
 }

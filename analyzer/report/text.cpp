@@ -1,5 +1,6 @@
 // The text report: the verdict and its evidence first, for a terminal.
 #include "base/json_escape.hpp"
+#include "base/text.hpp"
 #include "report/view.hpp"
 
 namespace dtriage::report {
@@ -58,9 +59,9 @@ std::string render_text(const Report& r, bool color) {
   if (inv.events_not_kept) o += " (+" + std::to_string(inv.events_not_kept) + " informational ones that added no fact)";
   if (inv.lines_cut) o += ", " + std::to_string(inv.lines_cut) + " long lines cut";
   o += "\n";
-  for (const auto& p : inv.unreadable) o += "  unreadable: " + base::sanitize_utf8(p.path) + ": " + p.reason + "\n";
-  for (const auto& p : inv.skipped) o += "  skipped: " + base::sanitize_utf8(p.path) + ": " + p.reason + "\n";
-  for (const auto& p : *v.rule_problems) o += "  rule problem: " + p.where + ": " + p.message + "\n";
+  for (const auto& p : inv.unreadable) o += "  unreadable: " + base::visible(p.path) + ": " + base::visible(p.reason) + "\n";
+  for (const auto& p : inv.skipped) o += "  skipped: " + base::visible(p.path) + ": " + base::visible(p.reason) + "\n";
+  for (const auto& p : *v.rule_problems) o += "  rule problem: " + base::visible(p.where) + ": " + base::visible(p.message) + "\n";
   return o;
 }
 

@@ -4,15 +4,18 @@
 #include <set>
 
 #include "base/json_escape.hpp"
+#include "base/text.hpp"
 
 namespace dtriage::report {
 namespace {
 
+// Every piece of log text and every file name is made visible (base/text.hpp): what an input
+// holds can then not drive the reader's terminal or start a line of its own in any format.
 EvidenceItem item(const model::Event& e) {
-  EvidenceItem it{loc(e), base::sanitize_utf8(e.text), "", ""};
+  EvidenceItem it{loc(e), base::visible(e.text), "", ""};
   if (auto at = e.get_int("exception_line")) {  // a traceback: its exception line says the most
-    it.key_loc = e.path + ":" + std::to_string(*at);
-    it.key_text = base::sanitize_utf8(e.get_str("exception_text"));
+    it.key_loc = base::visible(e.path) + ":" + std::to_string(*at);
+    it.key_text = base::visible(e.get_str("exception_text"));
   }
   return it;
 }
@@ -27,7 +30,7 @@ std::string clip(const std::string& s, std::size_t max) {
   return t.substr(0, cut) + "...";
 }
 
-std::string loc(const model::Event& e) { return e.path + ":" + std::to_string(e.line); }
+std::string loc(const model::Event& e) { return base::visible(e.path) + ":" + std::to_string(e.line); }
 
 std::string ranks_text(const std::set<std::int64_t>& s, std::size_t max) {
   if (s.empty()) return "-";
@@ -53,8 +56,8 @@ std::string ranks_text(const std::set<std::int64_t>& s, std::size_t max) {
 std::string first_error_text(const Report& r, const correlate::Node& n) {
   if (!n.first_error) return "-";
   const model::Event& e = r.events[*n.first_error];
-  return (e.time.empty() ? std::string() : e.time + " ") + (e.code.empty() ? e.kind : e.code) + " " + e.path + ":" +
-         std::to_string(e.line);
+  return base::visible((e.time.empty() ? std::string() : e.time + " ") + (e.code.empty() ? e.kind : e.code) + " " + e.path + ":" +
+                       std::to_string(e.line));
 }
 
 std::string ConsequenceGroup::describe() const {
@@ -103,8 +106,8 @@ View make_view(const Report& r) {
   const rules::Verdict& verdict = r.analysis.verdict;
   v.status = verdict.status;
   v.category = verdict.status == "healthy" ? "" : verdict.category;
-  v.summary = verdict.summary;
-  v.remedy = verdict.remedy;
+  v.summary = base::visible(verdict.summary);
+  v.remedy = base::visible(verdict.remedy);
   v.rule = verdict.rule;
   v.rank = verdict.rank;
   if (verdict.root >= 0) {
@@ -117,11 +120,11 @@ View make_view(const Report& r) {
   v.consequences = consequence_groups(r);
   for (const ConsequenceGroup& g : v.consequences) v.consequence_first.push_back(item(r.events[g.first]));
   for (const correlate::Node& n : r.facts.nodes)
-    v.nodes.push_back(NodeRow{n.name.empty() ? kUnnamedNode : n.name, n.processes(),
+    v.nodes.push_back(NodeRow{n.name.empty() ? kUnnamedNode : base::visible(n.name), n.processes(),
                               n.devices ? std::to_string(*n.devices) : "?", n.errors, ranks_text(n.ranks),
                               ranks_text(n.ranks, 4), first_error_text(r, n)});
   for (const rules::Finding& f : r.analysis.findings)
-    if (f.role == "related" || f.role == "warning") v.others.push_back(OtherFinding{f.role, f.summary, f.rule->id, f.count});
+    if (f.role == "related" || f.role == "warning") v.others.push_back(OtherFinding{f.role, base::visible(f.summary), f.rule->id, f.count});
   v.inputs = &r.inventory;
   v.events = r.events.size();
   v.rule_problems = &r.rule_problems;
