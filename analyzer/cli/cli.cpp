@@ -428,13 +428,16 @@ int cmd_analyze(Config& config) {
   std::optional<LoadedRules> loaded;
   if (!prepare(config, out, loaded)) return 2;
   const auto job = analyze_job(config, *loaded, std::move(config.hints), config.paths);
-  const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, loaded->set.rules.size(), kVersion};
+  const report::Report full{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, loaded->set.rules.size(), kVersion};
+  // --redact masks the analysis itself, before any format renders it.
+  std::optional<report::RedactedReport> masked;
+  if (config.redact) masked = report::redact(full);
+  const report::Report rep = masked ? masked->view() : full;
   std::string text;
   if (config.format == "json") text = report::render_json(rep);
   else if (config.format == "markdown") text = report::render_markdown(rep);
   else if (config.format == "html") text = report::render_html(rep);
   else text = report::render_text(rep, use_color(config, out));
-  if (config.redact) text = report::Redactor(rep).apply(text);
   out.buffer() += text;
   if (!finish_output(out)) return 2;
   if (config.format != "json") print_problems_brief(job->inv);
@@ -612,7 +615,7 @@ int cmd_scan(Config& config, const ScanOptions& opt) {
   std::size_t next_write = 0, done_count = 0;
   std::uint64_t bytes_done = 0;
   bool write_failed = false;
-  auto line_of = [&](const std::string& name, const Job& job, double seconds) {
+  auto line_of = [&](const std::string& name, const report::Report& job, double seconds) {
     const rules::Verdict& v = job.analysis.verdict;
     const bool failed = v.status != "healthy" && !v.category.empty();
     if (config.format == "text") {
@@ -639,10 +642,10 @@ int cmd_scan(Config& config, const ScanOptions& opt) {
                      {"fingerprint", v.status == "healthy" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(batch::fingerprint(v.category, v.rule, pattern))},
                      {"pattern", v.status == "healthy" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(pattern)},
                      {"time", time.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(time)},
-                     {"files", job.inv.files},
-                     {"bytes", job.inv.bytes},
+                     {"files", job.inventory.files},
+                     {"bytes", job.inventory.bytes},
                      {"seconds", std::round(seconds * 1000) / 1000},
-                     {"unreadable", job.inv.unreadable.size()}};
+                     {"unreadable", job.inventory.unreadable.size()}};
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
   auto error_line = [&](const std::string& name, const std::string& what) {
@@ -668,12 +671,15 @@ int cmd_scan(Config& config, const ScanOptions& opt) {
       return;
     }
     codes[i] = job_exit_code(*job);
-    std::string line = line_of(jobs[i].first, *job, secs);
+    const report::Report full{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, 0, kVersion};
     if (config.redact) {
-      const report::Report rep{job->events, job->facts, job->analysis, job->inv, loaded->set.problems, 0, kVersion};
-      line = report::Redactor(rep).apply(line);
+      // The job's name is a path the customer chose: masked with the same map as its report.
+      const report::RedactedReport masked = report::redact(full);
+      report::Redactor names(full);
+      lines[i] = line_of(names.apply(jobs[i].first), masked.view(), secs);
+    } else {
+      lines[i] = line_of(jobs[i].first, full, secs);
     }
-    lines[i] = std::move(line);
   };
   // Lines go out in name order as soon as every earlier job is done, one flush each, so that a
   // killed scan leaves whole lines of finished jobs (and --resume goes on from there).

@@ -149,7 +149,7 @@ TEST(Knowledge, ScanTextWithRedactIsTextAndRedacted) {
   EXPECT_EQ(r.out.find('{'), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("npu-a01"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("seed-nproc-sdma"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("node-1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node#1"), std::string::npos) << r.out;
 }
 
 // Each kind of typo in a rule file is caught by lint, with its file and what is wrong.
