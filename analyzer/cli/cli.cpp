@@ -361,7 +361,9 @@ struct LoadedRules {
 std::optional<LoadedRules> load_engine(const Config& config) {
   LoadedRules lr;
   lr.set = rules::load_rules(config.rules_dirs);
-  auto eng = rules::Engine::compile(lr.set.rules);
+  std::vector<std::pair<std::string, std::string>> skipped;
+  auto eng = rules::Engine::compile(lr.set.rules, &skipped);
+  for (auto& [where, what] : skipped) lr.set.problems.push_back({where, what});
   if (!eng) {
     std::fprintf(stderr, "dtriage: rules: %s\n", eng.error().c_str());
     return std::nullopt;

@@ -175,9 +175,11 @@ struct Ingestor::Impl {
     std::size_t read(char* buf, std::size_t cap) override {
       const std::size_t n = inner_.read(buf, cap);
       if (n == 0 && inner_.failed()) fail(inner_.error());
+      if (n == 0 && cap > 0 && !failed()) at_end = true;
       count_ += n;
       return n;
     }
+    bool at_end = false;  // the input said it has no more
 
    private:
     ByteReader& inner_;
@@ -427,9 +429,15 @@ struct Ingestor::Impl {
       inv.add_unreadable(display, std::strerror(errno));
       return;
     }
+    struct stat before {};
+    const bool regular = ::fstat(fd, &before) == 0 && S_ISREG(before.st_mode);
     FdReader reader(fd, true);
     CountingReader counted(reader, budget.in);
     dispatch(counted, display, hint, 0, sink);
+    // A file that ended before its size: truncated (or rewritten) while it was read.
+    if (regular && counted.at_end && budget.in < static_cast<std::uint64_t>(before.st_size))
+      inv.add_unreadable(display, "shrank while read: ended after " + std::to_string(budget.in) + " of its " +
+                                      std::to_string(before.st_size) + " bytes (lines before were kept)");
   }
 
   void walk_dir(const std::string& fs_path, const std::string& display_prefix,

@@ -62,7 +62,7 @@ Engine::Literals required_literals(const std::vector<Rule>& rules, re2::Filtered
 
 }  // namespace
 
-base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules) {
+base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules, std::vector<std::pair<std::string, std::string>>* skipped) {
   std::shared_ptr<Engine> eng(new Engine());
   eng->rules_ = std::move(rules);
   eng->impl_ = std::make_unique<Impl>();
@@ -81,11 +81,36 @@ base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules) {
       continue;
     }
     std::string err;
-    if (im.set->Add(r.regex, &err) < 0) return base::err(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": " + err);
+    auto alone = std::make_unique<re2::RE2>(r.regex, opt);
+    if (!alone->ok() || im.set->Add(r.regex, &err) < 0) {
+      // One broken rule is reported and left out, like any other broken rule; the rest run.
+      if (skipped) skipped->emplace_back(r.file + ":" + std::to_string(r.line), r.id + ": regex left out: " + (err.empty() ? alone->error() : err));
+      continue;
+    }
     im.set_to_rule.push_back(static_cast<int>(i));
-    im.regexes[i] = std::make_unique<re2::RE2>(r.regex, opt);
+    im.regexes[i] = std::move(alone);
   }
-  if (!im.set_to_rule.empty() && !im.set->Compile()) return base::err("the rule patterns do not compile together (too large?)");
+  if (!im.set_to_rule.empty() && !im.set->Compile()) {
+    // The patterns do not compile together (the combined program is too large): add them again one
+    // at a time, leaving out (and reporting) each one that breaks the set.
+    std::vector<int> keep;
+    for (int rule : im.set_to_rule) {
+      re2::RE2::Set trial(opt, re2::RE2::UNANCHORED);
+      for (int k : keep) trial.Add(eng->rules_[static_cast<std::size_t>(k)].regex, nullptr);
+      trial.Add(eng->rules_[static_cast<std::size_t>(rule)].regex, nullptr);
+      if (trial.Compile()) {
+        keep.push_back(rule);
+      } else {
+        const Rule& r = eng->rules_[static_cast<std::size_t>(rule)];
+        if (skipped) skipped->emplace_back(r.file + ":" + std::to_string(r.line), r.id + ": regex left out: it does not compile together with the other rules' (too large)");
+        im.regexes[static_cast<std::size_t>(rule)].reset();
+      }
+    }
+    im.set = std::make_unique<re2::RE2::Set>(opt, re2::RE2::UNANCHORED);
+    for (int k : keep) im.set->Add(eng->rules_[static_cast<std::size_t>(k)].regex, nullptr);
+    im.set_to_rule = keep;
+    if (!im.set_to_rule.empty() && !im.set->Compile()) return base::err("the rule patterns do not compile together");
+  }
   eng->literals_ = required_literals(eng->rules_, im.prefilter);
   return eng;
 }

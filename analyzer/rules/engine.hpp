@@ -46,8 +46,10 @@ struct Analysis {
 
 class Engine {
  public:
-  // Compiles the rules; problems (bad regexes) are returned as errors.
-  static base::Result<std::shared_ptr<Engine>> compile(std::vector<Rule> rules);
+  // Compiles the rules. A rule whose regex does not compile (alone, or together with the others)
+  // is left out and listed in `skipped` (where, what); the rest run.
+  static base::Result<std::shared_ptr<Engine>> compile(std::vector<Rule> rules,
+                                                       std::vector<std::pair<std::string, std::string>>* skipped = nullptr);
   ~Engine();
 
   const std::vector<Rule>& rules() const { return rules_; }

@@ -210,17 +210,20 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
     problem(r.id + ": a rule needs examples.match (a line, or a dump of files it fires on)");
     return;
   }
-  for (auto& existing : out.rules) {
+  for (std::size_t k = 0; k < out.rules.size(); ++k) {
+    Rule& existing = out.rules[k];
     if (existing.id != r.id) continue;
-    if (std::filesystem::path(existing.file).parent_path().parent_path() ==
-        std::filesystem::path(r.file).parent_path().parent_path()) {
+    // Within one directory given, an id is taken once; a later directory overrides an earlier one's.
+    if (out.root_of[k] == out.loading_root) {
       problem(r.id + ": duplicate id (also " + existing.file + ":" + std::to_string(existing.line) + ")");
       return;
     }
-    existing = std::move(r);  // a later rules directory overrides
+    existing = std::move(r);
+    out.root_of[k] = out.loading_root;
     return;
   }
   out.rules.push_back(std::move(r));
+  out.root_of.push_back(out.loading_root);
 }
 
 }  // namespace
@@ -245,7 +248,9 @@ void load_rules_text(const std::string& text, const std::string& file, RuleSet& 
 
 RuleSet load_rules(const std::vector<std::string>& dirs) {
   RuleSet out;
-  for (const std::string& dir : dirs) {
+  for (std::size_t d = 0; d < dirs.size(); ++d) {
+    const std::string& dir = dirs[d];
+    out.loading_root = d;
     std::error_code ec;
     if (!std::filesystem::exists(dir, ec)) {
       out.problems.push_back({dir, "no such rules directory"});

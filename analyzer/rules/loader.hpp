@@ -16,6 +16,8 @@ struct LoadProblem {
 struct RuleSet {
   std::vector<Rule> rules;
   std::vector<LoadProblem> problems;
+  std::vector<std::size_t> root_of;  // rules[i] came from the i-th directory given (load_rules)
+  std::size_t loading_root = 0;      // the directory being loaded
 };
 
 // Loads every *.yaml / *.yml below each directory (sorted), later directories adding to (or, with
