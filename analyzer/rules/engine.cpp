@@ -513,33 +513,53 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
     }
   }
   // x explains y, unless y also explains x and is the better root (mutual edges: the better wins).
+  // The candidates y of each x are found through indexes (rule -> rule it explains; rule and node
+  // -> findings), so the cost grows with the findings, not with their square (a job of 30,000
+  // one-line hosts has a finding per host). For one x the order of its y does not matter; x are
+  // taken in order, as before.
+  std::map<const Rule*, std::vector<std::size_t>> of_rule;
+  std::map<std::pair<const Rule*, std::string_view>, std::vector<std::size_t>> of_rule_node;
+  for (std::size_t k = 0; k < n; ++k) {
+    of_rule[a.findings[k].rule].push_back(k);
+    of_rule_node[{a.findings[k].rule, a.findings[k].node}].push_back(k);
+  }
+  std::map<const Rule*, std::vector<const Rule*>> explains_of;
+  for (const auto& [rx, xs] : of_rule)
+    for (const auto& [ry, ys] : of_rule)
+      if (rx->explains_rule(ry->id)) explains_of[rx].push_back(ry);
+  auto consider = [&](std::size_t i, std::size_t j) {
+    if (i == j) return;
+    Finding& x = a.findings[i];
+    Finding& y = a.findings[j];
+    if (!y.explained_by.empty() || x.explained_by == y.rule->id || !same_scope(x, y)) return;
+    if (y.rule->explains_rule(x.rule->id) && better(y, x)) return;
+    y.explained_by = x.rule->id;
+  };
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      if (i == j) continue;
-      Finding& x = a.findings[i];
-      Finding& y = a.findings[j];
-      if (!y.explained_by.empty() || x.explained_by == y.rule->id || !x.rule->explains_rule(y.rule->id) ||
-          !same_scope(x, y))
+    const Finding& x = a.findings[i];
+    auto it = explains_of.find(x.rule);
+    if (it == explains_of.end()) continue;
+    for (const Rule* ry : it->second) {
+      if (x.node.empty() || x.rule->scope == Scope::Job) {
+        for (std::size_t j : of_rule[ry]) consider(i, j);
         continue;
-      if (y.rule->explains_rule(x.rule->id) && better(y, x)) continue;
-      y.explained_by = x.rule->id;
+      }
+      if (auto own = of_rule_node.find({ry, x.node}); own != of_rule_node.end())
+        for (std::size_t j : own->second) consider(i, j);
+      if (auto none = of_rule_node.find({ry, std::string_view()}); none != of_rule_node.end())
+        for (std::size_t j : none->second) consider(i, j);
     }
   }
   // A chain of explanations must end at an unexplained finding; one that loops (a -> b -> c -> a)
   // explains nothing, and its members stay root candidates.
+  std::map<std::string_view, std::size_t> first_of_id;  // rule id -> its first finding
+  for (std::size_t k = 0; k < n; ++k) first_of_id.emplace(a.findings[k].rule->id, k);
   auto chain_ends = [&](std::size_t i) {
     std::string by = a.findings[i].explained_by;
     for (int depth = 0; depth < 32 && !by.empty(); ++depth) {
-      std::string next;
-      bool found = false;
-      for (const Finding& f : a.findings)
-        if (f.rule->id == by) {
-          next = f.explained_by;
-          found = true;
-          break;
-        }
-      if (!found || next.empty()) return true;
-      by = next;
+      auto f = first_of_id.find(by);
+      if (f == first_of_id.end() || a.findings[f->second].explained_by.empty()) return true;
+      by = a.findings[f->second].explained_by;
     }
     return by.empty();
   };
@@ -551,15 +571,26 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
   }
   if (root >= 0) a.findings[static_cast<std::size_t>(root)].explained_by.clear();
   // Roles.
-  std::function<bool(std::size_t, int)> explained_by_root = [&](std::size_t i, int depth) -> bool {
-    if (root < 0 || depth > 16) return false;
-    const std::string& by = a.findings[i].explained_by;
-    if (by.empty()) return false;
+  // Whether a finding's chain of explanations leads to the root; answered once per rule id.
+  std::map<std::string_view, std::vector<std::size_t>> of_id;
+  for (std::size_t k = 0; k < n; ++k) of_id[a.findings[k].rule->id].push_back(k);
+  std::map<std::string, int> leads;  // rule id -> 1 leads to the root, 0 not, -1 being worked out
+  std::function<bool(const std::string&, int)> id_leads = [&](const std::string& by, int depth) -> bool {
+    if (root < 0 || depth > 16 || by.empty()) return false;
     if (by == a.findings[static_cast<std::size_t>(root)].rule->id) return true;
-    for (std::size_t k = 0; k < n; ++k)
-      if (a.findings[k].rule->id == by && explained_by_root(k, depth + 1)) return true;
-    return false;
+    auto [it, fresh] = leads.emplace(by, -1);
+    if (!fresh) return it->second == 1;
+    bool yes = false;
+    if (auto ks = of_id.find(by); ks != of_id.end())
+      for (std::size_t k : ks->second)
+        if (id_leads(a.findings[k].explained_by, depth + 1)) {
+          yes = true;
+          break;
+        }
+    leads[by] = yes ? 1 : 0;
+    return yes;
   };
+  auto explained_by_root = [&](std::size_t i, int) { return id_leads(a.findings[i].explained_by, 0); };
   for (std::size_t i = 0; i < n; ++i) {
     Finding& f = a.findings[i];
     const bool same_as_root = root >= 0 && f.explained_by.empty() &&
