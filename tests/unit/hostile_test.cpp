@@ -1,0 +1,385 @@
+// Hostile input, built here at test time (no checked-in blobs): every input must end within a time
+// budget and a memory bound, be accounted for in `inputs`, and leave no raw control byte, no
+// injected element and no planted secret in what people read.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <fstream>
+
+#include "test_util.hpp"
+
+extern char** environ;
+
+namespace dtriage::test {
+namespace {
+
+using nlohmann::json;
+
+struct Bounded {
+  int exit_code = -1;
+  bool timed_out = false;
+  long peak_kib = 0;
+  std::string out, err;
+};
+
+// Runs dtriage with `args` (no shell), `seconds` at most; reports its peak RSS.
+Bounded run_bounded(const std::vector<std::string>& args, int seconds, const std::string& dir) {
+  Bounded r;
+  const std::string out = dir + "/.out", err = dir + "/.err";
+  std::vector<std::string> argv_s = {"timeout", "-s", "KILL", std::to_string(seconds), DTRIAGE_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "timeout", &fa, nullptr, argv.data(), environ) != 0) return r;
+  posix_spawn_file_actions_destroy(&fa);
+  int status = 0;
+  rusage ru{};
+  wait4(pid, &status, 0, &ru);
+  r.peak_kib = ru.ru_maxrss;
+  if (WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+    r.timed_out = r.exit_code == 124 || r.exit_code == 137;
+  } else {
+    r.timed_out = true;
+  }
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
+}
+
+std::string octal(std::uint64_t v, int width) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%0*llo", width - 1, static_cast<unsigned long long>(v));
+  return std::string(b, static_cast<std::size_t>(width - 1)) + '\0';
+}
+
+// One 512-byte tar header (ustar) with its checksum.
+std::string tar_header(const std::string& name, std::uint64_t size, char type, bool extended = false) {
+  std::string h(512, '\0');
+  std::memcpy(h.data(), name.data(), std::min<std::size_t>(name.size(), 100));
+  std::memcpy(h.data() + 100, octal(0644, 8).data(), 8);
+  std::memcpy(h.data() + 108, octal(0, 8).data(), 8);
+  std::memcpy(h.data() + 116, octal(0, 8).data(), 8);
+  std::memcpy(h.data() + 124, octal(size, 12).data(), 12);
+  std::memcpy(h.data() + 136, octal(1700000000, 12).data(), 12);
+  h[156] = type;
+  std::memcpy(h.data() + 257, "ustar\0" "00", 8);
+  if (extended) h[482] = 1;
+  std::memset(h.data() + 148, ' ', 8);
+  unsigned sum = 0;
+  for (unsigned char c : h) sum += c;
+  char chk[8];
+  std::snprintf(chk, sizeof chk, "%06o", sum);
+  std::memcpy(h.data() + 148, chk, 7);
+  return h;
+}
+std::string padded(const std::string& data) { return data + std::string((512 - data.size() % 512) % 512, '\0'); }
+std::string tar_member(const std::string& name, const std::string& data, char type = '0') {
+  return tar_header(name, data.size(), type) + padded(data);
+}
+std::string tar_end() { return std::string(1024, '\0'); }
+
+json analyze_json(const std::string& path, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"analyze", "--format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(path);
+  const Bounded r = run_bounded(args, 60, path.substr(0, path.rfind('/')));
+  EXPECT_FALSE(r.timed_out) << path;
+  return json::parse(r.out.empty() ? "{}" : r.out, nullptr, false);
+}
+
+bool mentions(const json& list, const std::string& what) {
+  for (const auto& p : list)
+    if (p.dump().find(what) != std::string::npos) return true;
+  return false;
+}
+
+// ---- hangs and resource exhaustion ----
+
+TEST(Hostile, PaxLengthNearTwoToThe64DoesNotLoop) {
+  TempDir d;
+  const std::string pax = "18446744073709551610 path=x\n";
+  std::string tar = tar_header("PaxHeaders/x", pax.size(), 'x') + padded(pax) + tar_member("a.log", "error: after pax\n") + tar_end();
+  d.write("p.tar", tar);
+  const Bounded r = run_bounded({"analyze", "--format", "json", d.file("p.tar")}, 20, d.path());
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_LE(r.exit_code, 1);
+}
+
+TEST(Hostile, NestedAndManyMemberBombsStopAtOneBudgetPerInput) {
+  TempDir d;
+  // gz(gz(200 MiB)) is a few hundred bytes; a tar of 64 bz2 members, 16 MiB each.
+  ASSERT_EQ(sh("cd " + d.path() + " && yes 'aaaaaaaaaaaaaaa' | head -c 200M | gzip -9 | gzip -9 > bomb.gz"), 0);
+  ASSERT_EQ(sh("cd " + d.path() + " && mkdir m && yes 'bbbbbbbbbbbbbbb' | head -c 16M | bzip2 -9 > one.bz2 && for i in $(seq 1 64); do "
+               "cp one.bz2 m/part$i.log.bz2; done && tar cf many.tar m"),
+            0);
+  for (const char* f : {"bomb.gz", "many.tar"}) {
+    const Bounded r = run_bounded({"analyze", "--format", "json", d.file(f)}, 60, d.path());
+    ASSERT_FALSE(r.timed_out) << f;
+    EXPECT_EQ(r.exit_code, 1) << f << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "expands more than")) << f << j["inputs"].dump();
+    EXPECT_LT(j["inputs"]["bytes"].get<std::uint64_t>(), 80ull << 20) << f;
+    EXPECT_LT(r.peak_kib, 300 * 1024) << f;
+  }
+}
+
+TEST(Hostile, HugePaxPathIsNotCopiedIntoEveryEvent) {
+  TempDir d;
+  const std::string path = "path=" + std::string(1000000, 'p') + ".log\n";
+  const std::string rec = std::to_string(path.size() + 8) + " " + path;  // the length counts itself (7 digits + space)
+  std::string lines;
+  for (int i = 0; i < 20000; ++i) lines += "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered " + std::to_string(i) + "\n";
+  d.write("long.tar", tar_header("PaxHeaders/x", rec.size(), 'x') + padded(rec) + tar_member("x.log", lines) + tar_end());
+  ASSERT_EQ(sh("gzip -k " + d.file("long.tar")), 0);
+  const Bounded r = run_bounded({"events", d.file("long.tar.gz")}, 60, d.path());
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_LT(r.peak_kib, 300 * 1024);
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_LT(first.size(), 8000u) << "the path is cut";
+  EXPECT_NE(first.find("name of 1000004 bytes cut"), std::string::npos) << first.substr(0, 300);
+}
+
+TEST(Hostile, ZstdWindowIsCappedUnlessRaised) {
+  TempDir d;
+  // A zstd frame asking for a 2 GiB window (window descriptor: exponent 21 -> 2^31), one raw block "a\n".
+  const std::string frame("\x28\xb5\x2f\xfd\x00\xa8\x11\x00\x00" "a\n", 11);
+  d.write("w.zst", frame);
+  json j = analyze_json(d.file("w.zst"));
+  EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "zstd-window-log-max")) << j["inputs"].dump();
+  j = analyze_json(d.file("w.zst"), {"--zstd-window-log-max", "31"});
+  EXPECT_TRUE(j["inputs"]["unreadable"].empty()) << j["inputs"].dump();
+}
+
+TEST(Hostile, FifoInAScanRootAndRandomInputEnd) {
+  TempDir d;
+  d.write("root/job1/a.log", "[rank0]: RuntimeError: boom\n");
+  ASSERT_EQ(::mkfifo(d.file("root/pipe").c_str(), 0644), 0);
+  const Bounded scan = run_bounded({"scan", d.file("root")}, 20, d.path());
+  EXPECT_FALSE(scan.timed_out);
+  EXPECT_NE(scan.err.find("skipped"), std::string::npos) << scan.err;
+  EXPECT_NE(scan.out.find("job1"), std::string::npos);
+  for (int i = 0; i < 3; ++i) {
+    const Bounded r = run_bounded({"analyze", "--format", "json", "/dev/urandom"}, 20, d.path());
+    EXPECT_FALSE(r.timed_out) << "run " << i;
+    EXPECT_NE(r.out.find("binary"), std::string::npos) << r.out.substr(0, 300);
+  }
+}
+
+TEST(Hostile, ManyDistinctHostsStayNearLinear) {
+  TempDir d;
+  std::string big;
+  for (int i = 0; i < 8000; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "h/node%05d/t.log", i);
+    d.write(name, "[rank" + std::to_string(i) + "]: RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  }
+  for (const char* redact : {"", "--redact"}) {
+    std::vector<std::string> args = {"analyze", "--format", "json", d.file("h")};
+    if (*redact) args.push_back(redact);
+    const Bounded r = run_bounded(args, 120, d.path());  // was quadratic: minutes at this size
+    EXPECT_FALSE(r.timed_out) << redact;
+    EXPECT_EQ(r.exit_code, 0) << redact;
+    EXPECT_LT(r.peak_kib, 600 * 1024) << redact;
+  }
+}
+
+TEST(Hostile, ARuleThatBreaksTheCombinedSetIsSkipped) {
+  TempDir d;
+  std::string alts;
+  for (int i = 0; i < 12000; ++i) alts += (i ? "|" : "") + std::string("w") + std::to_string(i) + "qz" + std::to_string(i * 7);
+  d.write("rules/site/big.yaml", "id: site.big\ncategory: unknown\nmatch:\n  regex: '(?:" + alts + ")'\nexamples: {match: ['w1qz7']}\n");
+  d.write("job/a.log", "[rank0]: RuntimeError: CUDA error: out of memory\n");
+  const Bounded r = run_bounded({"analyze", "--format", "json", "--rules", d.file("rules"), d.file("job")}, 60, d.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("site.big: regex left out"), std::string::npos) << r.err;
+  EXPECT_EQ(json::parse(r.out)["verdict"]["status"], "failed");
+}
+
+// ---- injection into what people read ----
+
+const std::string kNasty = "\x1b]0;owned\x07\x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\ \x1b[2J\x1b[6n\r\x1b[1Afake verdict";
+
+bool raw_control(const std::string& s) {
+  for (unsigned char c : s)
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;
+  return false;
+}
+
+TEST(Hostile, ControlBytesAreShownNotSent) {
+  TempDir d;
+  d.write("job/node1/train.log", "[rank0]: RuntimeError: " + kNasty + "\n");
+  d.write("job/node1/evil\nverdict: healthy.log", "[rank1]: ValueError: " + kNasty + "\n");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"analyze", "--color", "never", d.file("job")},
+                                             {"analyze", "--format", "markdown", d.file("job")},
+                                             {"events", "--format", "text", d.file("job")},
+                                             {"scan", "--format", "text", d.path()},
+                                             {"analyze", d.file("job"), d.file("job/missing\x1b[2J")}}) {
+    const Bounded r = run_bounded(args, 30, d.path());
+    EXPECT_FALSE(raw_control(r.out)) << args[0] << " " << args[1] << ": " << r.out;
+    EXPECT_FALSE(raw_control(r.err)) << args[0] << " stderr: " << r.err;
+    EXPECT_EQ(r.out.find("\nverdict: healthy"), std::string::npos) << "a file name forged a report line";
+  }
+}
+
+TEST(Hostile, MarkdownHoldsNoInjectedElementAndFencesHold) {
+  TempDir d;
+  d.write("job/n1/train.log", "[rank0]: RuntimeError: </details><img src=x onerror=alert(1)> ``` ~~~~ `x`\n");
+  d.write("job/n1/a\n~~~~\n<script>x</script>.log", "[rank1]: ValueError: second\n");
+  const Bounded r = run_bounded({"analyze", "--format", "markdown", d.file("job")}, 30, d.path());
+  const std::string& md = r.out;
+  // Outside fences no '<' may start a tag (escaped as "\<"); inside them nothing is markup. Every
+  // fence opened is closed by the same fence, and no line inside starts with it.
+  std::istringstream in(md);
+  std::string line, open;
+  while (std::getline(in, line)) {
+    if (open.empty()) {
+      if (line.rfind("```", 0) == 0) {
+        open = line.substr(0, line.find_first_not_of('`'));
+        continue;
+      }
+      for (std::size_t at = line.find('<'); at != std::string::npos; at = line.find('<', at + 1)) {
+        const bool escaped = at > 0 && line[at - 1] == '\\';
+        const std::string tag = line.substr(at, 9);
+        const bool ours = tag.rfind("<details>", 0) == 0 || tag.rfind("</details", 0) == 0 || tag.rfind("<summary>", 0) == 0 ||
+                          line.substr(at, 10).rfind("</summary>", 0) == 0 || tag.rfind("<br>", 0) == 0;
+        EXPECT_TRUE(escaped || ours) << "a tag outside the fences: " << line;
+      }
+      continue;
+    }
+    if (line == open) {
+      open.clear();
+      continue;
+    }
+    EXPECT_EQ(line.rfind(open, 0), std::string::npos) << "a line inside the fence starts with it: " << line;
+  }
+  EXPECT_TRUE(open.empty()) << "a fence was left open";
+}
+
+// ---- redaction ----
+
+TEST(Hostile, RedactLeavesNoPlantedSecretInAnyFormat) {
+  TempDir d;
+  const std::string lane = "gpu-a-very-long-hostname-for-lanes-0001";
+  d.write("job/" + lane + "/train.log",
+          lane + ":100:100 [0] NCCL WARN NET/IB : Got completion from peer fe80::1ff:fe23:4567:890a with error 12\n"
+                 "[rank0]: RuntimeError: upload to https://alice:s3cretpw@store.internal.example.com/x failed for ops@example.org; "
+                 "Authorization: Bearer abcdefghijklmnop123 while talking to node-1 and a-node-99 via /mnt/" + lane +
+                 ".corp.example.net/logs {\"password\": \"hunter3\"}\n");
+  d.write("job/node-1/train.log", "[rank1]: ValueError: peer a-node-99 gone\n");
+  d.write("job/a-node-99/train.log", "[rank2]: ValueError: peer node-1 gone\n");
+  const std::vector<std::string> planted = {lane, "fe80::1ff:fe23:4567:890a", "alice", "s3cretpw", "ops@example.org",
+                                            "abcdefghijklmnop123", "corp.example.net", "hunter3", "a-node-99",
+                                            "store.internal.example.com", lane.substr(0, 24)};
+  for (const char* fmt : {"text", "json", "markdown", "html"}) {
+    const Bounded r = run_bounded({"analyze", "--color", "never", "--redact", "--format", fmt, d.file("job")}, 30, d.path());
+    ASSERT_EQ(r.exit_code, 0) << fmt;
+    for (const std::string& s : planted) EXPECT_EQ(r.out.find(s), std::string::npos) << fmt << " leaks " << s;
+    // Two hosts, two names: node-1 and a-node-99 are not both called the same.
+    EXPECT_EQ(r.out.find("node-1"), std::string::npos) << fmt;
+  }
+  const Bounded j = run_bounded({"analyze", "--redact", "--format", "json", d.file("job")}, 30, d.path());
+  std::set<std::string> names;
+  const json report = json::parse(j.out);
+  for (const auto& n : report["nodes"]) names.insert(n["name"].get<std::string>());
+  EXPECT_EQ(names.size(), 3u) << j.out.substr(0, 400);
+}
+
+// ---- input lost silently ----
+
+TEST(Hostile, GarbageBetweenMembersIsReportedAndTheRestRead) {
+  TempDir d;
+  for (const std::string codec : {"gzip", "bzip2"}) {
+    const std::string ext = codec == "gzip" ? "gz" : "bz2";
+    ASSERT_EQ(sh("cd " + d.path() + " && printf '[rank0]: RuntimeError: first\\n' | " + codec + " > a." + ext + " && printf 'GARBAGE!' >> a." +
+                 ext + " && printf '[rank1]: ValueError: after the garbage\\n' | " + codec + " >> a." + ext),
+              0);
+    const Bounded r = run_bounded({"events", d.file("a." + ext)}, 20, d.path());
+    EXPECT_NE(r.out.find("after the garbage"), std::string::npos) << codec << r.out;
+    EXPECT_EQ(r.exit_code, 1) << codec;
+    EXPECT_NE(r.err.find("garbage"), std::string::npos) << codec << r.err;
+  }
+}
+
+TEST(Hostile, GnuSparseMembersDoNotEndTheArchive) {
+  TempDir d;
+  const std::string data = "[rank0]: RuntimeError: in the sparse file\n";
+  std::string ext(512, '\0');  // one extension block, the last
+  d.write("s.tar", tar_header("sparse.log", data.size(), 'S', true) + ext + padded(data) +
+                       tar_member("after.log", "[rank1]: ValueError: after the sparse member\n") + tar_end());
+  const Bounded r = run_bounded({"events", d.file("s.tar")}, 20, d.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("after the sparse member"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in the sparse file"), std::string::npos) << r.out;
+}
+
+TEST(Hostile, SymlinksOutOfThePathAreSkippedAndListed) {
+  TempDir d;
+  d.write("secret/id_rsa.log", "[rank0]: RuntimeError: PRIVATE KEY of the engineer\n");
+  d.write("job/a.log", "[rank1]: ValueError: the job's own line\n");
+  ASSERT_EQ(::symlink(d.file("secret/id_rsa.log").c_str(), d.file("job/link.log").c_str()), 0);
+  json j = analyze_json(d.file("job"));
+  EXPECT_EQ(j.dump().find("PRIVATE KEY"), std::string::npos);
+  EXPECT_TRUE(mentions(j["inputs"]["skipped"], "outside")) << j["inputs"].dump();
+  j = analyze_json(d.file("job"), {"--follow-outside-links"});
+  EXPECT_NE(j.dump().find("PRIVATE KEY"), std::string::npos);
+}
+
+TEST(Hostile, ChineseLocaleLogsDiagnoseAsTheirUtf8Twins) {
+  TempDir d;
+  // "RuntimeError: 内存不足" (out of memory) in UTF-8 and in GBK, in a traceback and a failure line.
+  const std::string utf8 = "[rank3]: Traceback (most recent call last):\n[rank3]:   File \"t.py\", line 3, in <module>\n"
+                           "[rank3]: RuntimeError: NPU out of memory. \xe5\x86\x85\xe5\xad\x98\xe4\xb8\x8d\xe8\xb6\xb3\n";
+  const std::string gbk = "[rank3]: Traceback (most recent call last):\n[rank3]:   File \"t.py\", line 3, in <module>\n"
+                          "[rank3]: RuntimeError: NPU out of memory. \xc4\xda\xb4\xe6\xb2\xbb\xd7\xe3\n";
+  d.write("u/n1/train.log", utf8);
+  d.write("g/n1/train.log", gbk);
+  const json u = analyze_json(d.file("u"));
+  const json g = analyze_json(d.file("g"));
+  EXPECT_EQ(u["verdict"]["category"], g["verdict"]["category"]);
+  EXPECT_EQ(u["verdict"]["summary"], g["verdict"]["summary"]) << g["verdict"].dump();
+  EXPECT_NE(g.dump().find("\xe5\x86\x85\xe5\xad\x98"), std::string::npos) << "the GBK text reads as UTF-8";
+}
+
+TEST(Hostile, NumbersOverEighteenDigitsGiveTheSameOutputEveryRun) {
+  TempDir d;
+  d.write("job/n1/train.log",
+          "NVRM: Xid (PCI:0000:3b:00): 79999999999999999999999, pid=123, GPU has fallen off the bus.\n"
+          "n1:123456789012345678901234:1234567890123456789012 [0] NCCL WARN Cuda failure 'out of memory'\n"
+          "|    0   N/A  N/A     99999999999999999999      C   python     99999999999999999999999MiB |\n"
+          "  exitcode  : 99999999999999999999999 (pid: 99999999999999999999)\n");
+  const Bounded a = run_bounded({"analyze", "--format", "json", d.file("job")}, 30, d.path());
+  const Bounded b = run_bounded({"analyze", "--format", "json", d.file("job")}, 30, d.path());
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(Hostile, DuplicateRuleIdsInOneDirectoryAreReported) {
+  TempDir d;
+  const std::string rule = "id: site.twice\ncategory: unknown\nmatch: {regex: 'needle'}\nexamples: {match: ['needle']}\n";
+  d.write("r/deep/er/one.yaml", rule);
+  d.write("r/two.yaml", rule);
+  const Bounded r = run_bounded({"rules", "lint", "--rules", d.file("r")}, 30, d.path());
+  EXPECT_TRUE(r.out.find("duplicate id") != std::string::npos || r.err.find("duplicate id") != std::string::npos) << r.out << r.err;
+}
+
+}  // namespace
+}  // namespace dtriage::test
