@@ -18,6 +18,10 @@ std::optional<std::int64_t> Node::shared_device() const {
 }
 
 const Node* Facts::node(const std::string& name) const {
+  // Nodes are sorted by name (correlate()): a binary search; the scan only for a miss, when a
+  // caller renamed them (a redacted copy).
+  auto it = std::lower_bound(nodes.begin(), nodes.end(), name, [](const Node& n, const std::string& v) { return n.name < v; });
+  if (it != nodes.end() && it->name == name) return &*it;
   for (const Node& n : nodes)
     if (n.name == name) return &n;
   return nullptr;

@@ -401,13 +401,26 @@ void Engine::event_findings(const std::vector<model::Event>& events, const corre
 // Node and job rules: conditions over the facts.
 void Engine::fact_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const {
   const FactView job_view{facts, nullptr};
-  auto requires_ok = [&](const Rule& r, const std::string* node) {
-    for (const std::string& need : r.requires_rules) {
-      bool found = false;
-      for (const Finding& f : a.findings)
-        if (f.rule->id == need && (node == nullptr || f.node == *node)) found = true;
-      if (!found) return false;
+  // The findings so far by rule id and by (rule id, node), kept up to date as findings are added:
+  // a node rule is checked on every node, so a scan of all findings per node would be quadratic.
+  std::map<std::string, std::vector<std::size_t>, std::less<>> by_id;
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_id_node;
+  auto index = [&](std::size_t k) {
+    by_id[a.findings[k].rule->id].push_back(k);
+    by_id_node[{a.findings[k].rule->id, a.findings[k].node}].push_back(k);
+  };
+  for (std::size_t k = 0; k < a.findings.size(); ++k) index(k);
+  auto findings_of = [&](const std::string& id, const std::string* node) -> const std::vector<std::size_t>* {
+    if (node == nullptr) {
+      auto it = by_id.find(id);
+      return it == by_id.end() ? nullptr : &it->second;
     }
+    auto it = by_id_node.find({id, *node});
+    return it == by_id_node.end() ? nullptr : &it->second;
+  };
+  auto requires_ok = [&](const Rule& r, const std::string* node) {
+    for (const std::string& need : r.requires_rules)
+      if (findings_of(need, node) == nullptr) return false;
     return true;
   };
   // A node or job rule's evidence is the evidence of the facts it names, and the first evidence of
@@ -416,10 +429,13 @@ void Engine::fact_findings(const std::vector<model::Event>& events, const correl
     std::vector<correlate::EventIndex> ev;
     for (const std::string& name : r.facts_named)
       if (const correlate::Fact* fact = facts.get(node, name)) ev.insert(ev.end(), fact->evidence.begin(), fact->evidence.end());
-    for (const Finding& other : a.findings)
-      if (std::find(r.requires_rules.begin(), r.requires_rules.end(), other.rule->id) != r.requires_rules.end() &&
-          (node_name == nullptr || other.node == *node_name) && !other.events.empty())
-        ev.push_back(other.events.front());
+    std::vector<std::size_t> required;
+    for (const std::string& need : r.requires_rules)
+      if (const auto* ks = findings_of(need, node_name)) required.insert(required.end(), ks->begin(), ks->end());
+    std::sort(required.begin(), required.end());  // in the order the findings were made, as before
+    required.erase(std::unique(required.begin(), required.end()), required.end());
+    for (std::size_t k : required)
+      if (!a.findings[k].events.empty()) ev.push_back(a.findings[k].events.front());
     std::sort(ev.begin(), ev.end(), [&](auto x, auto y) { return model::earlier(events[x], events[y]); });
     ev.erase(std::unique(ev.begin(), ev.end()), ev.end());
     return ev;
@@ -433,6 +449,7 @@ void Engine::fact_findings(const std::vector<model::Event>& events, const correl
     f.summary = fill(r.summary, vars, fv);
     f.remedy = fill(r.remedy, vars, fv);
     a.findings.push_back(std::move(f));
+    index(a.findings.size() - 1);
   };
   for (const Rule& r : rules_) {
     if (r.scope == Scope::Node) {
