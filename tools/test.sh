@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine: installs what is missing, builds with
-# warnings as errors, runs every test (unit, corpus regression, rule examples, fuzz replays).
+# warnings as errors, runs every test (unit, corpus regression, rule examples, fuzz replays,
+# hostile inputs, batch scans, the smoke test and the Slurm array).
 # Tests that need ../shared/corpus skip cleanly where it is absent.
-#   tools/test.sh          dev preset
-#   tools/test.sh asan     the same under address + undefined sanitizers
+#   tools/test.sh          the normal build, then the same suite under address + undefined sanitizers
+#   tools/test.sh dev      the normal build only
+#   tools/test.sh asan     the sanitizer build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
-preset="${1:-dev}"
-bash tools/build.sh "$preset"
-ctest --preset "$preset" -j "$(nproc)" --timeout 600
+presets=("${@:-dev asan}")
+for preset in ${presets[@]}; do
+  echo "== tools/test.sh: $preset" >&2
+  bash tools/build.sh "$preset"
+  ctest --preset "$preset" -j "$(nproc)" --timeout 900
+done

@@ -307,8 +307,33 @@ struct Ingestor::Impl {
     std::uint64_t in = 0;
     std::uint64_t out = 0;
     std::string abort_reason;
+    std::string tail;  // the last bytes of the zip (its central directory is at the end)
     char buf[kArchiveChunk];
+    void keep(const char* p, std::size_t n) {
+      tail.append(p, n);
+      if (tail.size() > (8u << 20)) tail.erase(0, tail.size() - (4u << 20));
+    }
   };
+
+  // Names the central directory at the end of a zip lists (empty when it is not in `tail`).
+  static std::vector<std::string> central_names(const std::string& tail) {
+    std::vector<std::string> names;
+    const std::size_t from = tail.size() > 65557 ? tail.size() - 65557 : 0;
+    const std::size_t eocd = tail.rfind(std::string("PK\x05\x06", 4));
+    if (eocd == std::string::npos || eocd < from || eocd + 22 > tail.size()) return names;
+    auto u16 = [&](std::size_t at) { return static_cast<std::uint32_t>(static_cast<unsigned char>(tail[at])) | static_cast<std::uint32_t>(static_cast<unsigned char>(tail[at + 1])) << 8; };
+    auto u32 = [&](std::size_t at) { return u16(at) | u16(at + 2) << 16; };
+    const std::uint32_t cd_size = u32(eocd + 12);
+    if (cd_size > eocd) return names;
+    std::size_t at = eocd - cd_size;
+    while (at + 46 <= eocd && tail.compare(at, 4, std::string("PK\x01\x02", 4)) == 0) {
+      const std::size_t name_len = u16(at + 28), extra = u16(at + 30), comment = u16(at + 32);
+      if (at + 46 + name_len > eocd) break;
+      names.push_back(tail.substr(at + 46, name_len));
+      at += 46 + name_len + extra + comment;
+    }
+    return names;
+  }
 
   static la_ssize_t zip_read_cb(archive* a, void* client, const void** out) {
     auto* ctx = static_cast<ZipCtx*>(client);
@@ -321,6 +346,7 @@ struct Ingestor::Impl {
       archive_set_error(a, EIO, "%s", ctx->parent->error().c_str());
       return -1;
     }
+    ctx->keep(ctx->buf, n);
     ctx->in += n;
     *out = ctx->buf;
     return static_cast<la_ssize_t>(n);
@@ -363,6 +389,8 @@ struct Ingestor::Impl {
     ctx->a = a;
     archive_read_support_format_zip(a);
     std::uint64_t members = 0;
+    std::set<std::string> streamed;  // names reached reading front to back
+    bool clean_end = false;
     auto report = [&](const std::string& where) {
       const char* msg = archive_error_string(a);
       inv.add_unreadable(where, !ctx->abort_reason.empty() ? ctx->abort_reason
@@ -377,7 +405,10 @@ struct Ingestor::Impl {
       if (total_exceeded) break;
       archive_entry* entry = nullptr;
       const int r = archive_read_next_header(a, &entry);
-      if (r == ARCHIVE_EOF) break;
+      if (r == ARCHIVE_EOF) {
+        clean_end = true;
+        break;
+      }
       if (r < ARCHIVE_WARN) {
         report(members == 0 ? display : display + " (after " + std::to_string(members) + " members)");
         break;
@@ -388,6 +419,7 @@ struct Ingestor::Impl {
       else if (const char* u = archive_entry_pathname_utf8(entry)) name = u;
       else name = "<unnamed member>";
       const std::string child = member_display(display, name);
+      streamed.insert(name);
       if (archive_entry_filetype(entry) == AE_IFDIR) continue;
       if (archive_entry_filetype(entry) != AE_IFREG) {
         inv.add_skipped(child, "not a regular file inside the archive");
@@ -403,6 +435,16 @@ struct Ingestor::Impl {
         inv.add_unreadable(display, "the rest of the archive was not read: " + ctx->abort_reason);
         break;
       }
+    }
+    // Members the central directory lists that no local header led to (a zip edited in place, or
+    // made to hide them from streaming readers): listed, not silently lost.
+    if (clean_end && ctx->abort_reason.empty()) {
+      char rest[kArchiveChunk];
+      for (std::size_t n; (n = reader.read(rest, sizeof rest)) > 0;) ctx->keep(rest, n);
+      for (const std::string& name : central_names(ctx->tail))
+        if (!name.empty() && name.back() != '/' && streamed.count(name) == 0)
+          inv.add_unreadable(member_display(display, name),
+                             "zip: listed only in the central directory (no local entry reading front to back); not read");
     }
     archive_read_free(a);
   }
