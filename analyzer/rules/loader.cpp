@@ -226,11 +226,41 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   out.root_of.push_back(out.loading_root);
 }
 
+// The documents of a YAML stream, split at "---" lines, each padded with the newlines before it so
+// that marks keep their line numbers. (yaml-cpp 0.7's LoadAll never returns on some inputs, a lone
+// "," among them; Load on each document does.)
+std::vector<YAML::Node> load_documents(const std::string& text) {
+  std::vector<YAML::Node> docs;
+  std::string doc;
+  std::size_t line = 0, first = 0;
+  std::size_t start = 0;
+  auto flush = [&] {
+    if (doc.find_first_not_of(" \t\r\n") != std::string::npos) docs.push_back(YAML::Load(std::string(first, '\n') + doc));
+    doc.clear();
+  };
+  while (start <= text.size()) {
+    std::size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string_view l(text.data() + start, nl - start);
+    if (l == "---" || l.rfind("--- ", 0) == 0 || l == "..." || l == "---\r") {
+      flush();
+      first = line + 1;
+    } else {
+      doc.append(l);
+      doc.push_back('\n');
+    }
+    ++line;
+    start = nl + 1;
+  }
+  flush();
+  return docs;
+}
+
 }  // namespace
 
 void load_rules_text(const std::string& text, const std::string& file, RuleSet& out) {
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    const std::vector<YAML::Node> docs = load_documents(text);
     for (const YAML::Node& doc : docs) {
       if (!doc || doc.IsNull()) continue;
       if (doc.IsSequence()) {
