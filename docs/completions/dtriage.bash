@@ -1,0 +1,27 @@
+# bash completion for dtriage (written by tools/make-docs.py from dtriage's --help)
+_dtriage() {
+  local cur cmd opts
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    COMPREPLY=($(compgen -W "analyze scan summary merge rules events check snapshot-script --help --version" -- "$cur"))
+    return
+  fi
+  cmd="${COMP_WORDS[1]}"
+  case "$cmd" in
+    analyze) opts="--color --follow-outside-links --format --help --jobs --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
+    scan) opts="--follow-outside-links --format --help --job-timeout --jobs --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
+    summary) opts="--format --help --output -h -o" ;;
+    merge) opts="--help --output -h -o" ;;
+    rules) opts="list show test lint fields patterns literals --help --no-default-rules --rules -h" ;;
+    events) opts="--all-lines --follow-outside-links --format --help --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --raw --zstd-window-log-max -h -o" ;;
+    check) opts="--follow-outside-links --format --help --launch --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --zstd-window-log-max -h -o" ;;
+    snapshot-script) opts="--help -h" ;;
+    *) opts="" ;;
+  esac
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -W "$(printf '%s ' $opts | tr ' ' '\n' | grep -v '^-' | tr '\n' ' ')" -- "$cur") $(compgen -f -- "$cur"))
+  fi
+}
+complete -o filenames -F _dtriage dtriage
