@@ -135,4 +135,29 @@ std::string visible(std::string_view s) {
   return out;
 }
 
+std::size_t longest_run(std::string_view s, char c) {
+  std::size_t best = 0, run = 0;
+  for (char x : s) {
+    run = x == c ? run + 1 : 0;
+    if (run > best) best = run;
+  }
+  return best;
+}
+
+std::string markdown_inline(std::string_view s) {
+  std::string o;
+  for (char c : visible(s)) {
+    if (std::string_view("\\`*_[]<>|#!~&").find(c) != std::string_view::npos) o.push_back('\\');
+    o.push_back(c);
+  }
+  return o;
+}
+
+std::string markdown_code(std::string_view s) {
+  const std::string v = visible(s);
+  const std::size_t run = longest_run(v, '`');
+  const std::string ticks(run + 1, '`');
+  return ticks + (run > 0 ? " " + v + " " : v) + ticks;
+}
+
 }  // namespace dtriage::base

@@ -22,4 +22,12 @@ std::string visible(std::string_view s);
 // True when visible(s) would change `s`.
 bool needs_visible(std::string_view s);
 
+// Markdown, for tickets: `s` made visible, with every character Markdown or HTML could read as
+// markup backslash-escaped (CommonMark), so that it cannot close a <details>, add an element or a
+// link; and `s` as a code span that no backtick inside it can close.
+std::string markdown_inline(std::string_view s);
+std::string markdown_code(std::string_view s);
+// The longest run of `c` in `s` (a fence must be longer than any inside).
+std::size_t longest_run(std::string_view s, char c);
+
 }  // namespace dtriage::base

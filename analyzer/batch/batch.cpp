@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/text.hpp"
 #include "report/html.hpp"
 
 namespace dtriage::batch {
@@ -195,18 +196,7 @@ std::vector<std::pair<std::string, std::uint64_t>> categories_by_count(const Sum
   return v;
 }
 
-std::string md(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '[' || c == ']' || c == '<' || c == '>' || c == '\\') o += '\\';
-    if (c == '\n' || c == '\r') {
-      o += ' ';
-      continue;
-    }
-    o.push_back(c);
-  }
-  return o;
-}
+std::string md(const std::string& s) { return base::markdown_inline(s); }
 
 }  // namespace
 
@@ -303,6 +293,13 @@ std::string render_summary_html(const Summary& s) {
          esc(g.example_summary) + "</small></td></tr>\n";
   o += "</table>\n</main></body></html>\n";
   return o;
+}
+
+std::string render_summary(const Summary& s, std::string_view format) {
+  if (format == "json") return render_summary_json(s);
+  if (format == "markdown") return render_summary_markdown(s);
+  if (format == "html") return render_summary_html(s);
+  return render_summary_text(s);
 }
 
 }  // namespace dtriage::batch

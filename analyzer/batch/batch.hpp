@@ -69,5 +69,7 @@ std::string render_summary_text(const Summary& s);
 std::string render_summary_json(const Summary& s);
 std::string render_summary_markdown(const Summary& s);
 std::string render_summary_html(const Summary& s);
+// The one for `format`: text, json, markdown or html.
+std::string render_summary(const Summary& s, std::string_view format);
 
 }  // namespace dtriage::batch

@@ -26,31 +26,8 @@ std::string failed_names(const Report& r, Status which) {
   return out;
 }
 
-// Inline Markdown: every character Markdown or HTML could read as markup is backslash-escaped.
-std::string md_cell(const std::string& s) {
-  std::string o;
-  for (char c : base::visible(s)) {
-    if (c == '\n') {
-      o += "<br>";
-      continue;
-    }
-    if (std::string_view("\\`*_[]<>|#!~&").find(c) != std::string_view::npos) o.push_back('\\');
-    o.push_back(c);
-  }
-  return o;
-}
-
-// A code span no backtick inside can close.
-std::string md_code(const std::string& s) {
-  const std::string v = base::visible(s);
-  std::size_t best = 0, run = 0;
-  for (char c : v) {
-    run = c == '`' ? run + 1 : 0;
-    best = std::max(best, run);
-  }
-  const std::string ticks(best + 1, '`');
-  return ticks + (best > 0 ? " " + v + " " : v) + ticks;
-}
+std::string md_cell(const std::string& s) { return base::markdown_inline(s); }
+std::string md_code(const std::string& s) { return base::markdown_code(s); }
 
 }  // namespace
 

@@ -35,6 +35,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "formats/pipeline.hpp"
+#include "ingest/decompress.hpp"
 #include "ingest/ingest.hpp"
 #include "lines/line_reader.hpp"
 
@@ -499,18 +500,6 @@ std::uint64_t disk_bytes(const std::string& path) {
   return total;
 }
 
-std::string human_bytes(double b) {
-  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, unit[u]);
-  return buf;
-}
-
 // One line on stderr, redrawn: jobs done / total, bytes, rate, ETA.
 class Progress {
  public:
@@ -529,8 +518,8 @@ class Progress {
       std::snprintf(b, sizeof b, "%lld:%02lld", left / 60, left % 60);
       eta = b;
     }
-    std::fprintf(stderr, "\r\033[Kscan: %zu/%zu jobs  %s of %s  %s/s  ETA %s", done, jobs_, human_bytes(static_cast<double>(bytes_done)).c_str(),
-                 human_bytes(static_cast<double>(bytes_)).c_str(), human_bytes(rate).c_str(), eta.c_str());
+    std::fprintf(stderr, "\r\033[Kscan: %zu/%zu jobs  %s of %s  %s/s  ETA %s", done, jobs_, ingest::format_bytes(bytes_done).c_str(),
+                 ingest::format_bytes(bytes_).c_str(), ingest::format_bytes(static_cast<std::uint64_t>(rate)).c_str(), eta.c_str());
     std::fflush(stderr);
   }
   void finish() {
@@ -547,10 +536,10 @@ class Progress {
 std::string write_summary(const std::string& path, const std::vector<batch::ResultLine>& results) {
   const batch::Summary sum = batch::summarize(results);
   auto ends = [&](const char* ext) { return path.size() >= std::strlen(ext) && path.compare(path.size() - std::strlen(ext), std::string::npos, ext) == 0; };
-  std::string text = ends(".html") || ends(".htm") ? batch::render_summary_html(sum)
-                     : ends(".md")                  ? batch::render_summary_markdown(sum)
-                     : ends(".json")                ? batch::render_summary_json(sum)
-                                                    : batch::render_summary_text(sum);
+  const std::string text = batch::render_summary(sum, ends(".html") || ends(".htm") ? "html"
+                                                     : ends(".md")                  ? "markdown"
+                                                     : ends(".json")                ? "json"
+                                                                                    : "text");
   Output out;
   if (auto err = out.open(path); !err.empty()) return err;
   out.buffer() += text;
@@ -744,41 +733,11 @@ int cmd_scan(Config& config, const ScanOptions& opt) {
 
 // ---- summary and merge ----------------------------------------------------------------------
 
-int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output) {
+// The result lines of scan outputs, in file order. A missing file, a line that is no result and a
+// half-written last line are said on stderr and left out; `code` becomes 1 for a missing file, and
+// for the others too when `damage_is_error` (merge: its output would lack them).
+std::vector<batch::ResultLine> read_result_files(const std::vector<std::string>& files, int& code, bool damage_is_error) {
   std::vector<batch::ResultLine> all;
-  int code = 0;
-  for (const std::string& f : files) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(f, ec)) {
-      std::fprintf(stderr, "dtriage: %s: no such file\n", f.c_str());
-      code = 1;
-      continue;
-    }
-    auto r = batch::read_results(f);
-    for (const auto& p : r.problems) std::fprintf(stderr, "dtriage: %s\n", p.c_str());
-    if (r.partial_tail) std::fprintf(stderr, "dtriage: %s: the last line is half-written (left out)\n", f.c_str());
-    for (auto& l : r.lines) all.push_back(std::move(l));
-  }
-  if (all.empty() && code != 0) return 2;
-  const batch::Summary sum = batch::summarize(all);
-  Output out;
-  if (auto err = out.open(output); !err.empty()) {
-    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
-    return 2;
-  }
-  out.buffer() += format == "json" ? batch::render_summary_json(sum)
-                  : format == "markdown" ? batch::render_summary_markdown(sum)
-                  : format == "html"     ? batch::render_summary_html(sum)
-                                         : batch::render_summary_text(sum);
-  if (!finish_output(out)) return 2;
-  return code;
-}
-
-// Joins shard outputs: one line per job (the first seen; a job in two shards is reported), in
-// name order, half-written lines left out.
-int cmd_merge(const std::vector<std::string>& files, const std::string& output) {
-  std::map<std::string, batch::ResultLine> by_job;
-  int code = 0;
   for (const std::string& f : files) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(f, ec)) {
@@ -789,19 +748,44 @@ int cmd_merge(const std::vector<std::string>& files, const std::string& output) 
     auto r = batch::read_results(f);
     for (const auto& p : r.problems) {
       std::fprintf(stderr, "dtriage: %s (left out)\n", p.c_str());
-      code = 1;
+      if (damage_is_error) code = 1;
     }
     if (r.partial_tail) {
-      std::fprintf(stderr, "dtriage: %s: the last line is half-written (left out; --resume that shard)\n", f.c_str());
-      code = 1;
+      std::fprintf(stderr, "dtriage: %s: the last line is half-written (left out; --resume that scan)\n", f.c_str());
+      if (damage_is_error) code = 1;
     }
-    for (auto& l : r.lines) {
-      auto [it, fresh] = by_job.emplace(l.job, l);
-      if (!fresh && it->second.raw != l.raw)
-        std::fprintf(stderr, "dtriage: %s:%llu: job %s already came from %s:%llu (kept that one)\n", l.path.c_str(),
-                     static_cast<unsigned long long>(l.line), l.job.c_str(), it->second.path.c_str(),
-                     static_cast<unsigned long long>(it->second.line));
-    }
+    for (auto& l : r.lines) all.push_back(std::move(l));
+  }
+  return all;
+}
+
+int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output) {
+  int code = 0;
+  std::vector<batch::ResultLine> all;
+  for (auto& l : read_result_files(files, code, false)) all.push_back(std::move(l));
+  if (all.empty() && code != 0) return 2;
+  const batch::Summary sum = batch::summarize(all);
+  Output out;
+  if (auto err = out.open(output); !err.empty()) {
+    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
+    return 2;
+  }
+  out.buffer() += batch::render_summary(sum, format);
+  if (!finish_output(out)) return 2;
+  return code;
+}
+
+// Joins shard outputs: one line per job (the first seen; a job in two shards is reported), in
+// name order, half-written lines left out.
+int cmd_merge(const std::vector<std::string>& files, const std::string& output) {
+  std::map<std::string, batch::ResultLine> by_job;
+  int code = 0;
+  for (auto& l : read_result_files(files, code, true)) {
+    auto [it, fresh] = by_job.emplace(l.job, l);
+    if (!fresh && it->second.raw != l.raw)
+      std::fprintf(stderr, "dtriage: %s:%llu: job %s already came from %s:%llu (kept that one)\n", l.path.c_str(),
+                   static_cast<unsigned long long>(l.line), l.job.c_str(), it->second.path.c_str(),
+                   static_cast<unsigned long long>(it->second.line));
   }
   Output out;
   if (auto err = out.open(output); !err.empty()) {

@@ -411,10 +411,7 @@ struct SourceParser::Impl {
       batch_decoded.clear();
       batch_lines = lines;
       for (lines::Line& l : batch_lines)
-        if (!base::is_utf8(l.text)) batch_decoded.push_back(base::legacy_to_utf8(l.text));
-      std::size_t k = 0;
-      for (lines::Line& l : batch_lines)
-        if (!base::is_utf8(l.text)) l.text = batch_decoded[k++];
+        if (!base::is_utf8(l.text)) l.text = batch_decoded.emplace_back(base::legacy_to_utf8(l.text));  // a deque: stays put
       batch = &batch_lines;
     }
     batch_texts.clear();

@@ -8,42 +8,11 @@
 namespace dtriage::report {
 namespace {
 
-// Inline text: every character Markdown or HTML could read as markup is escaped (CommonMark
-// backslash escapes), so a log line cannot close a <details>, add an element or a link.
-std::string md_cell(const std::string& s) {
-  std::string o;
-  for (char c : base::visible(s)) {
-    switch (c) {
-      case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '>': case '|': case '#': case '!':
-      case '~': case '&':
-        o.push_back('\\');
-        o.push_back(c);
-        break;
-      default: o.push_back(c);
-    }
-  }
-  return o;
-}
-
-// The longest run of `c` in `s`.
-std::size_t longest_run(const std::string& s, char c) {
-  std::size_t best = 0, run = 0;
-  for (char x : s) {
-    run = x == c ? run + 1 : 0;
-    best = std::max(best, run);
-  }
-  return best;
-}
-
-// A code span that no backtick in `s` can close.
-std::string md_code(const std::string& s) {
-  const std::string v = base::visible(s);
-  const std::string ticks(longest_run(v, '`') + 1, '`');
-  return ticks + (v.find('`') != std::string::npos ? " " + v + " " : v) + ticks;
-}
+std::string md_cell(const std::string& s) { return base::markdown_inline(s); }
+std::string md_code(const std::string& s) { return base::markdown_code(s); }
 
 // A fence longer than any backtick run in the body (which holds no newline but its own).
-std::string fence_for(const std::string& body) { return std::string(std::max<std::size_t>(3, longest_run(body, '`') + 1), '`'); }
+std::string fence_for(const std::string& body) { return std::string(std::max<std::size_t>(3, base::longest_run(body, '`') + 1), '`'); }
 
 }  // namespace
 
