@@ -8,7 +8,7 @@ PACKAGES=(
   # toolchain
   build-essential cmake pkg-config git ca-certificates
   # libraries
-  libre2-dev libsimdjson-dev libarchive-dev
+  libre2-dev libsimdjson-dev libarchive-dev libvectorscan-dev
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   zlib1g-dev libbz2-dev liblzma-dev libzstd-dev
   # tests and benchmarks (ripgrep: bench/compare.sh runs the rule pack's patterns through rg)

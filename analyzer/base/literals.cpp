@@ -1,7 +1,12 @@
 #include "base/literals.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <deque>
+
+#ifdef DTRIAGE_HAVE_VECTORSCAN
+#include <hs.h>
+#endif
 
 namespace dtriage::base {
 namespace {
@@ -18,7 +23,74 @@ constexpr FoldTable kFold;
 
 }  // namespace
 
-LiteralMatcher::LiteralMatcher(const std::vector<std::string>& literals, const std::vector<int>& groups) {
+#ifdef DTRIAGE_HAVE_VECTORSCAN
+// One block-mode database of every non-empty literal, caseless (ASCII, as the automaton folds),
+// each with its index as id. Scratch space is per thread (matchers are shared by worker threads)
+// and grown to fit whichever database the thread searches (hs_alloc_scratch keeps a big enough one).
+struct LiteralMatcher::Accel {
+  hs_database_t* db = nullptr;
+  ~Accel() { hs_free_database(db); }
+
+  static std::shared_ptr<const Accel> compile(const std::vector<std::string>& literals) {
+    if (hs_valid_platform() != HS_SUCCESS) return nullptr;
+    std::vector<const char*> exprs;
+    std::vector<std::size_t> lens;
+    std::vector<unsigned> flags, ids;
+    for (std::size_t i = 0; i < literals.size(); ++i) {
+      if (literals[i].empty()) continue;
+      exprs.push_back(literals[i].data());
+      lens.push_back(literals[i].size());
+      flags.push_back(HS_FLAG_CASELESS);
+      ids.push_back(static_cast<unsigned>(i));
+    }
+    if (exprs.empty()) return nullptr;
+    auto accel = std::make_shared<Accel>();
+    hs_compile_error_t* error = nullptr;
+    if (hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lens.data(), static_cast<unsigned>(exprs.size()),
+                             HS_MODE_BLOCK, nullptr, &accel->db, &error) != HS_SUCCESS) {
+      hs_free_compile_error(error);
+      return nullptr;  // the automaton gives the same hits
+    }
+    return accel;
+  }
+
+  struct Scratch {
+    hs_scratch_t* s = nullptr;
+    ~Scratch() { hs_free_scratch(s); }
+  };
+
+  // False when Vectorscan could not search (no scratch space, a text over 4 GiB): the caller
+  // falls back to the automaton, with nothing appended.
+  bool search(std::string_view text, std::vector<LiteralMatcher::Hit>& hits) const {
+    thread_local Scratch scratch;
+    if (text.size() > UINT_MAX || hs_alloc_scratch(db, &scratch.s) != HS_SUCCESS) return false;
+    const std::size_t first = hits.size();
+    auto on_match = [](unsigned id, unsigned long long, unsigned long long to, unsigned, void* ctx) -> int {
+      static_cast<std::vector<LiteralMatcher::Hit>*>(ctx)->push_back(
+          LiteralMatcher::Hit{static_cast<std::size_t>(to - 1), static_cast<int>(id)});
+      return 0;
+    };
+    if (hs_scan(db, text.data(), static_cast<unsigned>(text.size()), 0, scratch.s, on_match, &hits) != HS_SUCCESS) {
+      hits.resize(first);
+      return false;
+    }
+    // Increasing offset, and one order at each offset, whatever order the engines reported in.
+    std::sort(hits.begin() + static_cast<std::ptrdiff_t>(first), hits.end(),
+              [](const LiteralMatcher::Hit& a, const LiteralMatcher::Hit& b) {
+                return a.end != b.end ? a.end < b.end : a.id < b.id;
+              });
+    return true;
+  }
+};
+#else
+struct LiteralMatcher::Accel {
+  static std::shared_ptr<const Accel> compile(const std::vector<std::string>&) { return nullptr; }
+  bool search(std::string_view, std::vector<LiteralMatcher::Hit>&) const { return false; }
+};
+#endif
+
+LiteralMatcher::LiteralMatcher(const std::vector<std::string>& literals, const std::vector<int>& groups, Engine engine) {
+  if (engine == Engine::Best) accel_ = Accel::compile(literals);
   tails_.resize(literals.size());
   group_.resize(literals.size());
   for (std::size_t i = 0; i < literals.size(); ++i) group_[i] = static_cast<Groups>(1u << (groups[i] & 7));
@@ -115,6 +187,11 @@ void LiteralMatcher::hits_at(std::size_t row, const unsigned char* p, std::size_
 }
 
 void LiteralMatcher::search_lines(std::string_view text, std::vector<Hit>& hits) const {
+  if (accel_ != nullptr && accel_->search(text, hits)) return;
+  search_lines_automaton(text, hits);
+}
+
+void LiteralMatcher::search_lines_automaton(std::string_view text, std::vector<Hit>& hits) const {
   if (next_.empty()) return;
   constexpr std::uint32_t kRow = kHasOut - 1;
   const std::uint32_t* next = next_.data();
@@ -182,7 +259,7 @@ void LiteralMatcher::search_lines(std::string_view text, std::vector<Hit>& hits)
   }
   // Lanes are in text order; within a lane, a state's outputs may end at different offsets.
   for (auto& h : lane_hits) {
-    std::stable_sort(h.begin(), h.end(), [](const Hit& a, const Hit& b) { return a.end < b.end; });
+    std::sort(h.begin(), h.end(), [](const Hit& a, const Hit& b) { return a.end != b.end ? a.end < b.end : a.id < b.id; });
     hits.insert(hits.end(), h.begin(), h.end());
   }
 }

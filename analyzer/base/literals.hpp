@@ -1,4 +1,7 @@
-// Many literals searched in one pass over a line. An Aho-Corasick automaton over the first kPrefix
+// Many literals searched in one pass over a line. Where Vectorscan (the portable Hyperscan, Debian's
+// libvectorscan-dev) runs on this CPU, a batch of lines is searched by its literal engines (FDR /
+// Teddy: SIMD filters that skip most bytes, several GB/s on log text); the automaton below is the
+// fallback, and always answers `search`. An Aho-Corasick automaton over the first kPrefix
 // (ASCII-folded) bytes of each literal, with the transitions of every state filled in, stays small
 // enough for the second-level cache (about a thousand states, one 32-bit load per byte); where such
 // a prefix ends, the rest of each literal that starts with it is compared in place. Eight bytes
@@ -9,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,9 +24,15 @@ class LiteralMatcher {
   using Groups = std::uint8_t;  // bit i: a literal of group i occurs
 
   LiteralMatcher() = default;
+  // Which engine search_lines uses: Best is Vectorscan where it was built in and this CPU runs it
+  // (hs_valid_platform), else the automaton; Automaton forces the fallback (tests compare the two).
+  enum class Engine { Best, Automaton };
   // `literals[i]` belongs to group `groups[i]` (0..7). Empty literals are ignored. Matching is
   // ASCII case-insensitive: a superset of any case-sensitive search for the same literals.
-  LiteralMatcher(const std::vector<std::string>& literals, const std::vector<int>& groups);
+  LiteralMatcher(const std::vector<std::string>& literals, const std::vector<int>& groups,
+                 Engine engine = Engine::Best);
+  // True when search_lines runs on Vectorscan.
+  bool accelerated() const { return accel_ != nullptr; }
 
   // The groups with a literal in `text`; stops early once every group in `want` was seen. With
   // `ids`, also appends the index of every literal found (once per place it ends; duplicates
@@ -32,7 +42,8 @@ class LiteralMatcher {
   // Every literal in `text`, searched as one text in four lanes split at line ends (no literal
   // holds a '\n'; a byte no literal holds sends the automaton back to its root, so lines do not
   // run into each other): the lanes' chains of loads interleave, and no work is spent per line.
-  // Appends (offset of the literal's last byte, literal index) in increasing offset.
+  // Appends (offset of the literal's last byte, literal index) in increasing offset. Both engines
+  // give the same hits in the same order.
   struct Hit {
     std::size_t end;
     int id;
@@ -59,6 +70,9 @@ class LiteralMatcher {
   std::uint64_t inverse_ = 0;            // row / classes_ as (row * inverse_) >> 32: rows are multiples
   std::vector<std::string> tails_;       // per literal: its folded bytes after the prefix
   std::vector<Groups> group_;            // per literal: its group bit
+  struct Accel;                          // the compiled Vectorscan database (literals.cpp)
+  std::shared_ptr<const Accel> accel_;   // null: the automaton searches lines too
+  void search_lines_automaton(std::string_view text, std::vector<Hit>& hits) const;
 
   // True when the rest of literal `id` after its prefix is at text[at] (folded).
   bool tail_at(int id, const unsigned char* text, std::size_t n, std::size_t at) const;

@@ -371,9 +371,7 @@ std::optional<LoadedRules> load_engine(const Config& config) {
   }
   lr.engine = eng.value();
   const rules::Engine::Literals& lits = lr.engine->literals();
-  const rules::Engine* engine = lr.engine.get();
-  lr.gate = std::make_unique<formats::Gate>(formats::RuleLiterals{
-      lits.atoms, lits.open_kinds, [engine](const std::vector<int>& found) { return engine->may_match(found); }});
+  lr.gate = std::make_unique<formats::Gate>(formats::RuleLiterals{lits.atoms, lits.open_kinds});
   return lr;
 }
 

@@ -7,28 +7,47 @@
 namespace dtriage::formats {
 namespace {
 
-constexpr int kFact = 0, kRule = 1;
+constexpr int kFact = 0, kRule = 1;  // as listed by `dtriage rules literals`
 
 // Lines that open a block, or change how the next lines are read.
 constexpr std::string_view kBlockOpeners[] = {"Traceback (most recent call last)", "Root Cause", "Failures:", "npu-smi",
                                               "Starting elastic_operator with launch configs", "Ascend Error Message"};
 
+// The literals a line must be searched for: since any of them sends a line to the parsers, one
+// that holds another (ASCII case folded) adds nothing ("error code is 507015" holds "error"), nor
+// does a repeat. Fewer literals make both search engines faster.
+std::vector<std::string> least_literals(const std::vector<std::string>& lits) {
+  std::vector<std::string> folded;
+  for (const std::string& l : lits) {
+    if (l.empty()) continue;
+    std::string f = l;
+    for (char& c : f) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+    folded.push_back(std::move(f));
+  }
+  std::sort(folded.begin(), folded.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  std::vector<std::string> kept;
+  for (const std::string& f : folded)
+    if (std::none_of(kept.begin(), kept.end(), [&](const std::string& k) { return f.find(k) != std::string::npos; }))
+      kept.push_back(f);
+  return kept;
+}
+
 }  // namespace
 
 Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   std::vector<std::string> lits;
-  std::vector<int> groups;
   auto add = [&](std::string_view s, int g) {
     lits.emplace_back(s);
-    groups.push_back(g);
     listed_.emplace_back(g == kFact ? "fact" : "rule", std::string(s));
   };
   for (std::string_view t : message_triggers()) add(t, kFact);
   for (std::string_view d : device_markers()) add(d, kFact);
   for (std::string_view b : kBlockOpeners) add(b, kFact);
-  rule_base_ = static_cast<int>(lits.size());
   for (const std::string& a : rules_.atoms) add(a, kRule);
-  matcher_ = base::LiteralMatcher(lits, groups);
+  const std::vector<std::string> searched = least_literals(lits);
+  matcher_ = base::LiteralMatcher(searched, std::vector<int>(searched.size(), 0));
   open_nccl_ = open_listed("nccl");
   open_plog_ = open_listed("plog");
   open_line_ = open_listed("line");
@@ -39,20 +58,6 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
       listed_.emplace_back("marker", std::string(m));
     }
   markers_ = base::LiteralMatcher(marks, std::vector<int>(marks.size(), 0));
-}
-
-Gate::Look Gate::decide(base::LiteralMatcher::Groups g, const std::vector<int>& ids, std::vector<int>& atoms) const {
-  if (g & (1u << kFact)) return Look::Parse;
-  if (g & (1u << kRule)) {
-    // Rule atoms, as indices into rules_.atoms, each once.
-    atoms.clear();
-    for (int id : ids)
-      if (id >= rule_base_) atoms.push_back(id - rule_base_);
-    std::sort(atoms.begin(), atoms.end());
-    atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
-    if (!rules_.may_match || rules_.may_match(atoms)) return Look::Parse;
-  }
-  return Look::Quiet;
 }
 
 namespace {
@@ -72,9 +77,7 @@ bool contiguous(const std::vector<std::string_view>& lines) {
 }  // namespace
 
 void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const {
-  scratch.groups.assign(lines.size(), 0);
-  if (scratch.ids.size() < lines.size()) scratch.ids.resize(lines.size());
-  for (std::size_t k = 0; k < lines.size(); ++k) scratch.ids[k].clear();
+  looks.assign(lines.size(), Look::Quiet);
   if (!lines.empty() && contiguous(lines)) {
     const char* start = lines.front().data();
     const std::string_view region(start, static_cast<std::size_t>(lines.back().data() + lines.back().size() - start));
@@ -85,14 +88,12 @@ void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Loo
       while (k < lines.size() && static_cast<std::size_t>(lines[k].data() - start) + lines[k].size() <= h.end) ++k;
       if (k == lines.size()) break;
       if (h.end < static_cast<std::size_t>(lines[k].data() - start)) continue;  // between lines
-      scratch.groups[k] |= matcher_.group_of(h.id);
-      scratch.ids[k].push_back(h.id);
+      looks[k] = Look::Parse;  // a fact literal or a rule atom
     }
   } else {  // after a cut line: one at a time
-    for (std::size_t k = 0; k < lines.size(); ++k) scratch.groups[k] = matcher_.search(lines[k], 0xff, &scratch.ids[k]);
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      if (matcher_.search(lines[k], 1) != 0) looks[k] = Look::Parse;
   }
-  looks.resize(lines.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) looks[i] = decide(scratch.groups[i], scratch.ids[i], scratch.atoms);
 }
 
 std::vector<std::pair<std::string, std::string>> Gate::literals() const { return listed_; }

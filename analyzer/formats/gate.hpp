@@ -3,10 +3,12 @@
 // INFO per collective, plog INFO per task, step prints); parsing each of them costs ten times
 // reading it.
 //
-// One pass of a literal automaton over the raw line looks for two kinds of literal:
+// One pass over the raw line (Vectorscan, or the fallback automaton: base/literals.hpp) looks for
+// two kinds of literal, any of which sends the line to the parsers:
 // - facts: the trigger literals of every message-fact row, the device words, block openers;
-// - rule atoms: RE2's literal extraction of every event rule's regex; when some occur, the rules'
-//   prefilter tree (AND / OR of atoms) says whether any rule may match.
+// - rule atoms: for every event rule's regex, a few literals of which each match holds one
+//   (rules::Engine::literals).
+// Literals that hold another one are not searched (least_literals in gate.cpp).
 // A line that starts with a lower-case letter (after its prefixes) is also searched for family
 // markers (Family::markers): without one, no family recognises it.
 // The pipeline then skips only lines of three shapes it checks by hand (gate use in pipeline.cpp):
@@ -15,7 +17,6 @@
 // without it.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,11 +25,10 @@
 
 namespace dtriage::formats {
 
-// What the rule pack needs (rules::Engine::literals and may_match).
+// What the rule pack needs (rules::Engine::literals).
 struct RuleLiterals {
   std::vector<std::string> atoms;
   std::vector<std::string> open_kinds;  // kinds some rule matches without any literal ("*": all)
-  std::function<bool(const std::vector<int>&)> may_match;
 };
 
 class Gate {
@@ -36,15 +36,12 @@ class Gate {
   explicit Gate(RuleLiterals rules);
 
   enum class Look {
-    Parse,  // a fact literal occurs, or a rule may match: the line goes to the parsers
+    Parse,  // a fact literal or a rule atom occurs: the line goes to the parsers
     Quiet,  // neither: an informational line of a known family, or a plain print, may be skipped
   };
   // The look at each of `lines`: looks[i] for lines[i]. Lines that lie one after the other in
   // memory (a line reader's batch) are searched as one text (LiteralMatcher::search_lines).
   struct Scratch {
-    std::vector<base::LiteralMatcher::Groups> groups;
-    std::vector<std::vector<int>> ids;
-    std::vector<int> atoms;
     std::vector<base::LiteralMatcher::Hit> hits;
   };
   void look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const;
@@ -61,13 +58,11 @@ class Gate {
   std::vector<std::pair<std::string, std::string>> literals() const;
 
  private:
-  Look decide(base::LiteralMatcher::Groups g, const std::vector<int>& ids, std::vector<int>& atoms) const;
   bool open_listed(std::string_view kind) const;
   bool open_nccl_ = false, open_plog_ = false, open_line_ = false;  // asked per line (with "*")
 
   base::LiteralMatcher matcher_;  // facts and rule atoms, over the whole line
   base::LiteralMatcher markers_;  // family markers, over a line's rest
-  int rule_base_ = 0;  // literal ids from here on are rule atoms
   std::vector<std::pair<std::string, std::string>> listed_;
   RuleLiterals rules_;
 };

@@ -21,29 +21,71 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<re2::RE2>> regexes;   // per rule (null when none)
   std::vector<int> regexless;                       // event rules matched by code/fields only
   std::vector<std::unique_ptr<re2::RE2>> unless;    // per rule: events whose text matches are not matched
-  re2::FilteredRE2 prefilter{3};                    // the rules with literals (Engine::literals)
 };
 
 Engine::~Engine() = default;
 
 namespace {
 
-// The literals each event rule needs (see Engine::literals): RE2's own literal extraction, first
-// one rule at a time (a rule without any literal leaves its kinds open), then the rules with
-// literals together, whose prefilter tree `may_match` evaluates.
-Engine::Literals required_literals(const std::vector<Rule>& rules, re2::FilteredRE2& filter) {
+// How much an atom is worth keeping in a rule's cover: longer, and more letters, is rarer in log
+// text (" in ", "137", "): 95" sit in every other line of INFO traffic).
+int atom_worth(const std::string& a) {
+  int w = 0;
+  for (char c : a) w += (c >= 'a' && c <= 'z') ? 2 : 1;
+  return w;
+}
+
+// A few of `atoms` of which every match of the rule's regex holds at least one. RE2's prefilter
+// for the regex (AND / OR of atoms, asked through `alone.AllPotentials`) is true for a set of atoms
+// present when the regex may match; starting from all atoms, the least worth are dropped one at a
+// time while the regex still cannot match without the rest. The cover is an OR: any of its atoms
+// in a line sends the line to the parsers, a superset of the tree's answer. Empty when the regex
+// may match with no atom at all.
+std::vector<std::string> necessary_atoms(re2::FilteredRE2& alone, const std::vector<std::string>& atoms) {
+  auto may_match_with = [&](const std::vector<int>& present) {
+    std::vector<int> potential;
+    alone.AllPotentials(present, &potential);
+    return !potential.empty();
+  };
+  if (may_match_with({})) return {};
+  std::vector<int> order(atoms.size());
+  for (std::size_t i = 0; i < atoms.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return atom_worth(atoms[static_cast<std::size_t>(a)]) < atom_worth(atoms[static_cast<std::size_t>(b)]);
+  });
+  std::vector<bool> kept(atoms.size(), true);
+  for (int drop : order) {
+    kept[static_cast<std::size_t>(drop)] = false;
+    std::vector<int> outside;  // every atom not in the cover: present in some line
+    for (std::size_t i = 0; i < atoms.size(); ++i)
+      if (!kept[i]) outside.push_back(static_cast<int>(i));
+    if (may_match_with(outside)) kept[static_cast<std::size_t>(drop)] = true;  // still needed
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < atoms.size(); ++i)
+    if (kept[i]) out.push_back(atoms[i]);
+  return out;
+}
+
+// The literals each event rule needs (see Engine::literals): RE2's own literal extraction, one
+// rule at a time, cut to a cover each match holds one of (necessary_atoms); a rule without any
+// leaves its kinds open.
+Engine::Literals required_literals(const std::vector<Rule>& rules) {
   Engine::Literals out;
-  std::set<std::string> open;
+  std::set<std::string> open, atoms;
   re2::RE2::Options opt;
   opt.set_log_errors(false);
-  int added = 0;
   for (const Rule& r : rules) {
     if (r.scope != Scope::Event) continue;
     std::vector<std::string> mine;
     if (!r.regex.empty()) {
       re2::FilteredRE2 alone(3);
       int id = 0;
-      if (alone.Add(r.regex, opt, &id) == re2::RE2::NoError) alone.Compile(&mine);
+      if (alone.Add(r.regex, opt, &id) == re2::RE2::NoError) {
+        std::vector<std::string> all;
+        alone.Compile(&all);
+        if (!all.empty()) mine = necessary_atoms(alone, all);
+      }
     } else if (!r.codes.empty()) {
       continue;  // codes come from parsers, which see every line their literals mark
     }
@@ -52,10 +94,9 @@ Engine::Literals required_literals(const std::vector<Rule>& rules, re2::Filtered
       open.insert(r.kinds.begin(), r.kinds.end());
       continue;
     }
-    int id = 0;
-    if (filter.Add(r.regex, opt, &id) == re2::RE2::NoError) ++added;
+    atoms.insert(mine.begin(), mine.end());
   }
-  if (added > 0) filter.Compile(&out.atoms);
+  out.atoms.assign(atoms.begin(), atoms.end());
   out.open_kinds.assign(open.begin(), open.end());
   return out;
 }
@@ -111,7 +152,7 @@ base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules, s
     im.set_to_rule = keep;
     if (!im.set_to_rule.empty() && !im.set->Compile()) return base::err("the rule patterns do not compile together");
   }
-  eng->literals_ = required_literals(eng->rules_, im.prefilter);
+  eng->literals_ = required_literals(eng->rules_);
   return eng;
 }
 
@@ -305,13 +346,6 @@ std::vector<int> Engine::match(const model::Event& e) const {
       out.push_back(ri);
   std::sort(out.begin(), out.end());
   return out;
-}
-
-bool Engine::may_match(const std::vector<int>& atoms_found) const {
-  if (literals_.atoms.empty() || atoms_found.empty()) return false;
-  std::vector<int> potential;
-  impl_->prefilter.AllPotentials(atoms_found, &potential);
-  return !potential.empty();
 }
 
 bool Engine::excluded(int rule, const std::string& subject) const {

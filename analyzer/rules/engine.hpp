@@ -56,17 +56,15 @@ class Engine {
   // Indices of the event rules that match `e`.
   std::vector<int> match(const model::Event& e) const;
   Analysis analyze(const std::vector<model::Event>& events, const correlate::Facts& facts) const;
-  // What a line must hold for an event rule to match it: every rule's regex needs one of `atoms`
-  // (RE2's literal extraction, lower case) except the rules of `open_kinds` ("*": any kind), which
-  // can match lines of those kinds without any literal (the line gate never skips such lines).
+  // What a line must hold for an event rule to match it: a line that some rule's regex matches
+  // holds one of `atoms` (lower case: a few of RE2's literal extraction per rule, of which every
+  // match holds one), except for the rules of `open_kinds` ("*": any kind), which can match lines
+  // of those kinds without any literal (the line gate never skips such lines).
   struct Literals {
     std::vector<std::string> atoms;
     std::vector<std::string> open_kinds;
   };
   const Literals& literals() const { return literals_; }
-  // Given the indices (into literals().atoms) of the atoms a line holds, could an event rule with
-  // a regex match it? (RE2's prefilter tree: which atoms each regex needs, in AND / OR.)
-  bool may_match(const std::vector<int>& atoms_found) const;
   // What each event reports about its rank (rules with `reports:`): correlate::kReports* bits.
   std::vector<std::uint8_t> reports(const std::vector<model::Event>& events) const;
 

@@ -40,8 +40,9 @@ TEST(LiteralMatcher, StopsEarlyOnlyWhenAskedAndNoIdsAreWanted) {
 }
 
 // Against a plain search: many literals (more states than a 16-bit table could hold), random texts,
-// one text at a time and all of them as lines of one text.
-TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
+// one text at a time and all of them as lines of one text, with both engines of search_lines
+// (Vectorscan where it runs here, and the automaton): the same hits in the same order.
+void expect_plain_search_results(LiteralMatcher::Engine engine, std::vector<LiteralMatcher::Hit>& all_hits) {
   std::uint64_t seed = 42;
   auto rnd = [&](std::uint64_t n) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -57,7 +58,10 @@ TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
     lits.push_back(l);
     groups.push_back(static_cast<int>(rnd(3)));
   }
-  const LiteralMatcher m(lits, groups);
+  const LiteralMatcher m(lits, groups, engine);
+  if (engine == LiteralMatcher::Engine::Automaton) {
+    EXPECT_FALSE(m.accelerated());
+  }
   auto lower = [](std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -79,6 +83,7 @@ TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
   }
   std::vector<LiteralMatcher::Hit> hits;
   m.search_lines(joined, hits);
+  all_hits = hits;
   std::vector<std::set<int>> by_line(texts.size());
   for (std::size_t h = 0; h < hits.size(); ++h) {
     if (h > 0) {
@@ -99,6 +104,45 @@ TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
     EXPECT_EQ(m.search(texts[t], 0xff, &ids), want_groups) << texts[t];
     EXPECT_EQ(std::set<int>(ids.begin(), ids.end()), want) << texts[t];
     EXPECT_EQ(by_line[t], want) << texts[t];
+  }
+}
+
+TEST(LiteralMatcher, AgreesWithAPlainSearchOnRandomInput) {
+  std::vector<LiteralMatcher::Hit> best, automaton;
+  expect_plain_search_results(LiteralMatcher::Engine::Best, best);
+  expect_plain_search_results(LiteralMatcher::Engine::Automaton, automaton);
+  ASSERT_EQ(best.size(), automaton.size());
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    EXPECT_EQ(best[i].end, automaton[i].end) << i;
+    EXPECT_EQ(best[i].id, automaton[i].id) << i;
+  }
+}
+
+// Lines of real shapes (NCCL INFO, plog, prints), literals that overlap, repeat, hold NUL bytes and
+// differ in case: both engines give the same hits.
+TEST(LiteralMatcher, EnginesAgreeOnLogLines) {
+  const std::vector<std::string> lits = {"NCCL WARN", "nccl warn", "Init COMPLETE", "rank", "rank ", "nranks",
+                                         "Traceback (most recent call last)", "out of memory", std::string("a\0b", 3),
+                                         "ERROR", "error", "", "x", "busId", "[ERROR]", "EE8888", "EL0004"};
+  std::vector<int> groups;
+  for (std::size_t i = 0; i < lits.size(); ++i) groups.push_back(static_cast<int>(i % 3));
+  const LiteralMatcher best(lits, groups), automaton(lits, groups, LiteralMatcher::Engine::Automaton);
+  std::string text;
+  for (int i = 0; i < 400; ++i) {
+    text += "[default" + std::to_string(i % 8) + "]:gpu-a" + std::to_string(i % 16) + ":" + std::to_string(5000 + i) +
+            ":5011 [" + std::to_string(i % 8) + "] NCCL INFO comm 0x55d0 rank " + std::to_string(i) +
+            " nranks 128 cudaDev 3 busId 18000 - Init COMPLETE\n";
+    text += "[ERROR] ASCENDCL(" + std::to_string(i) + ",python3):2025-11-27-10:00:00.123.456 [x.cpp:1] EE8888 Out Of Memory\r\n";
+    text += std::string("step 12 loss 0.5 a\0b xX\n");
+  }
+  std::vector<LiteralMatcher::Hit> a, b;
+  best.search_lines(text, a);
+  automaton.search_lines(text, b);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_GT(a.size(), 4000u);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].end, b[i].end) << i;
+    ASSERT_EQ(a[i].id, b[i].id) << i;
   }
 }
 
