@@ -891,7 +891,8 @@ int run(int argc, char** argv) {
 namespace {
 
 int run_checked(int argc, char** argv) {
-  CLI::App app{"dtriage: post-mortem analyzer for failed distributed training jobs"};
+  // Named, so that usage lines say "dtriage" whatever path (or emulator) started it.
+  CLI::App app{"dtriage: post-mortem analyzer for failed distributed training jobs", "dtriage"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
 

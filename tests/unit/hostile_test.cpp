@@ -25,8 +25,8 @@ namespace {
 
 using nlohmann::json;
 
-#ifdef DTRIAGE_SANITIZED
-constexpr int kSlower = 4;   // time budgets and memory bounds under ASan / UBSan
+#if defined(DTRIAGE_SANITIZED) || defined(DTRIAGE_EMULATED)
+constexpr int kSlower = 4;   // time budgets and memory bounds under ASan / UBSan, or qemu-user
 #else
 constexpr int kSlower = 1;
 #endif
