@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/literals.hpp"
 #include "formats/pipeline.hpp"
 #include "lines/line_reader.hpp"
 #include "rules/engine.hpp"
@@ -123,11 +124,35 @@ const dtriage::formats::Gate& gate() {
     auto set = dtriage::rules::load_rules({dtriage::rules::default_rules_dir()});
     return dtriage::rules::Engine::compile(set.rules).value();
   }();
-  static const dtriage::formats::Gate g(dtriage::formats::RuleLiterals{
-      engine->literals().atoms, engine->literals().open_kinds,
-      [](const std::vector<int>& found) { return engine->may_match(found); }});
+  static const dtriage::formats::Gate g(dtriage::formats::RuleLiterals{engine->literals().atoms, engine->literals().open_kinds});
   return g;
 }
+
+// The literals the gate searches (facts and rule atoms, none holding another) searched by each engine of the matcher over a whole
+// input as one text of lines: Vectorscan (where it runs) against the fallback automaton.
+void BM_LiteralSearch(benchmark::State& state, const std::string& family, dtriage::base::LiteralMatcher::Engine engine) {
+  const std::string& data = input(family);
+  const std::vector<std::string>& lits = gate().searched();
+  const dtriage::base::LiteralMatcher m(lits, std::vector<int>(lits.size(), 0), engine);
+  if (engine == dtriage::base::LiteralMatcher::Engine::Best && !m.accelerated()) {
+    state.SkipWithError("Vectorscan is not built in or does not run on this CPU");
+    return;
+  }
+  std::vector<dtriage::base::LiteralMatcher::Hit> hits;
+  for (auto _ : state) {
+    hits.clear();
+    for (std::size_t at = 0; at < data.size(); at += 256 << 10) {  // the line reader's buffer size
+      std::size_t end = std::min(data.size(), at + (256 << 10));
+      m.search_lines(std::string_view(data).substr(at, end - at), hits);
+    }
+    benchmark::DoNotOptimize(hits.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * data.size()));
+}
+BENCHMARK_CAPTURE(BM_LiteralSearch, nccl_vectorscan, std::string("nccl"), dtriage::base::LiteralMatcher::Engine::Best)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LiteralSearch, nccl_automaton, std::string("nccl"), dtriage::base::LiteralMatcher::Engine::Automaton)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LiteralSearch, plog_vectorscan, std::string("plog"), dtriage::base::LiteralMatcher::Engine::Best)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LiteralSearch, plog_automaton, std::string("plog"), dtriage::base::LiteralMatcher::Engine::Automaton)->Unit(benchmark::kMillisecond);
 
 void BM_GateLook(benchmark::State& state, const std::string& family) {
   const std::string& data = input(family);

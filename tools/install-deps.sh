@@ -75,7 +75,8 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}" >&2
   update
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # --no-remove: fail rather than let an :arm64 package push out its amd64 twin
+  $SUDO apt-get install -y -q --no-install-recommends --no-remove "${missing[@]}"
 fi
 
 if [ "${1:-}" = arm64 ] && [ ! -e "$ARM64_ROOT/.unpacked" ]; then

@@ -46,8 +46,8 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   for (std::string_view d : device_markers()) add(d, kFact);
   for (std::string_view b : kBlockOpeners) add(b, kFact);
   for (const std::string& a : rules_.atoms) add(a, kRule);
-  const std::vector<std::string> searched = least_literals(lits);
-  matcher_ = base::LiteralMatcher(searched, std::vector<int>(searched.size(), 0));
+  searched_ = least_literals(lits);
+  matcher_ = base::LiteralMatcher(searched_, std::vector<int>(searched_.size(), 0));
   open_nccl_ = open_listed("nccl");
   open_plog_ = open_listed("plog");
   open_line_ = open_listed("line");

@@ -56,12 +56,15 @@ class Gate {
   bool marked(std::string_view rest) const { return markers_.search(rest, 1) != 0; }
   // Every literal with its group (fact, marker, rule), for `dtriage rules literals`.
   std::vector<std::pair<std::string, std::string>> literals() const;
+  // The literals the gate searches (folded; none holds another), for benchmarks.
+  const std::vector<std::string>& searched() const { return searched_; }
 
  private:
   bool open_listed(std::string_view kind) const;
   bool open_nccl_ = false, open_plog_ = false, open_line_ = false;  // asked per line (with "*")
 
-  base::LiteralMatcher matcher_;  // facts and rule atoms, over the whole line
+  std::vector<std::string> searched_;
+  base::LiteralMatcher matcher_;  // searched_, over the whole line
   base::LiteralMatcher markers_;  // family markers, over a line's rest
   std::vector<std::pair<std::string, std::string>> listed_;
   RuleLiterals rules_;
