@@ -137,7 +137,21 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
     M m;
     if (c >= '0' && c <= '9' && s.size() > 16 && s[4] == '-' && rx(re_collector_ts(), s, m)) {
       p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
-      s.remove_prefix(m[0].size());
+      std::size_t cut = m[0].size();
+      std::size_t stamp = cut;  // the timestamp and its separator, without the spaces after it
+      while (stamp > 0 && (s[stamp - 1] == ' ' || s[stamp - 1] == '\t')) --stamp;
+      const std::string_view after = trim(s.substr(cut));
+      if (s.substr(0, cut).find('|') != std::string_view::npos && !after.empty() && after.back() == '|' &&
+          after.front() != '|') {
+        // "TIME | message" drops the bar, but a table row printed under a collector's timestamp
+        // (npu-smi, nvidia-smi: "TIME | NPU  Name ... |") keeps its own first bar.
+        cut = s.substr(0, cut).find('|');
+      } else if (s[10] == 'T' && s[stamp - 1] != '|' && s[stamp - 1] != ':') {
+        // RFC 3339 stamps of kubectl / docker --timestamps are followed by exactly one space: the
+        // rest keeps its indentation (traceback frames, CANN continuation lines).
+        cut = stamp + 1;
+      }
+      s.remove_prefix(cut);
       continue;
     }
     if ((c == ' ' || (c >= '0' && c <= '9')) && rx(re_srun_label(), s, m)) {

@@ -291,6 +291,50 @@ TEST(ContainerJson, InnerTextIsParsed) {
   EXPECT_EQ(e.get_str("op_type"), "BROADCAST");
 }
 
+// A table printed into a pod's log under collector timestamps: kubectl / docker --timestamps
+// (RFC 3339, one space) and a " | " separated stamp both leave each row its own first bar.
+TEST(Smi, NpuSmiTableUnderCollectorTimestamps) {
+  for (const std::string stamp : {"2025-03-04T05:06:07.123456789Z ", "2024-11-02 08:09:10,123 | ", "2024-11-02T08:09:10+08:00 "}) {
+    std::string text;
+    for (const char* row : {"+------------------------------------------------------------------------------------------------+",
+                            "| npu-smi 24.1.rc2                 Version: 24.1.rc2                                             |",
+                            "+---------------------------+---------------+----------------------------------------------------+",
+                            "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
+                            "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |",
+                            "+===========================+===============+====================================================+",
+                            "| 3     310P3               | OK            | 71.2        41                0    / 0             |",
+                            "| 0                         | 0000:82:00.0  | 0           1811 / 21527  0    / 0             |",
+                            "+===========================+===============+====================================================+"})
+      text += stamp + row + "\n";
+    bool inventory = false, device = false;
+    for (const auto& e : parse(text)) {
+      if (e.code == "inventory") {
+        inventory = true;
+        EXPECT_EQ(e.get_int("device_count"), 1) << stamp;
+      }
+      if (e.code == "npu-device") {
+        device = true;
+        EXPECT_EQ(e.get_str("chip_name"), "310P3") << stamp;
+        EXPECT_EQ(e.device, 3) << stamp;
+      }
+    }
+    EXPECT_TRUE(inventory && device) << stamp;
+  }
+}
+
+// kubectl --timestamps puts one space after its stamp: a traceback's frames stay indented, so the
+// traceback stays one event with its frames and exception.
+TEST(Python, TracebackUnderKubectlTimestampsStaysOneEvent) {
+  const std::string ts = "2025-03-04T05:06:07.123456789Z ";
+  auto ev = parse(ts + "Traceback (most recent call last):\n" + ts + "  File \"/app/train.py\", line 88, in <module>\n" + ts +
+                  "    main()\n" + ts + "  File \"/app/train.py\", line 41, in main\n" + ts + "    loss = step(batch)\n" + ts +
+                  "ValueError: loss is nan at step 310\n");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].code, "ValueError");
+  EXPECT_EQ(ev[0].body.size(), 5u);
+  EXPECT_EQ(ev[0].time.substr(0, 19), "2025-03-04T05:06:07");
+}
+
 TEST(Smi, NpuSmiTableWithProcesses) {
   auto ev = parse(
       "+------------------------------------------------------------------------------------------------+\n"

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""The corpus's cases, as other collectors and other clusters would have handed them over.
+
+For every case of ../shared/corpus, each variant below rewrites its logs (in a scratch folder) the
+way real dumps differ from the pasted excerpts, then the verdict of the variant is compared with
+the verdict of the case as it is: same status, category and rank, and the same node (renamed where
+the variant renames hosts). A difference is a verdict that hangs on the wording of one dump.
+
+  tests/corpus/variants.py DTRIAGE [CORPUS_DIR] [--only VARIANT]
+
+Variants:
+  crlf         Windows line ends (logs copied through a Windows ticket tool)
+  kubectl      `kubectl logs --timestamps` prefixes on every line
+  gz           every file gzipped
+  tgz          the whole dump as one tar.gz
+  hosts        the verdict's host, where the logs name it, renamed in the logs and the file names
+               (other clusters name hosts otherwise)
+  numbers      pids, and the numbers of devices' bus ids, shifted (other runs of the same fault)
+Exit 0 when every variant of every case keeps its verdict, 1 otherwise (77: no corpus).
+"""
+import gzip
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cases(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        if "CASE.md" in filenames and "logs" in dirnames:
+            yield dirpath
+            dirnames[:] = []
+
+
+def analyze(binary, path):
+    out = subprocess.run([binary, "analyze", "-j", "1", "--format", "json", path], capture_output=True, text=True)
+    try:
+        return json.loads(out.stdout)["verdict"]
+    except (json.JSONDecodeError, KeyError):
+        return {"status": "error", "category": None, "rank": None, "node": None, "rule": out.stderr[-200:]}
+
+
+def files_of(logs):
+    for dirpath, _, filenames in os.walk(logs):
+        for f in sorted(filenames):
+            yield os.path.join(dirpath, f)
+
+
+def is_text(path):
+    with open(path, "rb") as h:
+        head = h.read(4096)
+    return b"\0" not in head and not head.startswith(b"\x1f\x8b")
+
+
+def copy_with(logs, dest, line_fn=None, name_fn=None):
+    """Copies logs to dest, each text line through line_fn, each relative path through name_fn."""
+    for src in files_of(logs):
+        rel = os.path.relpath(src, logs)
+        out = os.path.join(dest, name_fn(rel) if name_fn else rel)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        if line_fn is None or not is_text(src):
+            shutil.copyfile(src, out)
+            continue
+        with open(src, "rb") as h:
+            data = h.read()
+        ends = data.endswith(b"\n")
+        lines = (data[:-1] if ends else data).split(b"\n")
+        body = b"\n".join(line_fn(l) for l in lines) + (b"\n" if ends else b"")
+        with open(out, "wb") as h:
+            h.write(body)
+
+
+def v_crlf(logs, dest, verdict):
+    copy_with(logs, dest, lambda l: l.rstrip(b"\r") + b"\r")
+    return {}
+
+
+def v_kubectl(logs, dest, verdict):
+    copy_with(logs, dest, lambda l: b"2025-03-04T05:06:07.123456789Z " + l)
+    return {}
+
+
+def v_gz(logs, dest, verdict):
+    for src in files_of(logs):
+        rel = os.path.relpath(src, logs)
+        out = os.path.join(dest, rel + ".gz")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(src, "rb") as h, gzip.open(out, "wb") as g:
+            g.write(h.read())
+    return {}
+
+
+def v_tgz(logs, dest, verdict):
+    os.makedirs(dest, exist_ok=True)
+    with tarfile.open(os.path.join(dest, "dump.tar.gz"), "w:gz") as t:
+        t.add(logs, arcname="dump")
+    return {}
+
+
+def v_hosts(logs, dest, verdict):
+    node = verdict.get("node")
+    if not node or len(node) < 3:
+        return None  # nothing to rename
+    short = node.split(".")[0]
+    # Only a host the logs themselves name: folder names are read by a heuristic of their own
+    # (ingest/node_hint.cpp) that a renamed folder may rightly fall outside of.
+    if not any(is_text(f) and short.encode() in open(f, "rb").read() for f in files_of(logs)):
+        return None
+    new = "zq" + str(sum(map(ord, node)) % 97) + "-cn" + str(len(node))
+    pat = re.compile(re.escape(short).encode() + rb"(?![\w-])")
+    copy_with(logs, dest, lambda l: pat.sub(new.encode(), l),
+              lambda rel: re.sub(re.escape(short) + r"(?![\w-])", new, rel))
+    return {node: new, short: new}
+
+
+def v_numbers(logs, dest, verdict):
+    # host:pid:tid of NCCL lines and (pid, process) of plogs: another run, other pids
+    nccl = re.compile(rb"(?<=[\w.-]):(\d{3,7}):(\d{3,7}) \[")
+    plog = re.compile(rb"\((\d{3,7}),([\w.-]+)\):")
+
+    def shift(m):
+        return b":" + str(int(m.group(1)) + 1111).encode() + b":" + str(int(m.group(2)) + 1111).encode() + b" ["
+
+    def shift_plog(m):
+        return b"(" + str(int(m.group(1)) + 1111).encode() + b"," + m.group(2) + b"):"
+
+    copy_with(logs, dest, lambda l: plog.sub(shift_plog, nccl.sub(shift, l)),
+              lambda rel: re.sub(r"(plog|device)-(\d{3,7})_", lambda m: "%s-%d_" % (m.group(1), int(m.group(2)) + 1111), rel))
+    return {}
+
+
+VARIANTS = {"crlf": v_crlf, "kubectl": v_kubectl, "gz": v_gz, "tgz": v_tgz, "hosts": v_hosts, "numbers": v_numbers}
+
+
+def same(base, got, renamed):
+    want_node = renamed.get(base.get("node"), base.get("node")) if base.get("node") else None
+    diffs = []
+    for k in ("status", "category", "rank"):
+        if base.get(k) != got.get(k):
+            diffs.append("%s %s -> %s" % (k, base.get(k), got.get(k)))
+    if want_node != got.get("node") and not (want_node and got.get("node") and got["node"].startswith("dump/")):
+        # a folder-named node moves under the archive's top folder in the tgz variant
+        if not (want_node and got.get("node") and got["node"].endswith("/" + want_node)):
+            diffs.append("node %s -> %s" % (want_node, got.get("node")))
+    return diffs
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser(description="corpus cases as other dumps would hand them over")
+    ap.add_argument("binary")
+    ap.add_argument("corpus", nargs="?", default=os.path.join(HERE, "..", "shared", "corpus"))
+    ap.add_argument("--only", choices=sorted(VARIANTS))
+    a = ap.parse_args()
+    binary, corpus, only = a.binary, a.corpus, a.only
+    if not os.path.isdir(corpus):
+        print("variants: no corpus at %s: skipped" % corpus)
+        return 77
+    bad = total = 0
+    for case in sorted(cases(corpus)):
+        logs = os.path.join(case, "logs")
+        base = analyze(binary, logs)
+        for name, fn in VARIANTS.items():
+            if only and name != only:
+                continue
+            with tempfile.TemporaryDirectory() as tmp:
+                dest = os.path.join(tmp, "logs")
+                renamed = fn(logs, dest, base)
+                if renamed is None:
+                    continue
+                total += 1
+                got = analyze(binary, dest)
+                diffs = same(base, got, renamed)
+                if diffs:
+                    bad += 1
+                    print("%-50s %-8s %s" % (os.path.relpath(case, corpus), name, "; ".join(diffs)))
+    print("variants: %d of %d kept their verdict" % (total - bad, total))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
