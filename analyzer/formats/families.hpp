@@ -29,8 +29,12 @@ struct Prefix {
   std::string key;                         // the prefix text: lines with the same key form a stream
 };
 
-// Strips every recognised outer prefix; `storage` keeps unescaped container-JSON text alive.
+// Strips every recognised outer prefix; `storage` keeps unescaped container-JSON text (or the
+// line without its terminal escapes) alive.
 std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage);
+
+// `s` without terminal escape sequences (CSI colours and cursor moves, OSC titles, charset picks).
+std::string without_terminal_escapes(std::string_view s);
 
 bool parse_plog(std::string_view s, model::Event& e);
 // The fixed plog header "[LEVEL] MODULE(PID,PNAME):YYYY-MM-DD-HH:MM:SS.mmm.uuu ", split by hand:

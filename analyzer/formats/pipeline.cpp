@@ -407,7 +407,8 @@ struct SourceParser::Impl {
     // Lines in another encoding are decoded first (one pass over the batch finds whether any byte
     // is not ASCII at all), so that the gate and the parsers see the same UTF-8 text.
     const std::vector<lines::Line>* batch = &lines;
-    if (!lines.empty() && !ascii_only(lines)) {
+    const BatchBytes bytes = scan_bytes(lines);
+    if (!lines.empty() && !bytes.ascii) {
       batch_decoded.clear();
       batch_lines = lines;
       for (lines::Line& l : batch_lines)
@@ -417,28 +418,53 @@ struct SourceParser::Impl {
     batch_texts.clear();
     for (const lines::Line& l : *batch) batch_texts.push_back(l.text);
     options.gate->look_many(batch_texts, batch_looks, gate_scratch);
+    // A terminal escape can split a literal ("\x1b[31mERROR\x1b[0m"): such lines are parsed, and
+    // read without their escapes (strip_prefixes).
+    if (bytes.escape)
+      for (std::size_t i = 0; i < batch->size(); ++i)
+        if (std::memchr(batch_texts[i].data(), '\x1b', batch_texts[i].size()) != nullptr) batch_looks[i] = Gate::Look::Parse;
     for (std::size_t i = 0; i < batch->size(); ++i) feed_utf8((*batch)[i], &batch_looks[i]);
   }
   std::vector<lines::Line> batch_lines;
   std::deque<std::string> batch_decoded;  // stable addresses: lines point into them
-  // True when every byte of the batch is ASCII, checked over the one buffer the lines lie in
-  // (false, so that each line is checked alone, when they do not lie back to back).
-  static bool ascii_only(const std::vector<lines::Line>& lines) {
+  // Whether every byte of the batch is ASCII, and whether some byte is an ESC, in one pass over the
+  // one buffer the lines lie in, eight bytes at a time (each line alone when they do not lie back
+  // to back).
+  struct BatchBytes {
+    bool ascii = true;
+    bool escape = false;
+  };
+  static BatchBytes scan_bytes(const std::vector<lines::Line>& lines) {
+    BatchBytes out;
+    if (lines.empty()) return out;
     for (std::size_t k = 1; k < lines.size(); ++k) {
       const char* prev_end = lines[k - 1].text.data() + lines[k - 1].text.size();
       const char* next = lines[k].text.data();
-      if (next < prev_end || next > prev_end + 2) return false;
+      if (next < prev_end || next > prev_end + 2) {
+        out.ascii = false;  // each line is checked alone
+        for (const lines::Line& l : lines)
+          out.escape = out.escape || std::memchr(l.text.data(), '\x1b', l.text.size()) != nullptr;
+        return out;
+      }
     }
     const char* p = lines.front().text.data();
     const char* end = lines.back().text.data() + lines.back().text.size();
-    std::uint64_t acc = 0;
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull, kEsc = 0x1b * kOnes;
+    std::uint64_t acc = 0, esc = 0;
     for (; p + 8 <= end; p += 8) {
       std::uint64_t w;
       std::memcpy(&w, p, 8);
       acc |= w;
+      const std::uint64_t x = w ^ kEsc;  // a zero byte where an ESC was
+      esc |= (x - kOnes) & ~x & kHigh;
     }
-    for (; p < end; ++p) acc |= static_cast<unsigned char>(*p);
-    return (acc & 0x8080808080808080ull) == 0;
+    for (; p < end; ++p) {
+      acc |= static_cast<unsigned char>(*p);
+      esc |= *p == '\x1b';
+    }
+    out.ascii = (acc & kHigh) == 0;
+    out.escape = esc != 0;
+    return out;
   }
   model::Event ident;  // the binding of a line the gate may skip
   std::uint64_t skipped_info = 0, skipped_plain = 0;

@@ -1,5 +1,5 @@
 // Outer prefixes added by launchers and collectors ([rankN]:, [defaultN]:, Ray, MPI, vLLM, pdsh,
-// container JSON, collector timestamps): peeled before a line is parsed.
+// container JSON, collector timestamps, kubectl --prefix): peeled before a line is parsed.
 #include <simdjson.h>
 
 #include <cstring>
@@ -27,6 +27,31 @@ DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:
 DT_RE(re_pdsh_nccl, R"(^([\w.-]+): ([\w.-]+):\d+:\d+ \[\d+\] )")
 
 }  // namespace
+
+std::string without_terminal_escapes(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] != '\x1b') {
+      out += s[i++];
+      continue;
+    }
+    ++i;
+    if (i < s.size() && s[i] == '[') {  // CSI: parameters, intermediates, one final byte
+      ++i;
+      while (i < s.size() && s[i] >= 0x30 && s[i] <= 0x3f) ++i;
+      while (i < s.size() && s[i] >= 0x20 && s[i] <= 0x2f) ++i;
+      if (i < s.size() && s[i] >= 0x40 && s[i] <= 0x7e) ++i;
+    } else if (i < s.size() && s[i] == ']') {  // OSC (window titles, links): to BEL or ESC '\\'
+      while (i < s.size() && s[i] != '\a' && !(s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '\\')) ++i;
+      if (i < s.size()) i += s[i] == '\a' ? 1 : 2;
+    } else {  // ESC, intermediates (a charset choice: ESC ( B), one final byte
+      while (i < s.size() && s[i] >= 0x20 && s[i] <= 0x2f) ++i;
+      if (i < s.size()) ++i;
+    }
+  }
+  return out;
+}
 
 std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage) {
   std::string_view s = line;
@@ -59,6 +84,13 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
       p.key += "json:";
     }
   }
+  // Terminal escapes (colours, cursor moves) in output captured from a terminal or a TTY container:
+  // read without them. The line's text, as evidence, keeps them (shown as ^[ by the reports).
+  if (std::memchr(s.data(), '\x1b', s.size()) != nullptr) {
+    std::string clean = without_terminal_escapes(s);
+    storage = std::move(clean);
+    s = storage;
+  }
   // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
   while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
   if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
@@ -84,6 +116,17 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
           s.remove_prefix(end);
           continue;
         }
+      }
+      // kubectl logs --prefix (every pod of a job in one stream): "[pod/NAME/CONTAINER] ".
+      if (starts_with(s, "[pod/")) {
+        const std::size_t close = s.find("] ");
+        if (close != std::string_view::npos && close < 320 &&
+            s.substr(5, close - 5).find_first_of(" \t[") == std::string_view::npos) {
+          p.key.append(s.substr(0, close + 2));
+          s.remove_prefix(close + 2);
+          continue;
+        }
+        break;
       }
       // The other bracketed prefixes start with a digit: "[1,3]<stdout>:", "[12] ", "[2024-...".
       if (s.size() < 2 || s[1] < '0' || s[1] > '9') break;

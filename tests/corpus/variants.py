@@ -136,7 +136,52 @@ def v_numbers(logs, dest, verdict):
     return {}
 
 
-VARIANTS = {"crlf": v_crlf, "kubectl": v_kubectl, "gz": v_gz, "tgz": v_tgz, "hosts": v_hosts, "numbers": v_numbers}
+def v_docker_json(logs, dest, verdict):
+    # docker's json-file driver: one JSON object per line, the line in "log" with its newline
+    def wrap(l):
+        text = l.rstrip(b"\r").decode("utf-8", "replace")
+        return json.dumps({"log": text + "\n", "stream": "stderr", "time": "2025-03-04T05:06:07.123456789Z"},
+                          ensure_ascii=False).encode()
+    copy_with(logs, dest, wrap)
+    return {}
+
+
+def v_pod_prefix(logs, dest, verdict):
+    # kubectl logs --prefix over every pod of a job: "[pod/NAME/CONTAINER] line"
+    def for_file(rel):
+        tag = ("[pod/trainjob-%s/pytorch] " % re.sub(r"[^a-z0-9-]", "-", rel.split("/")[0].lower())[:40]).encode()
+        return lambda l: tag + l
+    for src in files_of(logs):
+        rel = os.path.relpath(src, logs)
+        one = os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(one), exist_ok=True)
+        if not is_text(src):
+            shutil.copyfile(src, one)
+            continue
+        fn = for_file(rel)
+        with open(src, "rb") as h:
+            data = h.read()
+        ends = data.endswith(b"\n")
+        lines = (data[:-1] if ends else data).split(b"\n")
+        with open(one, "wb") as h:
+            h.write(b"\n".join(fn(l) for l in lines) + (b"\n" if ends else b""))
+    return {}
+
+
+def v_srun(logs, dest, verdict):
+    # srun -l task labels; one file is one task's output
+    copy_with(logs, dest, lambda l: b"0: " + l)
+    return {}
+
+
+def v_ansi(logs, dest, verdict):
+    # a terminal's colour resets around each line (output captured through `script` or a colouring pager)
+    copy_with(logs, dest, lambda l: b"\x1b[0m" + l + b"\x1b[0m" if l.strip() else l)
+    return {}
+
+
+VARIANTS = {"ansi": v_ansi, "crlf": v_crlf, "kubectl": v_kubectl, "gz": v_gz, "tgz": v_tgz, "hosts": v_hosts, "numbers": v_numbers,
+            "docker-json": v_docker_json, "pod-prefix": v_pod_prefix, "srun": v_srun}
 
 
 def same(base, got, renamed):

@@ -409,6 +409,42 @@ TEST(Prefixes, VllmRayAndViewerPrefixes) {
   EXPECT_EQ(v.code, "watchdog-timeout");
 }
 
+// kubectl logs --prefix over every pod of a job: the pod prefix is peeled, the line parsed, and
+// each pod's lines are a stream of their own.
+TEST(Prefixes, KubectlPodPrefix) {
+  auto e = one("[pod/llama-train-worker-1/pytorch] [rank11]:[E ProcessGroupNCCL.cpp:563] [Rank 11] Watchdog caught collective "
+               "operation timeout: WorkNCCL(SeqNum=90, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600031 milliseconds\n");
+  EXPECT_EQ(e.code, "watchdog-timeout");
+  EXPECT_EQ(e.rank, 11);
+  auto p = one("[pod/pt-job-master-0/trainer] [ERROR] RUNTIME(4711,python3):2025-06-04-10:14:21.402.250 "
+               "[error_message_manage.cc:53]4711 FuncErrorReason:report error module_type=3, module_name=EE8888\n");
+  EXPECT_EQ(p.kind, "plog");
+  EXPECT_EQ(p.pid, 4711);
+  EXPECT_EQ(p.code, "EE8888");
+  // Two pods' tracebacks interleaved stay two tracebacks.
+  auto ev = parse("[pod/w-0/c] Traceback (most recent call last):\n[pod/w-1/c] Traceback (most recent call last):\n"
+                  "[pod/w-0/c]   File \"a.py\", line 1, in <module>\n[pod/w-1/c]   File \"b.py\", line 2, in <module>\n"
+                  "[pod/w-0/c] ValueError: bad batch\n[pod/w-1/c] KeyError: 'x'\n");
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].code, "ValueError");
+  EXPECT_EQ(ev[1].code, "KeyError");
+}
+
+// Output captured from a terminal: colours and other escapes are not part of what is parsed.
+TEST(Prefixes, TerminalEscapesAreReadWithout) {
+  EXPECT_EQ(without_terminal_escapes("\x1b[1;31mERROR\x1b[0m x \x1b]0;title\a\x1b(Bok\x1b[K"), "ERROR x ok");
+  EXPECT_EQ(without_terminal_escapes("\x1b]8;;http://h/\x1b\\link\x1b]8;;\x1b\\ \x1b"), "link ");
+  auto e = one("\x1b[31m[ERROR] RUNTIME(51302,python3):2025-06-04-10:14:21.402.250 [error_message_manage.cc:53]51302 "
+               "FuncErrorReason:report error module_type=3, module_name=EE8888\x1b[0m\n");
+  EXPECT_EQ(e.kind, "plog");
+  EXPECT_EQ(e.pid, 51302);
+  EXPECT_EQ(e.code, "EE8888");
+  auto t = parse("\x1b[0mTraceback (most recent call last):\n\x1b[0m  File \"x.py\", line 3, in <module>\n"
+                 "\x1b[31mtorch.OutOfMemoryError\x1b[0m: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NE(t[0].code.find("OutOfMemoryError"), std::string::npos);
+}
+
 TEST(Prefixes, PerRankFilesInheritLocalRankFromThePath) {
   auto e = one("RuntimeError: boom\n", "node3/logs/none_abc/attempt_0/5/stderr.log");
   EXPECT_EQ(e.local_rank, 5);

@@ -175,6 +175,22 @@ TEST(Gate, ChangesNoReportOnTheSamplesAndLabJobs) {
   for (const auto& in : inputs) expect_same_with_and_without_gate(in);
 }
 
+// A terminal escape inside a line can split what the gate looks for ("loc\x1b[1malRank"): such
+// lines are parsed whatever their shape, so the colour of a log changes nothing.
+TEST(Gate, TerminalEscapesDoNotHideALine) {
+  TempDir dir;
+  std::string log;
+  for (int i = 0; i < 200; ++i)
+    log += "gpu-q7:4100:4100 [0] NCCL INFO AllReduce: opCount " + std::to_string(i) + " count 4096 datatype 7 op 0\n";
+  log += "gpu-q7:4100:4100 [0] NCCL INFO [Service thread] Conn\x1b[0mection clo\x1b[0msed by loc\x1b[1malRank\x1b[0m 3\n";
+  log += "\x1b[0m[rank2]:[E ProcessGroupNCCL.cpp:563] [Rank 2] Watchdog caught collective operation timeout: "
+         "WorkNCCL(SeqNum=9, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600031 milliseconds before timing out.\n";
+  dir.write("gpu-q7/train.log", log);
+  expect_same_with_and_without_gate(dir.path());
+  const RunResult r = run_dtriage("events --format jsonl '" + dir.path() + "'");
+  EXPECT_NE(r.out.find("Connection closed by local"), std::string::npos);
+}
+
 TEST(Gate, ChangesNoReportOnTheCorpus) {
   const std::string corpus = corpus_dir();
   if (corpus.empty()) GTEST_SKIP() << "../shared/corpus is absent";
