@@ -30,7 +30,8 @@ PathFacts path_facts(const std::string& path) {
   static const RE2 plog_name(R"((?:^|[/!])(?:plog|device)-(\d+)_(\d{4})(\d{2})(\d{2})\d{6,9}\.log)");
   static const RE2 device_dir(R"((?:^|[/!])device-(\d+)/)");
   static const RE2 rank_part(R"((?:^|[/!_-])rank[_-]?(\d+)(?:[/._-]|$))");
-  static const RE2 attempt(R"(attempt_\d+/(\d+)/(?:stdout|stderr)\.log$)");
+  // torchrun --log-dir: RUN_ID/attempt_N/LOCAL_RANK/stdout.log, compressed or not
+  static const RE2 attempt(R"(attempt_\d+/(\d+)/(?:stdout|stderr)\.log(?:\.(?:gz|bz2|xz|zst))?$)");
   static const RE2 pid_part(R"((?:^|[/!_.-])pid[_-]?(\d+)(?:[/._-]|$))");
   static const RE2 any_date(R"((20\d{2})-(\d{2})-(\d{2})(?:[^\d]|$))");
   static const RE2 stamp(R"((?:^|[^\d])(20\d{2})(\d{2})(\d{2})\d{6,9}(?:[^\d]|$))");

@@ -38,12 +38,21 @@ std::string strip_archive_suffix(std::string_view name) {
   static constexpr std::array<std::string_view, 12> kSuffixes = {
       ".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tgz", ".tbz2", ".txz",
       ".tar",    ".zip",     ".gz",     ".bz2",     ".xz"};
-  for (std::string_view s : kSuffixes) {
-    if (name.size() > s.size() && name.substr(name.size() - s.size()) == s)
-      return std::string(name.substr(0, name.size() - s.size()));
+  // Every layer: node3.tar.gz.gz (an archive compressed once more on the way) is node3 too.
+  for (bool cut = true; cut;) {
+    cut = false;
+    for (std::string_view s : kSuffixes) {
+      if (name.size() > s.size() && name.substr(name.size() - s.size()) == s) {
+        name.remove_suffix(s.size());
+        cut = true;
+        break;
+      }
+    }
+    if (!cut && name.size() > 4 && name.substr(name.size() - 4) == ".zst") {
+      name.remove_suffix(4);
+      cut = true;
+    }
   }
-  if (name.size() > 4 && name.substr(name.size() - 4) == ".zst")
-    return std::string(name.substr(0, name.size() - 4));
   return std::string(name);
 }
 

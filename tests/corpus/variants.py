@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The corpus's cases, as other collectors and other clusters would have handed them over.
+"""The corpus's cases (and the lab's jobs), as other collectors and other clusters would have
+handed them over.
 
-For every case of ../shared/corpus, each variant below rewrites its logs (in a scratch folder) the
+For every case of ../shared/corpus (or of the folder given: the lab's tests/lab/cases), each variant below rewrites its logs (in a scratch folder) the
 way real dumps differ from the pasted excerpts, then the verdict of the variant is compared with
 the verdict of the case as it is: same status, category and rank, and the same node (renamed where
 the variant renames hosts). A difference is a verdict that hangs on the wording of one dump.
@@ -9,6 +10,10 @@ the variant renames hosts). A difference is a verdict that hangs on the wording 
   tests/corpus/variants.py DTRIAGE [CORPUS_DIR] [--only VARIANT]
 
 Variants:
+  ansi         colour resets around every line (output captured from a terminal)
+  docker-json  docker's json-file log driver: one JSON object per line
+  pod-prefix   `kubectl logs --prefix`: "[pod/NAME/CONTAINER] " before every line
+  srun         `srun -l` task labels ("0: ")
   crlf         Windows line ends (logs copied through a Windows ticket tool)
   kubectl      `kubectl logs --timestamps` prefixes on every line
   gz           every file gzipped
@@ -34,7 +39,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def cases(root):
     for dirpath, dirnames, filenames in os.walk(root):
-        if "CASE.md" in filenames and "logs" in dirnames:
+        if ("CASE.md" in filenames or "TRUTH.json" in filenames) and "logs" in dirnames:
             yield dirpath
             dirnames[:] = []
 

@@ -448,6 +448,12 @@ TEST(Prefixes, TerminalEscapesAreReadWithout) {
 TEST(Prefixes, PerRankFilesInheritLocalRankFromThePath) {
   auto e = one("RuntimeError: boom\n", "node3/logs/none_abc/attempt_0/5/stderr.log");
   EXPECT_EQ(e.local_rank, 5);
+  // The same files gzipped (or otherwise compressed) on the way to the ticket.
+  for (const char* suffix : {".gz", ".bz2", ".xz", ".zst"}) {
+    auto z = one("RuntimeError: boom\n", std::string("node3/logs/none_abc/attempt_1/6/stdout.log") + suffix);
+    EXPECT_EQ(z.local_rank, 6) << suffix;
+  }
+  EXPECT_FALSE(one("RuntimeError: boom\n", "node3/attempt_0/5/stderr.log.bak").local_rank);
 }
 
 }  // namespace

@@ -47,6 +47,9 @@ TEST(NodeHints, StripArchiveSuffix) {
   EXPECT_EQ(strip_archive_suffix("node3.tar.gz"), "node3");
   EXPECT_EQ(strip_archive_suffix("n.tar.zst"), "n");
   EXPECT_EQ(strip_archive_suffix("plain"), "plain");
+  EXPECT_EQ(strip_archive_suffix("node3.tar.gz.gz"), "node3");  // compressed once more on the way
+  EXPECT_EQ(strip_archive_suffix("gpu-a03.tar.zst.xz"), "gpu-a03");
+  EXPECT_EQ(strip_archive_suffix(".gz"), ".gz");
 }
 
 }  // namespace
