@@ -25,6 +25,9 @@ DT_RE(re_srun_label, R"(^ {0,4}(\d{1,5}): )")
 DT_RE(re_progress_bar, R"(^[^|\n]{0,40}\d{1,3}%\|[^|]*\|(?:[^\[\]|]*\[[^\]]*\])? ?)")
 DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
 DT_RE(re_pdsh_nccl, R"(^([\w.-]+): ([\w.-]+):\d+:\d+ \[\d+\] )")
+// syslog / journalctl's short format: "Mar  4 05:06:07 HOST IDENT[PID]: " (a job run as a systemd
+// unit, or the kernel's lines in /var/log/messages).
+DT_RE(re_syslog, R"(^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d{2}:\d{2}:\d{2})(?:\.\d+)? ([\w.-]+) [\w./@:-]+(?:\[\d+\])?: )")
 
 }  // namespace
 
@@ -171,6 +174,20 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
         continue;
       }
       break;
+    }
+    if (c >= 'A' && c <= 'S' && s.size() > 20 && s[3] == ' ') {
+      M m;
+      if (rx(re_syslog(), s, m)) {
+        static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+        const std::size_t month = kMonths.find(m[1]) / 3 + 1;
+        const std::string day(m[2]);
+        p.month_day_time = (month < 10 ? "0" : "") + std::to_string(month) + "-" + (day.size() < 2 ? "0" : "") + day +
+                           " " + std::string(m[3]);
+        p.host = std::string(m[4]);
+        p.key.append(m[0]);
+        s.remove_prefix(m[0].size());
+        continue;
+      }
     }
     // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
     const std::size_t colon = s.find(':');

@@ -430,6 +430,27 @@ TEST(Prefixes, KubectlPodPrefix) {
   EXPECT_EQ(ev[1].code, "KeyError");
 }
 
+// syslog / journalctl short format: the host names the node; the kernel's lines still parse.
+TEST(Prefixes, SyslogAndJournalLines) {
+  auto w = one("Mar  4 05:06:07 gpu-b07 python3[4711]: [rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective "
+               "operation timeout: WorkNCCL(SeqNum=90, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600031 milliseconds\n");
+  EXPECT_EQ(w.code, "watchdog-timeout");
+  EXPECT_EQ(w.rank, 3);
+  EXPECT_EQ(w.node, "gpu-b07");
+  auto k = one("Dec 11 23:59:01 npu-node-12 kernel: [1234.5678] Out of memory: Killed process 90210 (python3) total-vm:1kB\n");
+  EXPECT_EQ(k.code, "oom-kill");
+  EXPECT_EQ(k.pid, 90210);
+  EXPECT_EQ(k.node, "npu-node-12");
+  auto t = parse("Jan 02 03:04:05 trn-7 torchrun[55]: Traceback (most recent call last):\n"
+                 "Jan 02 03:04:05 trn-7 torchrun[55]:   File \"t.py\", line 1, in <module>\n"
+                 "Jan 02 03:04:05 trn-7 torchrun[55]: RuntimeError: boom\n");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].code, "RuntimeError");
+  EXPECT_EQ(t[0].node, "trn-7");
+  for (const auto& e : parse("Mar  4 05:06:07 is when it failed: RuntimeError: boom\n"))  // not a syslog line
+    EXPECT_EQ(e.node, "");
+}
+
 // Output captured from a terminal: colours and other escapes are not part of what is parsed.
 TEST(Prefixes, TerminalEscapesAreReadWithout) {
   EXPECT_EQ(without_terminal_escapes("\x1b[1;31mERROR\x1b[0m x \x1b]0;title\a\x1b(Bok\x1b[K"), "ERROR x ok");
