@@ -7,7 +7,7 @@ way real dumps differ from the pasted excerpts, then the verdict of the variant 
 the verdict of the case as it is: same status, category and rank, and the same node (renamed where
 the variant renames hosts). A difference is a verdict that hangs on the wording of one dump.
 
-  tests/corpus/variants.py DTRIAGE [CORPUS_DIR] [--only VARIANT]
+  tests/corpus/variants.py DTRIAGE [CASES_DIR] [--only VARIANT,...]
 
 Variants:
   ansi         colour resets around every line (output captured from a terminal)
@@ -234,9 +234,12 @@ def main():
     ap = argparse.ArgumentParser(description="corpus cases as other dumps would hand them over")
     ap.add_argument("binary")
     ap.add_argument("corpus", nargs="?", default=os.path.join(HERE, "..", "shared", "corpus"))
-    ap.add_argument("--only", choices=sorted(VARIANTS))
+    ap.add_argument("--only", help="comma-separated variants (default: all): " + ", ".join(sorted(VARIANTS)))
     a = ap.parse_args()
-    binary, corpus, only = a.binary, a.corpus, a.only
+    binary, corpus = a.binary, a.corpus
+    only = set(a.only.split(",")) if a.only else None
+    if only and not only <= set(VARIANTS):
+        ap.error("unknown variant: " + ", ".join(sorted(only - set(VARIANTS))))
     if not os.path.isdir(corpus):
         print("variants: no corpus at %s: skipped" % corpus)
         return 77
@@ -245,7 +248,7 @@ def main():
         logs = os.path.join(case, "logs")
         base = analyze(binary, logs)
         for name, fn in VARIANTS.items():
-            if only and name != only:
+            if only and name not in only:
                 continue
             with tempfile.TemporaryDirectory() as tmp:
                 dest = os.path.join(tmp, "logs")
