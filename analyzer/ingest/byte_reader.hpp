@@ -68,4 +68,26 @@ class PeekReader final : public ByteReader {
   std::size_t replayed_ = 0;
 };
 
+// Text as UTF-8 from a stream in another Unicode form: UTF-16 (little or big endian, after its
+// byte-order mark or without one) is converted, a UTF-8 byte-order mark is dropped. Logs saved by
+// a Windows editor ("Unicode") on the way to a ticket come so. A lone surrogate or an odd last
+// byte becomes U+FFFD.
+class UnicodeReader final : public ByteReader {
+ public:
+  enum class Form { Utf8Bom, Utf16Le, Utf16Be };
+  // `inner` starts at the stream's first byte; a byte-order mark there is skipped.
+  UnicodeReader(ByteReader& inner, Form form) : inner_(inner), form_(form) {}
+  std::size_t read(char* buf, std::size_t cap) override;
+
+ private:
+  bool fill();  // more input into in_; false at its end
+  ByteReader& inner_;
+  Form form_;
+  bool started_ = false, eof_ = false;
+  std::string in_;      // input not converted yet
+  std::string out_;     // converted, not handed over yet
+  std::size_t out_pos_ = 0;
+  std::uint32_t high_ = 0;  // a high surrogate waiting for its pair
+};
+
 }  // namespace dtriage::ingest

@@ -221,6 +221,16 @@ struct Ingestor::Impl {
     Impl& impl_;
   };
 
+  void read_text(ByteReader& reader, const std::string& display, const std::string& hint_path, Sink& sink) {
+    TextReader text(reader, *this);
+    const Source src{display, hints.infer(hint_path)};
+    sink.on_text(src, text);
+    read_any = true;
+    ++inv.files;
+    inv.bytes += text.bytes;
+    if (text.failed()) inv.add_unreadable(display, text.error() + " (lines before it were kept)");
+  }
+
   // Sniffs one stream and sends it where it belongs: sink, archive walker, or the inventory.
   void dispatch(ByteReader& reader, const std::string& display, const std::string& hint_path,
                 int depth, Sink& sink) {
@@ -236,14 +246,17 @@ struct Ingestor::Impl {
         inv.add_unreadable(display, "binary data, not a text log");
         return;
       case Content::Empty:
-      case Content::Text: {
-        TextReader text(peek, *this);
-        const Source src{display, hints.infer(hint_path)};
-        sink.on_text(src, text);
-        read_any = true;
-        ++inv.files;
-        inv.bytes += text.bytes;
-        if (text.failed()) inv.add_unreadable(display, text.error() + " (lines before it were kept)");
+      case Content::Text:
+        read_text(peek, display, hint_path, sink);
+        return;
+      case Content::Utf8Bom:
+      case Content::Utf16Le:
+      case Content::Utf16Be: {
+        using Form = UnicodeReader::Form;
+        UnicodeReader utf8(peek, content == Content::Utf8Bom   ? Form::Utf8Bom
+                                 : content == Content::Utf16Le ? Form::Utf16Le
+                                                               : Form::Utf16Be);
+        read_text(utf8, display, hint_path, sink);
         return;
       }
       default:

@@ -26,6 +26,22 @@ bool looks_binary(std::string_view head) {
   return control * 20 > head.size() && control >= 4;  // more than 5% (and more than a stray byte or three)
 }
 
+// UTF-16 without a byte-order mark: most code units of the head are ASCII, so every other byte
+// is NUL (at odd offsets for little endian, even for big endian) and the others are not.
+Content utf16_without_bom(std::string_view head) {
+  const std::size_t pairs = head.size() / 2;
+  if (pairs < 16) return Content::Text;
+  std::size_t le = 0, be = 0;
+  for (std::size_t i = 0; i + 1 < head.size(); i += 2) {
+    const bool a = head[i] == '\0', b = head[i + 1] == '\0';
+    le += !a && b;
+    be += a && !b;
+  }
+  if (le * 10 >= pairs * 9) return Content::Utf16Le;
+  if (be * 10 >= pairs * 9) return Content::Utf16Be;
+  return Content::Text;
+}
+
 }  // namespace
 
 Content sniff(std::string_view head) {
@@ -37,6 +53,10 @@ Content sniff(std::string_view head) {
   if (starts_with(head, "\x28\xb5\x2f\xfd")) return Content::Zstd;
   if (starts_with(head, "PK\x03\x04") || starts_with(head, "PK\x05\x06")) return Content::Zip;
   if (looks_like_tar(head)) return Content::Tar;
+  if (starts_with(head, "\xef\xbb\xbf")) return Content::Utf8Bom;
+  if (starts_with(head, "\xff\xfe") && !starts_with(head, std::string_view("\xff\xfe\0\0", 4))) return Content::Utf16Le;
+  if (starts_with(head, "\xfe\xff")) return Content::Utf16Be;
+  if (const Content u = utf16_without_bom(head); u != Content::Text) return u;
   if (looks_binary(head)) return Content::Binary;
   return Content::Text;
 }
@@ -45,6 +65,9 @@ const char* content_name(Content c) {
   switch (c) {
     case Content::Empty: return "empty";
     case Content::Text: return "text";
+    case Content::Utf8Bom: return "text (UTF-8 with a byte-order mark)";
+    case Content::Utf16Le: return "text (UTF-16LE)";
+    case Content::Utf16Be: return "text (UTF-16BE)";
     case Content::Binary: return "binary";
     case Content::Gzip: return "gzip";
     case Content::Bzip2: return "bzip2";

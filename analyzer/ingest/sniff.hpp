@@ -5,7 +5,8 @@
 
 namespace dtriage::ingest {
 
-enum class Content { Empty, Text, Binary, Gzip, Bzip2, Xz, Zstd, Tar, Zip };
+// Utf8Bom, Utf16Le, Utf16Be: text in another Unicode form (UnicodeReader makes it UTF-8).
+enum class Content { Empty, Text, Utf8Bom, Utf16Le, Utf16Be, Binary, Gzip, Bzip2, Xz, Zstd, Tar, Zip };
 
 // How many leading bytes sniff() wants to see (a tar header is 512 bytes).
 inline constexpr std::size_t kSniffBytes = 8192;

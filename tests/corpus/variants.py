@@ -11,6 +11,9 @@ the variant renames hosts). A difference is a verdict that hangs on the wording 
 
 Variants:
   ansi         colour resets around every line (output captured from a terminal)
+  bom          a UTF-8 byte-order mark before each file (saved by a Windows editor)
+  utf16        each file as UTF-16LE with its byte-order mark (saved as "Unicode")
+  journal      journalctl's short format ("Mar 04 05:06:07 HOST python3[4711]: ") on stdout-like files
   docker-json  docker's json-file log driver: one JSON object per line
   pod-prefix   `kubectl logs --prefix`: "[pod/NAME/CONTAINER] " before every line
   srun         `srun -l` task labels ("0: ")
@@ -210,7 +213,31 @@ def v_journal(logs, dest, verdict):
     return {None: default}  # the journal names the host where the logs did not
 
 
-VARIANTS = {"journal": v_journal, "ansi": v_ansi, "crlf": v_crlf, "kubectl": v_kubectl, "gz": v_gz, "tgz": v_tgz, "hosts": v_hosts, "numbers": v_numbers,
+def v_bom(logs, dest, verdict):
+    # saved by a Windows editor on the way to the ticket: a UTF-8 byte-order mark before each file
+    copy_with(logs, dest)
+    for f in files_of(dest):
+        if is_text(f):
+            with open(f, "rb") as h:
+                data = h.read()
+            with open(f, "wb") as h:
+                h.write(b"\xef\xbb\xbf" + data)
+    return {}
+
+
+def v_utf16(logs, dest, verdict):
+    # saved as "Unicode" by a Windows editor: UTF-16LE with its byte-order mark
+    copy_with(logs, dest)
+    for f in files_of(dest):
+        if is_text(f):
+            with open(f, "rb") as h:
+                data = h.read()
+            with open(f, "wb") as h:
+                h.write(b"\xff\xfe" + data.decode("utf-8", "replace").encode("utf-16-le"))
+    return {}
+
+
+VARIANTS = {"bom": v_bom, "utf16": v_utf16, "journal": v_journal, "ansi": v_ansi, "crlf": v_crlf, "kubectl": v_kubectl, "gz": v_gz, "tgz": v_tgz, "hosts": v_hosts, "numbers": v_numbers,
             "docker-json": v_docker_json, "pod-prefix": v_pod_prefix, "srun": v_srun}
 
 

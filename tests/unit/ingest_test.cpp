@@ -145,6 +145,67 @@ TEST(IngestBadInput, BinaryFileIsUnreadableAndTheRunGoesOn) {
   EXPECT_NE(c.inventory.unreadable[0].reason.find("binary"), std::string::npos);
 }
 
+// Logs saved by a Windows editor on the way to a ticket: UTF-16 (with a byte-order mark or
+// without), a UTF-8 byte-order mark. Each is read as the same UTF-8 lines, gzipped too.
+std::string utf16(const std::string& ascii_and_more, bool le, bool bom) {
+  // ascii_and_more: UTF-8 holding ASCII, "é" (U+00E9), "中" (U+4E2D) and "😀" (U+1F600)
+  std::vector<std::uint32_t> cps;
+  for (std::size_t i = 0; i < ascii_and_more.size();) {
+    const auto c = static_cast<unsigned char>(ascii_and_more[i]);
+    const int n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+    std::uint32_t cp = n == 1 ? c : c & (0xff >> (n + 1));
+    for (int k = 1; k < n; ++k) cp = cp << 6 | (static_cast<unsigned char>(ascii_and_more[i + k]) & 0x3f);
+    cps.push_back(cp);
+    i += n;
+  }
+  std::string out = bom ? (le ? "\xff\xfe" : "\xfe\xff") : "";
+  auto unit = [&](std::uint32_t u) {
+    const char lo = static_cast<char>(u & 0xff), hi = static_cast<char>(u >> 8);
+    out += le ? lo : hi;
+    out += le ? hi : lo;
+  };
+  for (std::uint32_t cp : cps) {
+    if (cp >= 0x10000) {
+      unit(0xd800 + ((cp - 0x10000) >> 10));
+      unit(0xdc00 + ((cp - 0x10000) & 0x3ff));
+    } else {
+      unit(cp);
+    }
+  }
+  return out;
+}
+
+TEST(IngestEncodings, Utf16AndByteOrderMarksAreReadAsUtf8) {
+  const std::string text = "[ERROR] RUNTIME(51302,python3):2025-06-04-10:14:21.402.250 caf\xc3\xa9\r\n"
+                           "\xe4\xb8\xad line two \xf0\x9f\x98\x80\nlast line without end";
+  TempDir d;
+  d.write("le-bom.log", utf16(text, true, true));
+  d.write("be-bom.log", utf16(text, false, true));
+  d.write("le.log", utf16(text, true, false));
+  d.write("be.log", utf16(text, false, false));
+  d.write("utf8-bom.log", "\xef\xbb\xbf" + text);
+  ASSERT_EQ(sh("gzip -k '" + d.file("le-bom.log") + "'"), 0);
+  for (const char* f : {"le-bom.log", "be-bom.log", "le.log", "be.log", "utf8-bom.log", "le-bom.log.gz"}) {
+    const Collected c = collect_lines({d.file(f)});
+    ASSERT_EQ(c.events.size(), 3u) << f;
+    EXPECT_TRUE(c.inventory.unreadable.empty()) << f;
+    EXPECT_EQ(c.events[0].text, "[ERROR] RUNTIME(51302,python3):2025-06-04-10:14:21.402.250 caf\xc3\xa9") << f;
+    EXPECT_EQ(c.events[1].text, "\xe4\xb8\xad line two \xf0\x9f\x98\x80") << f;
+    EXPECT_EQ(c.events[2].text, "last line without end") << f;
+  }
+  // A lone surrogate and an odd last byte become U+FFFD; nothing is lost around them.
+  d.write("broken.log", std::string("\xff\xfe" "a\0\x00\xd8" "b\0\n\0c", 11));  // ends on a lone byte
+  const Collected b = collect_lines({d.file("broken.log")});
+  ASSERT_EQ(b.events.size(), 2u);
+  EXPECT_EQ(b.events[0].text, "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(b.events[1].text, "\xef\xbf\xbd");
+  // Binary data with NUL bytes at random places is still binary.
+  std::string bin;
+  for (int i = 0; i < 4096; ++i) bin.push_back(static_cast<char>(i % 3 == 0 ? 0 : i * 7 % 31));
+  d.write("blob.bin", bin);
+  EXPECT_EQ(collect_lines({d.file("blob.bin")}).inventory.unreadable.size(), 1u);
+}
+
 TEST(IngestBadInput, ExpansionRatioBombIsStopped) {
   if (!have("zstd")) GTEST_SKIP() << "zstd not installed";
   TempDir d;
