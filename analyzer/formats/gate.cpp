@@ -57,7 +57,8 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
       marks.emplace_back(m);
       listed_.emplace_back("marker", std::string(m));
     }
-  markers_ = base::LiteralMatcher(marks, std::vector<int>(marks.size(), 0));
+  // Asked one line at a time (search), never over a buffer: the automaton alone.
+  markers_ = base::LiteralMatcher(marks, std::vector<int>(marks.size(), 0), base::LiteralMatcher::Engine::Automaton);
 }
 
 namespace {
