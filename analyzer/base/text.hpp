@@ -1,6 +1,7 @@
 // Text that arrives in other encodings, and text on its way to a terminal or a file people read.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,8 @@ bool is_utf8(std::string_view s);
 // GB18030, else as Latin-1 (every byte a character). So a log written in a Chinese locale reads, and
 // matches, as its UTF-8 twin.
 std::string legacy_to_utf8(std::string_view s);
+// Appends one Unicode code point (at most U+10FFFF) to `out` as UTF-8.
+void append_utf8(std::string& out, std::uint32_t code_point);
 
 // `s` with every control character shown instead of sent: C0 bytes as ^X (ESC as ^[, newline as
 // ^J), DEL as ^?, C1 characters as <U+0085>, invalid UTF-8 bytes as \xNN; tabs stay. What a log

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/text.hpp"
+
 namespace dtriage::ingest {
 
 std::size_t MemoryReader::read(char* buf, std::size_t cap) {
@@ -55,33 +57,6 @@ std::size_t PeekReader::read(char* buf, std::size_t cap) {
   return n;
 }
 
-}  // namespace dtriage::ingest
-
-namespace dtriage::ingest {
-namespace {
-
-void put_utf8(std::string& out, std::uint32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xc0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3f));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xe0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (c & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (c & 0x3f));
-  }
-}
-
-constexpr std::uint32_t kReplacement = 0xfffd;
-
-}  // namespace
-
 bool UnicodeReader::fill() {
   if (eof_) return false;
   char buf[64 << 10];
@@ -96,18 +71,18 @@ bool UnicodeReader::fill() {
 }
 
 std::size_t UnicodeReader::read(char* buf, std::size_t cap) {
+  if (!started_) {  // the byte-order mark, if the stream has one, is not text
+    while (in_.size() < 3 && fill()) {
+    }
+    const std::string_view bom = form_ == Form::Utf8Bom ? "\xef\xbb\xbf" : form_ == Form::Utf16Le ? "\xff\xfe" : "\xfe\xff";
+    if (std::string_view(in_).substr(0, bom.size()) == bom) in_.erase(0, bom.size());
+    started_ = true;
+  }
+  constexpr std::uint32_t kReplacement = 0xfffd;
   while (out_pos_ == out_.size()) {
     out_.clear();
     out_pos_ = 0;
-    const bool more = fill();
-    if (!started_) {
-      // The byte-order mark, if the stream has one, is not text.
-      while (!eof_ && in_.size() < 3 && fill()) {
-      }
-      const std::string_view bom = form_ == Form::Utf8Bom ? "\xef\xbb\xbf" : form_ == Form::Utf16Le ? "\xff\xfe" : "\xfe\xff";
-      if (std::string_view(in_).substr(0, bom.size()) == bom) in_.erase(0, bom.size());
-      started_ = true;
-    }
+    const bool more = fill();  // what the mark's look read is in in_ already
     if (form_ == Form::Utf8Bom) {
       out_.swap(in_);
       in_.clear();
@@ -118,24 +93,24 @@ std::size_t UnicodeReader::read(char* buf, std::size_t cap) {
         const auto a = static_cast<unsigned char>(in_[i]), b = static_cast<unsigned char>(in_[i + 1]);
         const std::uint32_t u = le ? (a | b << 8) : (a << 8 | b);
         if (u >= 0xd800 && u <= 0xdbff) {  // high surrogate: its pair comes next
-          if (high_ != 0) put_utf8(out_, kReplacement);
+          if (high_ != 0) base::append_utf8(out_, kReplacement);
           high_ = u;
           continue;
         }
         if (u >= 0xdc00 && u <= 0xdfff) {
-          put_utf8(out_, high_ != 0 ? 0x10000 + ((high_ - 0xd800) << 10) + (u - 0xdc00) : kReplacement);
+          base::append_utf8(out_, high_ != 0 ? 0x10000 + ((high_ - 0xd800) << 10) + (u - 0xdc00) : kReplacement);
           high_ = 0;
           continue;
         }
         if (high_ != 0) {
-          put_utf8(out_, kReplacement);
+          base::append_utf8(out_, kReplacement);
           high_ = 0;
         }
-        put_utf8(out_, u);
+        base::append_utf8(out_, u);
       }
       in_.erase(0, i);
       if (eof_ && (!in_.empty() || high_ != 0)) {  // an odd last byte, a lone high surrogate
-        put_utf8(out_, kReplacement);
+        base::append_utf8(out_, kReplacement);
         in_.clear();
         high_ = 0;
       }

@@ -35,9 +35,9 @@ std::vector<std::string_view> split_components(std::string_view path) {
 }
 
 std::string strip_archive_suffix(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> kSuffixes = {
+  static constexpr std::array<std::string_view, 13> kSuffixes = {
       ".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tgz", ".tbz2", ".txz",
-      ".tar",    ".zip",     ".gz",     ".bz2",     ".xz"};
+      ".tar",    ".zip",     ".gz",     ".bz2",     ".xz",      ".zst"};
   // Every layer: node3.tar.gz.gz (an archive compressed once more on the way) is node3 too.
   for (bool cut = true; cut;) {
     cut = false;
@@ -47,10 +47,6 @@ std::string strip_archive_suffix(std::string_view name) {
         cut = true;
         break;
       }
-    }
-    if (!cut && name.size() > 4 && name.substr(name.size() - 4) == ".zst") {
-      name.remove_suffix(4);
-      cut = true;
     }
   }
   return std::string(name);

@@ -67,22 +67,35 @@ def is_text(path):
     return b"\0" not in head and not head.startswith(b"\x1f\x8b")
 
 
-def copy_with(logs, dest, line_fn=None, name_fn=None):
-    """Copies logs to dest, each text line through line_fn, each relative path through name_fn."""
+def by_lines(line_fn):
+    """A whole-file rewrite that sends each line (without its newline) through line_fn."""
+    def rewrite(data):
+        ends = data.endswith(b"\n")
+        lines = (data[:-1] if ends else data).split(b"\n")
+        return b"\n".join(line_fn(l) for l in lines) + (b"\n" if ends else b"")
+    return rewrite
+
+
+def rewrite_files(logs, dest, data_for, name_fn=None):
+    """Copies logs to dest: each text file's bytes through data_for(relative path) (None: as they
+    are), each relative path through name_fn; other files as they are."""
     for src in files_of(logs):
         rel = os.path.relpath(src, logs)
         out = os.path.join(dest, name_fn(rel) if name_fn else rel)
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        if line_fn is None or not is_text(src):
+        fn = data_for(rel) if is_text(src) else None
+        if fn is None:
             shutil.copyfile(src, out)
             continue
         with open(src, "rb") as h:
             data = h.read()
-        ends = data.endswith(b"\n")
-        lines = (data[:-1] if ends else data).split(b"\n")
-        body = b"\n".join(line_fn(l) for l in lines) + (b"\n" if ends else b"")
         with open(out, "wb") as h:
-            h.write(body)
+            h.write(fn(data))
+
+
+def copy_with(logs, dest, line_fn, name_fn=None):
+    """Copies logs to dest, each text line through line_fn, each relative path through name_fn."""
+    rewrite_files(logs, dest, lambda rel: by_lines(line_fn), name_fn)
 
 
 def v_crlf(logs, dest, verdict):
@@ -159,20 +172,7 @@ def v_pod_prefix(logs, dest, verdict):
     def for_file(rel):
         tag = ("[pod/trainjob-%s/pytorch] " % re.sub(r"[^a-z0-9-]", "-", rel.split("/")[0].lower())[:40]).encode()
         return lambda l: tag + l
-    for src in files_of(logs):
-        rel = os.path.relpath(src, logs)
-        one = os.path.join(dest, rel)
-        os.makedirs(os.path.dirname(one), exist_ok=True)
-        if not is_text(src):
-            shutil.copyfile(src, one)
-            continue
-        fn = for_file(rel)
-        with open(src, "rb") as h:
-            data = h.read()
-        ends = data.endswith(b"\n")
-        lines = (data[:-1] if ends else data).split(b"\n")
-        with open(one, "wb") as h:
-            h.write(b"\n".join(fn(l) for l in lines) + (b"\n" if ends else b""))
+    rewrite_files(logs, dest, lambda rel: by_lines(for_file(rel)))
     return {}
 
 
@@ -195,45 +195,26 @@ def v_journal(logs, dest, verdict):
     default = (verdict.get("node") or "trainhost").split(".")[0]
     top = lambda rel: re.sub(r"\.(tar\.gz|tgz|tar|zip)$", "", rel.split("/")[0]) if "/" in rel else None
     per_node = verdict.get("node") in {top(os.path.relpath(f, logs)) for f in files_of(logs)}
-    for src in files_of(logs):
-        rel = os.path.relpath(src, logs)
-        out = os.path.join(dest, rel)
-        os.makedirs(os.path.dirname(out), exist_ok=True)
+
+    def for_file(rel):
         # CANN writes its plogs and device logs to files of its own, never through the journal
-        if not is_text(src) or re.search(r"plog|device[-_]\d|slog|hisi_logs|device_log", rel):
-            shutil.copyfile(src, out)
-            continue
-        host = ((top(rel) if per_node and top(rel) else default)).encode()
-        with open(src, "rb") as h:
-            data = h.read()
-        ends = data.endswith(b"\n")
-        lines = (data[:-1] if ends else data).split(b"\n")
-        with open(out, "wb") as h:
-            h.write(b"\n".join(b"Mar 04 05:06:07 " + host + b" python3[4711]: " + l for l in lines) + (b"\n" if ends else b""))
+        if re.search(r"plog|device[-_]\d|slog|hisi_logs|device_log", rel):
+            return None
+        stamp = b"Mar 04 05:06:07 " + (top(rel) if per_node and top(rel) else default).encode() + b" python3[4711]: "
+        return by_lines(lambda l: stamp + l)
+    rewrite_files(logs, dest, for_file)
     return {None: default}  # the journal names the host where the logs did not
 
 
 def v_bom(logs, dest, verdict):
     # saved by a Windows editor on the way to the ticket: a UTF-8 byte-order mark before each file
-    copy_with(logs, dest)
-    for f in files_of(dest):
-        if is_text(f):
-            with open(f, "rb") as h:
-                data = h.read()
-            with open(f, "wb") as h:
-                h.write(b"\xef\xbb\xbf" + data)
+    rewrite_files(logs, dest, lambda rel: lambda data: b"\xef\xbb\xbf" + data)
     return {}
 
 
 def v_utf16(logs, dest, verdict):
     # saved as "Unicode" by a Windows editor: UTF-16LE with its byte-order mark
-    copy_with(logs, dest)
-    for f in files_of(dest):
-        if is_text(f):
-            with open(f, "rb") as h:
-                data = h.read()
-            with open(f, "wb") as h:
-                h.write(b"\xff\xfe" + data.decode("utf-8", "replace").encode("utf-16-le"))
+    rewrite_files(logs, dest, lambda rel: lambda data: b"\xff\xfe" + data.decode("utf-8", "replace").encode("utf-16-le"))
     return {}
 
 
