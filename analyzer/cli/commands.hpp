@@ -1,13 +1,56 @@
-// Sub-commands that live in files of their own (cli.cpp parses the command line).
+// The sub-commands, each in a file of its own; cli.cpp parses the command line, validates it into
+// a Config and calls one of them. Each returns the process exit code (CONTRACT: 0 done, 1 some
+// input unreadable, 2 usage error or nothing readable, 3 a pre-launch check failed).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analysis/analysis.hpp"
+#include "base/inventory.hpp"
+#include "batch/scan.hpp"
+#include "cli/output.hpp"
+#include "formats/pipeline.hpp"
 #include "ingest/ingest.hpp"
 
 namespace dtriage::cli {
+
+inline constexpr const char* kVersion = "0.1.0";
+
+// The flags of analyze, scan, events, rules and check, validated.
+struct Config {
+  std::vector<std::string> paths;
+  std::string format;
+  std::string output;
+  analysis::Options analysis;              // limits, line length, gate, threads
+  ingest::NodeHints hints;
+  formats::ParseOptions parse;             // events: --all-lines, --raw
+  std::vector<std::string> rules_dirs;     // pack first, then --rules
+  std::string color;
+  bool redact = false;
+  std::string node_pattern;                // --node-from-path, to build hints per job (scan)
+};
+
+// ---- helpers every command shares (cli.cpp) ----
+// Opens -o (or stdout); false after saying why on stderr.
+bool open_output(Output& out, const std::string& path, bool append = false);
+// Flushes and closes the output; false (after saying why) when it could not all be written.
+bool finish_output(Output& out);
+// Loads and compiles the rules of config.rules_dirs; rule problems said on stderr with `prefix`.
+std::optional<analysis::RuleBook> load_rules(const Config& config, const char* prefix = "dtriage: rule problem: ");
+// Every unreadable and skipped input, one line each on stderr.
+void print_problems(const base::Inventory& inv);
+// 0 done, 1 some input unreadable, 2 nothing readable.
+int exit_code(bool read_anything, const base::Inventory& inv);
+
+// ---- the commands ----
+int cmd_analyze(Config& config);                                          // analyze_cmd.cpp
+int cmd_events(Config& config);                                           // analyze_cmd.cpp
+int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const std::string& summary);  // results_cmd.cpp
+int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output);
+int cmd_merge(const std::vector<std::string>& files, const std::string& output);
+int cmd_rules(const std::string& action, const Config& config, const std::string& id);  // rules_cmd.cpp
 
 // tools/dtriage-snapshot.sh, as built into the binary.
 std::string_view snapshot_script();

@@ -10,8 +10,6 @@
 #include <set>
 #include <sstream>
 
-#include "formats/pipeline.hpp"
-#include "ingest/node_hint.hpp"
 
 namespace dtriage::rules {
 
@@ -353,10 +351,10 @@ bool Engine::excluded(int rule, const std::string& subject) const {
   return re && re2::RE2::PartialMatch(subject, *re);
 }
 
-std::vector<std::uint8_t> Engine::reports(const std::vector<model::Event>& events) const {
-  std::vector<std::uint8_t> out(events.size(), 0);
-  for (std::size_t i = 0; i < events.size(); ++i)
-    for (int ri : match(events[i])) {
+std::vector<std::uint8_t> Engine::reports(const Hits& hits) const {
+  std::vector<std::uint8_t> out(hits.size(), 0);
+  for (std::size_t i = 0; i < hits.size(); ++i)
+    for (int ri : hits[i]) {
       const std::string& what = rules_[static_cast<std::size_t>(ri)].reports;
       if (what == "timeout") out[i] |= correlate::kReportsTimeout;
       else if (what == "peer-loss") out[i] |= correlate::kReportsPeerLoss;
@@ -365,10 +363,11 @@ std::vector<std::uint8_t> Engine::reports(const std::vector<model::Event>& event
 }
 
 // Event rules: one pass over the events, grouped per (rule, node).
-void Engine::event_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const {
+void Engine::event_findings(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts,
+                            Analysis& a) const {
   std::map<std::pair<int, std::string>, std::vector<correlate::EventIndex>> groups;
-  for (correlate::EventIndex i = 0; i < events.size(); ++i)
-    for (int ri : match(events[i])) groups[{ri, events[i].node}].push_back(i);
+  for (correlate::EventIndex i = 0; i < events.size() && i < hits.size(); ++i)
+    for (int ri : hits[i]) groups[{ri, events[i].node}].push_back(i);
   for (auto& [key, idx] : groups) {
     const Rule& r = rules_[static_cast<std::size_t>(key.first)];
     std::sort(idx.begin(), idx.end(), [&](auto x, auto y) { return model::earlier(events[x], events[y]); });
@@ -768,45 +767,13 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
 
 }  // namespace
 
-Analysis Engine::analyze(const std::vector<model::Event>& events, const correlate::Facts& facts) const {
+Analysis Engine::analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts) const {
   Analysis a;
-  event_findings(events, facts, a);
+  event_findings(events, hits, facts, a);
   fact_findings(events, facts, a);
   rank_findings(events, facts, a);
   decide(events, facts, a);
   return a;
-}
-
-std::vector<std::string> check_examples(const Engine& engine) {
-  std::vector<std::string> problems;
-  const ingest::NodeHints hints;
-  for (std::size_t ri = 0; ri < engine.rules().size(); ++ri) {
-    const Rule& r = engine.rules()[ri];
-    // The example's files go through the whole pipeline (parsers, correlation, every rule); the
-    // rule must (or must not) produce a finding.
-    auto fires = [&](const Rule::Example& example) {
-      std::vector<model::Event> events;
-      for (const auto& [path, text] : example) {
-        ingest::Source src{path, hints.infer(path)};
-        ingest::MemoryReader mem(text);
-        formats::parse_stream(mem, src, formats::ParseOptions{true, false}, lines::LineReader::kDefaultMaxLine,
-                              [&](model::Event&& e) { events.push_back(std::move(e)); });
-      }
-      const correlate::Facts facts = correlate::correlate(events, correlate::Inputs{engine.reports(events), {}, 0});
-      const Analysis a = engine.analyze(events, facts);
-      return std::any_of(a.findings.begin(), a.findings.end(), [&](const Finding& f) { return f.rule == &r; });
-    };
-    auto show = [](const Rule::Example& ex) {
-      std::string s;
-      for (const auto& [path, text] : ex) s += (s.empty() ? "" : " | ") + (ex.size() > 1 ? path + ": " : "") + text.substr(0, 160);
-      return s;
-    };
-    for (const auto& ex : r.examples_match)
-      if (!fires(ex)) problems.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": should match: " + show(ex));
-    for (const auto& ex : r.examples_no_match)
-      if (fires(ex)) problems.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.id + ": should not match: " + show(ex));
-  }
-  return problems;
 }
 
 }  // namespace dtriage::rules

@@ -44,6 +44,10 @@ struct Analysis {
   Verdict verdict;
 };
 
+// Per event, the indices of the event rules that match it (Engine::match), computed once when the
+// event is read and kept beside it: correlation and the findings read them, never match again.
+using Hits = std::vector<std::vector<int>>;
+
 class Engine {
  public:
   // Compiles the rules. A rule whose regex does not compile (alone, or together with the others)
@@ -55,7 +59,8 @@ class Engine {
   const std::vector<Rule>& rules() const { return rules_; }
   // Indices of the event rules that match `e`.
   std::vector<int> match(const model::Event& e) const;
-  Analysis analyze(const std::vector<model::Event>& events, const correlate::Facts& facts) const;
+  // `hits[i]`: match(events[i]), as the collector kept it.
+  Analysis analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts) const;
   // What a line must hold for an event rule to match it: a line that some rule's regex matches
   // holds one of `atoms` (lower case: a few of RE2's literal extraction per rule, of which every
   // match holds one), except for the rules of `open_kinds` ("*": any kind), which can match lines
@@ -66,22 +71,18 @@ class Engine {
   };
   const Literals& literals() const { return literals_; }
   // What each event reports about its rank (rules with `reports:`): correlate::kReports* bits.
-  std::vector<std::uint8_t> reports(const std::vector<model::Event>& events) const;
+  std::vector<std::uint8_t> reports(const Hits& hits) const;
 
   struct Impl;
 
  private:
   Engine() = default;
   bool excluded(int rule, const std::string& subject) const;  // the rule's `unless` matches
-  void event_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const;
+  void event_findings(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts, Analysis& a) const;
   void fact_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const;
   std::vector<Rule> rules_;
   Literals literals_;
   std::unique_ptr<Impl> impl_;
 };
-
-// Runs every rule's examples through the parsers and the matcher. Returns one message per
-// failed example ("file:line: rule id: example ... should match"), empty when all pass.
-std::vector<std::string> check_examples(const Engine& engine);
 
 }  // namespace dtriage::rules

@@ -7,13 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "base/inventory.hpp"
-#include "correlate/facts.hpp"
-#include "formats/pipeline.hpp"
-#include "ingest/ingest.hpp"
+#include "analysis/analysis.hpp"
 #include "report/report.hpp"
-#include "rules/engine.hpp"
-#include "rules/loader.hpp"
 
 namespace {
 
@@ -41,22 +36,9 @@ std::string tar_member(const std::string& name, const std::string& data) {
   return h + data + std::string((512 - data.size() % 512) % 512, '\0');
 }
 
-struct Collect final : dtriage::ingest::Sink {
-  std::vector<dtriage::model::Event> events;
-  void on_text(const dtriage::ingest::Source& source, dtriage::ingest::ByteReader& text) override {
-    dtriage::formats::ParseOptions opt;
-    dtriage::formats::parse_stream(text, source, opt, 1 << 16, [this](dtriage::model::Event&& e) {
-      if (events.size() < 20000) events.push_back(std::move(e));
-    });
-  }
-};
-
-const dtriage::rules::Engine& engine() {
-  static std::shared_ptr<dtriage::rules::Engine> e = [] {
-    auto set = dtriage::rules::load_rules({DTRIAGE_FUZZ_RULES});
-    return dtriage::rules::Engine::compile(set.rules).value();
-  }();
-  return *e;
+const dtriage::analysis::RuleBook& book() {
+  static const dtriage::analysis::RuleBook b = dtriage::analysis::RuleBook::load({DTRIAGE_FUZZ_RULES}).value();
+  return b;
 }
 
 }  // namespace
@@ -76,17 +58,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     start = cut + 5;
   }
   tar += std::string(1024, '\0');
-  base::Inventory inv;
-  ingest::Limits limits;
-  limits.max_total_bytes = 64u << 20;
-  ingest::Ingestor ing(limits, ingest::NodeHints{}, inv);
-  Collect sink;
-  ing.run_memory(tar, "job.tar", sink);
-  const rules::Engine& eng = engine();
-  const correlate::Facts facts = correlate::correlate(sink.events, correlate::Inputs{eng.reports(sink.events), {}, 0});
-  const rules::Analysis analysis = eng.analyze(sink.events, facts);
+  analysis::Options opt;
+  opt.limits.max_total_bytes = 64u << 20;
+  opt.max_line = 1 << 16;
+  const auto a = analysis::analyze(analysis::Inputs{{}, {{"job.tar", tar}}, {}}, book(), opt);
   const std::vector<rules::LoadProblem> problems;
-  const report::Report rep{sink.events, facts, analysis, inv, problems, 0, "fuzz"};
+  const report::Report rep{a->events, a->facts, a->outcome, a->inventory, problems, 0, "fuzz"};
   std::size_t total = report::render_json(rep).size() + report::render_text(rep, true).size() + report::render_markdown(rep).size() +
                       report::render_html(rep).size();
   const report::RedactedReport masked = report::redact(rep);

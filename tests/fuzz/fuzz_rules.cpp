@@ -5,31 +5,22 @@
 #include <utility>
 #include <vector>
 
-#include "correlate/facts.hpp"
-#include "model/event.hpp"
-#include "rules/engine.hpp"
+#include "analysis/analysis.hpp"
 #include "rules/loader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace dtriage;
   rules::RuleSet set;
   rules::load_rules_text(std::string(reinterpret_cast<const char*>(data), size), "site/fuzz.yaml", set);
-  std::vector<std::pair<std::string, std::string>> skipped;
-  auto engine = rules::Engine::compile(set.rules, &skipped);
-  if (!engine) return 0;
-  std::vector<model::Event> events(3);
-  events[0].text = events[0].message = "[rank3]: RuntimeError: CUDA error: out of memory";
-  events[0].kind = "python";
-  events[0].rank = 3;
-  events[0].node = "gpu-a01";
-  events[1].text = events[1].message = "gpu-a02:12:12 [0] NCCL WARN Duplicate GPU detected";
-  events[1].kind = "nccl";
-  events[1].node = "gpu-a02";
-  events[2].text = events[2].message = "[ERROR] RUNTIME(51302,python3):2025-06-04-10:14:21.402.118 EE8888";
-  events[2].kind = "plog";
-  events[2].pid = 51302;
-  for (const auto& e : events) (void)engine.value()->match(e);
-  const correlate::Facts facts = correlate::correlate(events, correlate::Inputs{engine.value()->reports(events), {}, 0});
-  (void)engine.value()->analyze(events, facts);
+  auto book = analysis::RuleBook::compile(std::move(set));
+  if (!book) return 0;
+  // A few real lines through the whole analysis: the gate built from these rules, the parsers,
+  // correlation, the findings and the verdict.
+  analysis::Inputs in;
+  in.texts = {{"gpu-a01/train.log", "[rank3]: RuntimeError: CUDA error: out of memory\n"},
+              {"gpu-a02/train.log", "gpu-a02:12:12 [0] NCCL WARN Duplicate GPU detected\n"},
+              {"npu-b01/plog/plog-51302_20250604101405123.log",
+               "[ERROR] RUNTIME(51302,python3):2025-06-04-10:14:21.402.118 EE8888 memcpy exception\n"}};
+  (void)analysis::analyze(std::move(in), *book);
   return 0;
 }

@@ -1,0 +1,67 @@
+#include "analysis/analysis.hpp"
+
+#include <algorithm>
+
+#include "analysis/collector.hpp"
+#include "rules/rule.hpp"
+
+namespace dtriage::analysis {
+
+base::Result<RuleBook> RuleBook::compile(rules::RuleSet set) {
+  RuleBook book;
+  book.set = std::move(set);
+  std::vector<std::pair<std::string, std::string>> skipped;
+  auto engine = rules::Engine::compile(book.set.rules, &skipped);
+  for (auto& [where, what] : skipped) book.set.problems.push_back({where, what});
+  if (!engine) return base::err("rules: " + engine.error());
+  book.engine = engine.value();
+  const rules::Engine::Literals& lits = book.engine->literals();
+  book.gate = std::make_shared<const formats::Gate>(formats::RuleLiterals{lits.atoms, lits.open_kinds});
+  return book;
+}
+
+base::Result<RuleBook> RuleBook::load(const std::vector<std::string>& dirs) { return compile(rules::load_rules(dirs)); }
+
+std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Options& options) {
+  const rules::Engine& engine = *book.engine;
+  auto a = std::make_unique<Analysis>();
+  Collector collector(engine, options.gate ? book.gate.get() : nullptr, options.max_line, &a->inventory);
+  ingest::Ingestor ing(options.limits, std::move(inputs.hints), a->inventory);
+  if (!inputs.paths.empty()) ing.run(inputs.paths, collector, std::max(1u, options.threads));
+  for (const auto& [path, text] : inputs.texts) ing.run_memory(text, path, collector);
+  a->read_anything = ing.read_anything();
+  a->events = std::move(collector.events());
+  a->hits = std::move(collector.hits());
+  a->facts = correlate::correlate(a->events, correlate::Inputs{engine.reports(a->hits), collector.sources(), collector.unparsed_lines()});
+  a->outcome = engine.analyze(a->events, a->hits, a->facts);
+  return a;
+}
+
+std::vector<std::string> check_examples(const RuleBook& book) {
+  std::vector<std::string> problems;
+  const rules::Engine& engine = *book.engine;
+  for (const rules::Rule& r : engine.rules()) {
+    // The example's files are one job, through the whole analysis; the rule must (or must not)
+    // produce a finding.
+    auto fires = [&](const rules::Rule::Example& example) {
+      Inputs in;
+      for (const auto& [path, text] : example) in.texts.emplace_back(path, text);
+      const auto a = analyze(std::move(in), book);
+      const auto& found = a->outcome.findings;
+      return std::any_of(found.begin(), found.end(), [&](const rules::Finding& f) { return f.rule == &r; });
+    };
+    auto show = [](const rules::Rule::Example& ex) {
+      std::string s;
+      for (const auto& [path, text] : ex) s += (s.empty() ? "" : " | ") + (ex.size() > 1 ? path + ": " : "") + text.substr(0, 160);
+      return s;
+    };
+    const std::string where = r.file + ":" + std::to_string(r.line) + ": " + r.id;
+    for (const auto& ex : r.examples_match)
+      if (!fires(ex)) problems.push_back(where + ": should match: " + show(ex));
+    for (const auto& ex : r.examples_no_match)
+      if (fires(ex)) problems.push_back(where + ": should not match: " + show(ex));
+  }
+  return problems;
+}
+
+}  // namespace dtriage::analysis

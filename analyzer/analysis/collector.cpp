@@ -1,0 +1,81 @@
+#include "analysis/collector.hpp"
+
+#include "correlate/facts.hpp"
+#include "formats/pipeline.hpp"
+#include "model/fields.hpp"
+
+namespace dtriage::analysis {
+
+Collector::Collector(const rules::Engine& engine, const formats::Gate* gate, std::size_t max_line, base::Inventory* inv)
+    : engine_(engine), gate_(gate), max_line_(max_line), inv_(inv != nullptr ? *inv : own_inv_), forked_(inv == nullptr) {}
+
+std::unique_ptr<ingest::Sink> Collector::fork() { return std::make_unique<Collector>(engine_, gate_, max_line_, nullptr); }
+
+void Collector::join(std::unique_ptr<ingest::Sink> sink) {
+  auto& f = static_cast<Collector&>(*sink);
+  std::size_t b = 0;
+  for (std::size_t i = 0; i < f.events_.size(); ++i) {
+    model::Event& e = f.events_[i];
+    if (b < f.binding_only_.size() && f.binding_only_[b] == i) {
+      ++b;
+      if (!seen_.insert(binding_key(e)).second) {
+        ++inv_.events_not_kept;
+        continue;
+      }
+    }
+    events_.push_back(std::move(e));
+    hits_.push_back(std::move(f.hits_[i]));
+  }
+  for (auto& s : f.sources_) sources_.push_back(std::move(s));
+  unparsed_ += f.unparsed_;
+  inv_.absorb(std::move(f.inv_));
+}
+
+void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) {
+  formats::ParseOptions opt;
+  opt.all_lines = true;
+  opt.gate = gate_;
+  opt.known = [this](const model::Event& e) { return !binds(e) || seen_.count(binding_key(e)) != 0; };
+  sources_.push_back(source.path);
+  std::vector<int> hits;
+  const auto counts = formats::parse_stream(text, source, opt, max_line_, [&](model::Event&& e) {
+    bool binding_only = false;
+    hits.clear();
+    if (keep(e, hits, binding_only)) {
+      if (binding_only && forked_) binding_only_.push_back(events_.size());
+      events_.push_back(std::move(e));
+      hits_.push_back(hits);
+    } else if (e.kind != "line") {
+      ++inv_.events_not_kept;
+    } else if (!e.text.empty()) {
+      ++unparsed_;
+    }
+  });
+  inv_.lines += counts.lines;
+  inv_.lines_cut += counts.lines_cut;
+  inv_.events_not_kept += counts.skipped_info;
+  unparsed_ += counts.skipped_plain;
+}
+
+bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& binding_only) {
+  hits = engine_.match(e);
+  if (e.kind == "line") return !hits.empty();
+  if (correlate::is_error(e) || e.level == "warning" || !e.code.empty()) return true;
+  for (const auto& [k, v] : e.fields)
+    if (const model::FieldInfo* f = model::find_event_field(k); f != nullptr && f->keep) return true;
+  if (!hits.empty()) return true;
+  if (!binds(e)) return false;
+  binding_only = true;
+  return seen_.insert(binding_key(e)).second;
+}
+
+const std::string& Collector::binding_key(const model::Event& e) {
+  key_ = e.node;
+  for (const auto& v : {e.pid, e.device, e.rank, e.local_rank}) {
+    key_ += '|';
+    if (v) key_ += std::to_string(*v);
+  }
+  return key_;
+}
+
+}  // namespace dtriage::analysis

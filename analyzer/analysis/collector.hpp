@@ -1,0 +1,61 @@
+// The sink that turns a job's texts into the events the analysis keeps (analysis.cpp uses it).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/inventory.hpp"
+#include "formats/gate.hpp"
+#include "ingest/ingest.hpp"
+#include "model/event.hpp"
+#include "rules/engine.hpp"
+
+namespace dtriage::analysis {
+
+// Parses every source and keeps the events that a parser recognised or a rule matches, each with
+// the rules it matched (matched here, once).
+//
+// Memory stays proportional to what matters, not to the input: errors, warnings, recognised facts
+// and rule matches are kept; an informational line is kept only when it ties a process to a
+// device or rank that no kept line did (millions of "TaskFinished" INFO lines become one).
+class Collector final : public ingest::ForkableSink {
+ public:
+  // `inv`: the job's inventory; null for a fork, which counts in its own. `gate` may be null.
+  Collector(const rules::Engine& engine, const formats::Gate* gate, std::size_t max_line, base::Inventory* inv);
+
+  // A fork collects one file on a worker thread, with counters of its own; join() appends its
+  // events in walk order and applies the "first line of each binding" choice again across files,
+  // so that the result is the one a single thread gives.
+  std::unique_ptr<ingest::Sink> fork() override;
+  void join(std::unique_ptr<ingest::Sink> sink) override;
+  void on_text(const ingest::Source& source, ingest::ByteReader& text) override;
+
+  std::vector<model::Event>& events() { return events_; }
+  rules::Hits& hits() { return hits_; }
+  const std::vector<std::string>& sources() const { return sources_; }
+  std::uint64_t unparsed_lines() const { return unparsed_; }
+
+ private:
+  bool keep(const model::Event& e, std::vector<int>& hits, bool& binding_only);
+  static bool binds(const model::Event& e) { return e.pid || e.rank || e.local_rank; }
+  const std::string& binding_key(const model::Event& e);  // what ties a process to its node, device, rank
+
+  const rules::Engine& engine_;
+  const formats::Gate* gate_;
+  std::size_t max_line_;
+  base::Inventory own_inv_;  // a fork's counters
+  base::Inventory& inv_;     // the job's inventory, or own_inv_ in a fork
+  bool forked_ = false;
+  std::vector<std::size_t> binding_only_;  // a fork's events kept only as the first of their binding
+  std::string key_;
+  std::vector<model::Event> events_;
+  rules::Hits hits_;                  // hits_[i]: the rules events_[i] matched
+  std::vector<std::string> sources_;  // every file read, for the dump's structure
+  std::uint64_t unparsed_ = 0;        // lines no parser knew
+  std::set<std::string> seen_;
+};
+
+}  // namespace dtriage::analysis

@@ -1,0 +1,302 @@
+#include "batch/scan.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "base/text.hpp"
+#include "ingest/decompress.hpp"
+#include "report/report.hpp"
+
+namespace dtriage::batch {
+
+namespace fs = std::filesystem;
+
+std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std::string>& roots, base::Inventory& inv) {
+  std::vector<std::pair<std::string, std::string>> jobs;  // (name, path)
+  for (const std::string& root : roots) {
+    std::error_code ec;
+    if (fs::is_directory(root, ec)) {
+      std::vector<std::string> names;
+      for (auto it = fs::directory_iterator(root, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+        names.push_back(it->path().filename().string());
+      if (ec) inv.add_unreadable(root, ec.message());
+      std::sort(names.begin(), names.end());
+      for (const std::string& n : names) {
+        const std::string path = root + "/" + n;
+        // A FIFO, socket or device is no job: reading it could block or never end.
+        const auto st = fs::status(path, ec);
+        if (!ec && !fs::is_directory(st) && !fs::is_regular_file(st)) {
+          inv.add_skipped(path, "not a file or folder (a FIFO, socket or device)");
+          continue;
+        }
+        jobs.emplace_back(roots.size() > 1 ? root + "/" + n : n, path);
+      }
+    } else if (fs::exists(root, ec)) {
+      jobs.emplace_back(root, root);
+    } else {
+      inv.add_unreadable(root, "no such file or directory");
+    }
+  }
+  return jobs;
+}
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+ordered_json text_or_null(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
+
+std::string dump(const ordered_json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+std::string line_of(const std::string& name, const report::Report& job, double seconds, const std::string& format) {
+  const rules::Verdict& v = job.analysis.verdict;
+  const bool failed = v.status != "healthy" && !v.category.empty();
+  if (format == "text") {
+    char head[256];
+    std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", base::visible(name).c_str(), v.status.c_str(), failed ? v.category.c_str() : "-");
+    return head + base::visible(v.summary);
+  }
+  std::vector<std::string> hosts;
+  std::vector<std::int64_t> pids;
+  for (const auto& n : job.facts.nodes) {
+    hosts.push_back(n.name);
+    pids.insert(pids.end(), n.pids.begin(), n.pids.end());
+  }
+  const std::string pattern = pattern_of(v.summary, hosts, pids);
+  std::string time;
+  if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size()) time = job.events[*fe].time;
+  const bool healthy = v.status == "healthy";
+  const ordered_json j{{"job", name},
+                       {"status", v.status},
+                       {"category", failed ? ordered_json(v.category) : ordered_json(nullptr)},
+                       {"summary", v.summary},
+                       {"node", text_or_null(v.node)},
+                       {"rank", v.rank ? ordered_json(*v.rank) : ordered_json(nullptr)},
+                       {"rule", text_or_null(v.rule)},
+                       {"fingerprint", healthy ? ordered_json(nullptr) : ordered_json(fingerprint(v.category, v.rule, pattern))},
+                       {"pattern", healthy ? ordered_json(nullptr) : ordered_json(pattern)},
+                       {"time", text_or_null(time)},
+                       {"files", job.inventory.files},
+                       {"bytes", job.inventory.bytes},
+                       {"seconds", std::round(seconds * 1000) / 1000},
+                       {"unreadable", job.inventory.unreadable.size()}};
+  return dump(j);
+}
+
+// Bytes on disk below `path` (for the progress line's rate and ETA).
+std::uint64_t disk_bytes(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return fs::file_size(path, ec);
+  std::uint64_t total = 0;
+  if (!fs::is_directory(path, ec)) return 0;
+  for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  return total;
+}
+
+// One line on stderr, redrawn: jobs done / total, bytes, rate, ETA.
+class Progress {
+ public:
+  Progress(bool on, std::size_t jobs, std::uint64_t bytes) : on_(on), jobs_(jobs), bytes_(bytes), start_(std::chrono::steady_clock::now()) {}
+  void update(std::size_t done, std::uint64_t bytes_done, bool force = false) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    const double rate = secs > 0 ? static_cast<double>(bytes_done) / secs : 0;
+    std::string eta = "--:--";
+    if (rate > 0 && bytes_ >= bytes_done) {
+      const auto left = static_cast<long long>(static_cast<double>(bytes_ - bytes_done) / rate);
+      char b[32];
+      std::snprintf(b, sizeof b, "%lld:%02lld", left / 60, left % 60);
+      eta = b;
+    }
+    std::fprintf(stderr, "\r\033[Kscan: %zu/%zu jobs  %s of %s  %s/s  ETA %s", done, jobs_, ingest::format_bytes(bytes_done).c_str(),
+                 ingest::format_bytes(bytes_).c_str(), ingest::format_bytes(static_cast<std::uint64_t>(rate)).c_str(), eta.c_str());
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (on_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool on_;
+  std::size_t jobs_;
+  std::uint64_t bytes_;
+  std::chrono::steady_clock::time_point start_, last_{};
+};
+
+}  // namespace
+
+std::string result_line(const std::string& name, const analysis::Analysis& job, const analysis::RuleBook& book,
+                        double seconds, const std::string& format, bool redact) {
+  const report::Report full{job.events, job.facts, job.outcome, job.inventory, book.set.problems, 0, ""};
+  if (!redact) return line_of(name, full, seconds, format);
+  // The job's name is a path the customer chose: masked with the same map as its report.
+  const report::RedactedReport masked = report::redact(full);
+  report::Redactor names(full);
+  return line_of(names.apply(name), masked.view(), seconds, format);
+}
+
+std::string error_line(const std::string& name, const std::string& what, const std::string& format) {
+  if (format == "text") return base::visible(name) + "  error: " + base::visible(what);
+  return dump(ordered_json{{"job", name}, {"status", "error"}, {"error", what}});
+}
+
+base::Result<std::set<std::string>> resume_from(const std::string& path) {
+  std::set<std::string> done;
+  const ReadResults prior = read_results(path);
+  for (const auto& l : prior.lines) done.insert(l.job);
+  for (const auto& p : prior.problems) std::fprintf(stderr, "dtriage: %s (kept as it is)\n", p.c_str());
+  if (prior.partial_tail) {
+    std::error_code ec;
+    fs::resize_file(path, prior.complete_bytes, ec);
+    if (ec) return base::err("cannot cut the half-written last line of " + path + ": " + ec.message());
+    std::fprintf(stderr, "dtriage: %s: dropped a half-written last line (a scan was stopped while writing it)\n", path.c_str());
+  }
+  return done;
+}
+
+namespace {
+
+// The jobs of one scan and what became of them; lines leave in name order.
+class Scan {
+ public:
+  Scan(std::vector<std::pair<std::string, std::string>> jobs, const ScanSettings& s, const analysis::RuleBook& book,
+       const std::function<bool(const std::string&)>& write)
+      : jobs_(std::move(jobs)), s_(s), book_(book), write_(write), lines_(jobs_.size()), finished_(jobs_.size(), 0),
+        codes_(jobs_.size(), 2), sizes_(jobs_.size(), 0) {
+    std::uint64_t total = 0;
+    if (s.progress)
+      for (std::size_t i = 0; i < jobs_.size(); ++i) total += sizes_[i] = disk_bytes(jobs_[i].second);
+    progress_ = std::make_unique<Progress>(s.progress, jobs_.size(), total);
+  }
+
+  // Runs every job on `threads` threads (this one among them).
+  void run(unsigned threads) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back([this] { work(); });
+    work();
+    for (auto& t : pool) t.join();
+    progress_->finish();
+  }
+  bool write_failed() const { return write_failed_; }
+  const std::vector<int>& codes() const { return codes_; }
+
+ private:
+  void work() {
+    for (std::size_t i = next_++; i < jobs_.size(); i = next_++) {
+      try {
+        one(i);
+      } catch (const std::exception& e) {  // one job's failure (e.g. out of memory) is its own line
+        codes_[i] = 1;
+        lines_[i] = error_line(jobs_[i].first, e.what(), s_.format);
+      }
+      commit(i);
+    }
+  }
+
+  void one(std::size_t i) {
+    analysis::Inputs in;
+    in.paths = {jobs_[i].second};
+    if (!s_.node_pattern.empty()) in.hints = std::move(ingest::NodeHints::from_pattern(s_.node_pattern).value());
+    const auto start = std::chrono::steady_clock::now();
+    analysis::Options opt = s_.analysis;
+    opt.threads = 1;
+    if (s_.job_timeout > 0)
+      opt.limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s_.job_timeout));
+    const auto job = analysis::analyze(std::move(in), book_, opt);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (job->inventory.timed_out) {
+      char what[160];
+      std::snprintf(what, sizeof what, "timed out after %.0f s (--job-timeout); %llu files read before", s_.job_timeout,
+                    static_cast<unsigned long long>(job->inventory.files));
+      codes_[i] = 1;
+      lines_[i] = error_line(jobs_[i].first, what, s_.format);
+      return;
+    }
+    codes_[i] = !job->read_anything ? 2 : job->inventory.unreadable.empty() ? 0 : 1;
+    lines_[i] = result_line(jobs_[i].first, *job, book_, secs, s_.format, s_.redact);
+  }
+
+  // Lines go out in name order as soon as every earlier job is done, one write each, so that a
+  // killed scan leaves whole lines of finished jobs.
+  void commit(std::size_t i) {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_[i] = 1;
+    ++done_;
+    bytes_done_ += sizes_[i];
+    std::string out;
+    while (next_write_ < jobs_.size() && finished_[next_write_]) {
+      out += lines_[next_write_];
+      out += '\n';
+      std::string().swap(lines_[next_write_]);
+      ++next_write_;
+    }
+    if (!out.empty() && !write_(out)) write_failed_ = true;
+    progress_->update(done_, bytes_done_, done_ == jobs_.size());
+  }
+
+  const std::vector<std::pair<std::string, std::string>> jobs_;
+  const ScanSettings& s_;
+  const analysis::RuleBook& book_;
+  const std::function<bool(const std::string&)>& write_;
+  std::vector<std::string> lines_;
+  std::vector<char> finished_;
+  std::vector<int> codes_;
+  std::vector<std::uint64_t> sizes_;
+  std::unique_ptr<Progress> progress_;
+  std::atomic<std::size_t> next_{0};
+  std::mutex mu_;
+  std::size_t next_write_ = 0, done_ = 0;
+  std::uint64_t bytes_done_ = 0;
+  bool write_failed_ = false;
+};
+
+}  // namespace
+
+int scan(const std::vector<std::string>& roots, const ScanSettings& settings, const analysis::RuleBook& book,
+         const std::function<bool(const std::string&)>& write) {
+  base::Inventory top;
+  auto listed = list_jobs(roots, top);
+  for (const auto& p : top.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
+  for (const auto& p : top.skipped) std::fprintf(stderr, "dtriage: skipped %s: %s\n", p.path.c_str(), p.reason.c_str());
+  std::vector<std::pair<std::string, std::string>> jobs;
+  std::size_t skipped_done = 0;
+  for (auto& j : listed) {
+    if (settings.shard && !in_shard(j.first, *settings.shard)) continue;
+    if (settings.done_before.count(j.first) != 0) {
+      ++skipped_done;
+      continue;
+    }
+    jobs.push_back(std::move(j));
+  }
+  if (settings.say_resumed)
+    std::fprintf(stderr, "dtriage: resuming: %zu jobs done before, %zu to go\n", skipped_done, jobs.size());
+  const std::size_t to_go = jobs.size();
+  unsigned n = settings.jobs != 0 ? settings.jobs : std::max(1u, std::thread::hardware_concurrency());
+  n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(to_go, 1)));
+  Scan s(std::move(jobs), settings, book, write);
+  s.run(n);
+  if (s.write_failed()) return 2;
+  if (listed.empty() && to_go == 0 && skipped_done == 0) return 2;
+  int code = top.unreadable.empty() ? 0 : 1;
+  bool any_read = to_go == 0;
+  for (int c : s.codes()) {
+    any_read = any_read || c != 2;
+    if (c != 0) code = std::max(code, 1);
+  }
+  return any_read ? code : 2;
+}
+
+}  // namespace dtriage::batch

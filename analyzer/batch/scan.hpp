@@ -1,0 +1,51 @@
+// `dtriage scan`: many jobs, one analysis each, one result line per job, written in name order as
+// soon as every earlier job is done (a killed scan leaves whole lines; --resume goes on from there).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/analysis.hpp"
+#include "base/inventory.hpp"
+#include "batch/batch.hpp"
+
+namespace dtriage::batch {
+
+struct ScanSettings {
+  analysis::Options analysis;          // per job (threads: 1; jobs run in parallel instead)
+  std::string node_pattern;            // --node-from-path, hints built anew per job
+  std::string format = "jsonl";        // jsonl or text
+  bool redact = false;
+  unsigned jobs = 0;                   // jobs in parallel, 0 = one per core
+  double job_timeout = 0;              // seconds a job may take to read; 0 = none
+  std::optional<Shard> shard;
+  bool progress = false;               // redraw a progress line on stderr
+  std::set<std::string> done_before;   // --resume: jobs already in the output
+  bool say_resumed = false;            // say on stderr how many were done before and how many are left
+};
+
+// Each entry directly below a ROOT (a directory or an archive / compressed file) is one job:
+// (name, path), in name order. Entries that are no file or folder are skipped into `inv`.
+std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std::string>& roots, base::Inventory& inv);
+
+// One result line (no '\n') for a job analysed in `seconds`: JSON (the contract's fields) or text.
+std::string result_line(const std::string& name, const analysis::Analysis& job, const analysis::RuleBook& book,
+                        double seconds, const std::string& format, bool redact);
+// The line of a job that could not be analysed (timed out, out of memory).
+std::string error_line(const std::string& name, const std::string& what, const std::string& format);
+
+// --resume: the jobs already in `path`; a half-written last line (a scan killed while writing
+// it) is cut off the file. Problems are said on stderr; an error when the file cannot be cut.
+base::Result<std::set<std::string>> resume_from(const std::string& path);
+
+// Scans every job below `roots`. `write` takes finished lines (each ending in '\n') and returns
+// false once the output failed. Returns the exit code (0 all read, 1 some job or input unreadable,
+// 2 nothing readable or the output failed).
+int scan(const std::vector<std::string>& roots, const ScanSettings& settings, const analysis::RuleBook& book,
+         const std::function<bool(const std::string&)>& write);
+
+}  // namespace dtriage::batch

@@ -1,0 +1,93 @@
+// `dtriage analyze` (one job, one report) and `dtriage events` (the normalized events).
+#include <cstdio>
+#include <cstdlib>
+
+#include "base/text.hpp"
+#include "cli/commands.hpp"
+#include "model/event.hpp"
+#include "report/report.hpp"
+
+namespace dtriage::cli {
+namespace {
+
+bool use_color(const Config& config, const Output& out) {
+  if (config.color == "always") return true;
+  if (config.color == "never") return false;
+  if (std::getenv("NO_COLOR") != nullptr) return false;
+  return out.is_terminal();
+}
+
+std::string render(const report::Report& rep, const std::string& format, bool color) {
+  if (format == "json") return report::render_json(rep);
+  if (format == "markdown") return report::render_markdown(rep);
+  if (format == "html") return report::render_html(rep);
+  return report::render_text(rep, color);
+}
+
+// Prints each event as it is parsed: nothing is kept.
+class EventPrinter final : public ingest::Sink {
+ public:
+  EventPrinter(const Config& config, Output& out, base::Inventory& inv) : config_(config), out_(out), inv_(inv) {}
+
+  void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
+    const auto counts = formats::parse_stream(text, source, config_.parse, config_.analysis.max_line,
+                                              [this](model::Event&& e) { print(e); });
+    inv_.lines += counts.lines;
+    inv_.lines_cut += counts.lines_cut;
+  }
+
+ private:
+  void print(const model::Event& e) {
+    std::string& buf = out_.buffer();
+    if (config_.format == "text") {
+      buf += base::visible(e.path);
+      buf += ':';
+      buf += std::to_string(e.line);
+      buf += ": ";
+      buf += base::visible(e.text);
+      buf += '\n';
+    } else {
+      model::append_jsonl(buf, e);
+    }
+    out_.maybe_flush();
+  }
+
+  const Config& config_;
+  Output& out_;
+  base::Inventory& inv_;
+};
+
+}  // namespace
+
+int cmd_analyze(Config& config) {
+  Output out;
+  if (!open_output(out, config.output)) return 2;
+  const auto book = load_rules(config);
+  if (!book) return 2;
+  const auto job = analysis::analyze({config.paths, {}, std::move(config.hints)}, *book, config.analysis);
+  const report::Report full{job->events, job->facts, job->outcome, job->inventory, book->set.problems, book->set.rules.size(), kVersion};
+  // --redact masks the analysis itself, before any format renders it.
+  std::optional<report::RedactedReport> masked;
+  if (config.redact) masked = report::redact(full);
+  out.buffer() += render(masked ? masked->view() : full, config.format, use_color(config, out));
+  if (!finish_output(out)) return 2;
+  if (config.format != "json" && !job->inventory.unreadable.empty())
+    std::fprintf(stderr, "dtriage: %zu input(s) could not be read (listed in the report)\n", job->inventory.unreadable.size());
+  return exit_code(job->read_anything, job->inventory);
+}
+
+int cmd_events(Config& config) {
+  Output out;
+  if (!open_output(out, config.output)) return 2;
+  base::Inventory inv;
+  ingest::Ingestor ing(config.analysis.limits, std::move(config.hints), inv);
+  EventPrinter printer(config, out, inv);
+  ing.run(config.paths, printer);
+  if (!finish_output(out)) return 2;
+  print_problems(inv);
+  if (inv.lines_cut > 0)
+    std::fprintf(stderr, "dtriage: %llu lines longer than --max-line-bytes were cut\n", static_cast<unsigned long long>(inv.lines_cut));
+  return exit_code(ing.read_anything(), inv);
+}
+
+}  // namespace dtriage::cli
