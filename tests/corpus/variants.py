@@ -24,6 +24,8 @@ Variants:
   hosts        the verdict's host, where the logs name it, renamed in the logs and the file names
                (other clusters name hosts otherwise)
   numbers      pids, and the numbers of devices' bus ids, shifted (other runs of the same fault)
+The cases, copied as they are, and then all their variants are judged by two `dtriage scan` runs
+(one folder per job), so the rule pack is loaded twice, not once per variant.
 Exit 0 when every variant of every case keeps its verdict, 1 otherwise (77: no corpus).
 """
 import gzip
@@ -47,12 +49,19 @@ def cases(root):
             dirnames[:] = []
 
 
-def analyze(binary, path):
-    out = subprocess.run([binary, "analyze", "-j", "1", "--format", "json", path], capture_output=True, text=True)
-    try:
-        return json.loads(out.stdout)["verdict"]
-    except (json.JSONDecodeError, KeyError):
-        return {"status": "error", "category": None, "rank": None, "node": None, "rule": out.stderr[-200:]}
+def scan(binary, root, jobs):
+    """Verdicts of every job below root (one folder each), from one `dtriage scan`: the rule pack
+    is loaded once and the jobs run on every core, instead of one process per job."""
+    out = subprocess.run([binary, "scan", "-q", "--format", "jsonl", root], capture_output=True, text=True)
+    got = {}
+    for line in out.stdout.splitlines():
+        try:
+            j = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        got[j.get("job")] = j
+    missing = {"status": "error", "category": None, "rank": None, "node": None, "rule": out.stderr[-200:]}
+    return {name: got.get(name, missing) for name in jobs}
 
 
 def files_of(logs):
@@ -252,23 +261,39 @@ def main():
         print("variants: no corpus at %s: skipped" % corpus)
         return 77
     bad = total = 0
-    for case in sorted(cases(corpus)):
-        logs = os.path.join(case, "logs")
-        base = analyze(binary, logs)
-        for name, fn in VARIANTS.items():
-            if only and name not in only:
-                continue
-            with tempfile.TemporaryDirectory() as tmp:
-                dest = os.path.join(tmp, "logs")
-                renamed = fn(logs, dest, base)
-                if renamed is None:
+    all_cases = sorted(cases(corpus))
+    with tempfile.TemporaryDirectory() as tmp:
+        # Each case as it is, copied beside its variants (so that no path above it differs), then
+        # every variant of every case: two scans in all.
+        bases_root, variants_root = os.path.join(tmp, "bases"), os.path.join(tmp, "variants")
+        base_jobs = {}
+        for k, case in enumerate(all_cases):
+            job = "c%04d" % k
+            shutil.copytree(os.path.join(case, "logs"), os.path.join(bases_root, job, "logs"))
+            base_jobs[job] = case
+        bases = scan(binary, bases_root, base_jobs)
+        broken = sorted(base_jobs[j] for j, v in bases.items() if v.get("status") not in ("failed", "healthy", "inconclusive"))
+        for case in broken:
+            print("%-50s %-8s no verdict: %s" % (os.path.relpath(case, corpus), "as-is", bases[[j for j in base_jobs if base_jobs[j] == case][0]]))
+        if broken:
+            return 1
+        variant_jobs = {}
+        for k, case in enumerate(all_cases):
+            logs, base = os.path.join(case, "logs"), bases["c%04d" % k]
+            for name, fn in VARIANTS.items():
+                if only and name not in only:
                     continue
-                total += 1
-                got = analyze(binary, dest)
-                diffs = same(base, got, renamed)
-                if diffs:
-                    bad += 1
-                    print("%-50s %-8s %s" % (os.path.relpath(case, corpus), name, "; ".join(diffs)))
+                job = "c%04d.%s" % (k, name)
+                renamed = fn(logs, os.path.join(variants_root, job, "logs"), base)
+                if renamed is not None:
+                    variant_jobs[job] = (case, name, base, renamed)
+        got = scan(binary, variants_root, variant_jobs) if variant_jobs else {}
+        for job, (case, name, base, renamed) in sorted(variant_jobs.items()):
+            total += 1
+            diffs = same(base, got[job], renamed)
+            if diffs:
+                bad += 1
+                print("%-50s %-8s %s" % (os.path.relpath(case, corpus), name, "; ".join(diffs)))
     print("variants: %d of %d kept their verdict" % (total - bad, total))
     return 1 if bad else 0
 
