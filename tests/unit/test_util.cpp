@@ -10,8 +10,11 @@
 #include <fstream>
 #include <sstream>
 
+#include <stdexcept>
+
 #include "formats/pipeline.hpp"
 #include "lines/line_reader.hpp"
+#include "report/report.hpp"
 
 namespace dtriage::test {
 
@@ -55,6 +58,26 @@ std::string read_file(const std::string& path) {
 }
 
 bool exists(const std::string& path) { return std::filesystem::exists(path); }
+
+const analysis::RuleBook& rule_pack() {
+  static const analysis::RuleBook book = [] {
+    auto b = analysis::RuleBook::load({std::string(DTRIAGE_SOURCE_DIR) + "/rules"});
+    if (!b) throw std::runtime_error(b.error());
+    return std::move(b.value());
+  }();
+  return book;
+}
+
+std::unique_ptr<analysis::Analysis> analyze_path(const std::string& path, const analysis::Options& options) {
+  return analysis::analyze(analysis::Inputs{{path}, {}, {}}, rule_pack(), options);
+}
+
+std::string json_report(const analysis::Analysis& a) {
+  const report::Report r{a.events, a.facts, a.outcome, a.inventory, rule_pack().set.problems, rule_pack().set.rules.size(), "test"};
+  return report::render_json(r);
+}
+
+nlohmann::json verdict_of(const std::string& path) { return nlohmann::json::parse(json_report(*analyze_path(path)))["verdict"]; }
 
 RunResult run_dtriage(const std::string& args, const std::string& stdin_file) {
   TempDir tmp;

@@ -2,8 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis.hpp"
 
 #include "base/inventory.hpp"
 #include "ingest/ingest.hpp"
@@ -47,6 +52,15 @@ Collected collect_lines(const std::vector<std::string>& paths, ingest::Limits li
                         std::size_t max_line = 1 << 20);
 // Ingests and parses `paths` in-process, as `dtriage events`.
 Collected collect_events(const std::vector<std::string>& paths);
+
+// The source tree's rule pack, loaded once per test process.
+const analysis::RuleBook& rule_pack();
+// `dtriage analyze PATH`, in-process (one thread unless `options` says otherwise).
+std::unique_ptr<analysis::Analysis> analyze_path(const std::string& path, const analysis::Options& options = {});
+// The JSON report of an analysis, as `dtriage analyze --format json` writes it.
+std::string json_report(const analysis::Analysis& a);
+// The "verdict" object of that report, for `path`.
+nlohmann::json verdict_of(const std::string& path);
 
 std::string read_file(const std::string& path);
 bool exists(const std::string& path);
