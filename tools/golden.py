@@ -46,17 +46,26 @@ def main():
                 path = os.path.join(GOLDEN, name)
                 got = render(dtriage, sample, fmt, redact)
                 total += 1
+                want = open(path).read() if os.path.exists(path) else None
                 if mode == "--update":
+                    # Every change is shown, so that an update is reviewed, not waved through.
+                    if want != got:
+                        bad += 1
+                        print(f"{'NEW' if want is None else 'CHANGED'} {name}:")
+                        sys.stdout.writelines(difflib.unified_diff((want or "").splitlines(True), got.splitlines(True), name, "now"))
                     with open(path, "w") as f:
                         f.write(got)
                     continue
-                want = open(path).read() if os.path.exists(path) else ""
+                if want is None:
+                    bad += 1
+                    print(f"FAIL {name}: no golden file (tools/golden.py --update, then review)")
+                    continue
                 if got != want:
                     bad += 1
                     print(f"FAIL {name} differs from the golden file (tools/golden.py --update, then review):")
                     sys.stdout.writelines(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), name, "now"))[:40])
     if mode == "--update":
-        print(f"wrote {total} golden files to tests/golden/")
+        print(f"wrote {total} golden files to tests/golden/, {bad} of them changed")
         return 0
     print(f"golden: {total - bad} passed, {bad} failed")
     return 1 if bad else 0

@@ -345,6 +345,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     f.nodes.push_back(std::move(n));
   }
   derive(f, events);
+  build_rank_table(f, events, reports);
   return f;
 }
 

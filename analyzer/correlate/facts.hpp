@@ -62,6 +62,39 @@ struct Rank {
   std::optional<std::int64_t> last_completed;
 };
 
+// How a rank ended, as its own lines and its launcher's say (the rank table).
+enum class Ending : std::uint8_t {
+  Running,         // no line says it ended: still running when the logs stop
+  Timeout,         // reported a collective (or store) timeout: a victim of another rank
+  PeerLost,        // lost a peer (connection closed or reset by a remote rank): a victim too
+  Signal,          // died from a signal its launcher did not send (killed, crashed)
+  Exception,       // raised an exception
+  Exited,          // exited with a code, and no line says more
+  Stopped,         // stopped by its launcher (SIGTERM / SIGINT / SIGHUP), usually after another failed
+  NeverHeardFrom,  // the launch implies it (world size, nnodes x nproc_per_node) but no line names it
+};
+// "running", "timeout", "peer-lost", "signal", "exception", "exit", "stopped", "never-heard-from".
+const char* ending_name(Ending e);
+
+// One row of the rank table: who a global rank was and how it ended, from every line that names
+// it (its own, its launcher's failure table, the kernel's OOM killer through its pid).
+struct RankRecord {
+  std::int64_t rank = 0;
+  std::string node;                          // "" when no line ties it to a node
+  std::optional<std::int64_t> local_rank;
+  std::optional<std::int64_t> device;        // the device its NCCL / plog lines name
+  std::vector<std::int64_t> pids;            // worker pids seen for it, ascending (a restart adds one)
+  std::optional<EventIndex> first, last;     // its earliest and latest kept line
+  std::optional<std::int64_t> last_completed;  // the last collective it completed (ProcessGroupNCCL's seq)
+  Ending ending = Ending::Running;
+  std::string detail;                        // what the ending's line says, in a few words
+  std::string signal;                        // Signal, Stopped: SIGKILL, SIGTERM, ...
+  std::string sent_by;                       // Signal, Stopped: launcher, oom-killer, itself (a crash), unknown
+  std::optional<std::int64_t> exit_code;     // Exited (and Exception / Signal when a failure table says)
+  std::optional<std::int64_t> peer;          // Timeout, PeerLost: the rank it waited on, where a line says
+  std::optional<EventIndex> evidence;        // the line the ending comes from
+};
+
 struct Job {
   std::optional<std::int64_t> world_size;
   std::vector<EventIndex> world_size_evidence;
@@ -93,6 +126,7 @@ struct Facts {
   std::vector<Node> nodes;            // sorted by name
   std::map<std::int64_t, Rank> ranks;
   Job job;
+  std::vector<RankRecord> rank_table;  // one record per global rank, ascending (build_rank_table)
 
   const Node* node(const std::string& name) const;
   // A fact by its registry name ("node.devices", "job.world_size"); node facts need `node`.
@@ -120,6 +154,10 @@ std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& event
 
 // Computes the derived node.* and job.* facts with their evidence (called by correlate).
 void derive(Facts& f, const std::vector<model::Event>& events);
+
+// Builds f.rank_table from the events and what each reports about its rank (called by correlate,
+// after the other facts: it reads the world size and the nodes' launch ranges).
+void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports);
 
 // "1, 2 and 3" (at most `max` shown, "(+N more)" after).
 std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max = 8);

@@ -87,6 +87,15 @@ std::string render_html(const Report& r) {
            std::to_string(n.errors) + "</td><td>" + esc(n.ranks) + "</td><td>" + esc(n.first_error) + "</td></tr>\n";
     o += "</table>\n";
   }
+  if (!v.ranks.empty()) {
+    o += "<h2>Ranks</h2>\n<table id=\"ranks\"><tr><th>rank</th><th>node</th><th>local rank</th><th>device</th><th>pids</th><th>ending</th>"
+         "<th>detail</th><th>line</th></tr>\n";
+    for (const RankRow& k : v.ranks)
+      o += "<tr><td>" + std::to_string(k.rank) + "</td><td>" + esc(k.node) + "</td><td>" + k.local_rank + "</td><td>" + k.device + "</td><td>" + k.pids +
+           "</td><td>" + esc(k.ending) + "</td><td>" + esc(k.detail) + "</td><td class=\"loc\">" + esc(k.where) + "</td></tr>\n";
+    o += "</table>\n";
+    if (!v.ranks_rest.empty()) o += "<p>" + esc(v.ranks_rest) + "</p>\n";
+  }
   if (!v.others.empty()) {
     o += "<h2>Other findings</h2>\n<ul>\n";
     for (const OtherFinding& f : v.others)

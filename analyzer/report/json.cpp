@@ -25,6 +25,33 @@ json evidence_json(const model::Event& e) {
   return j;
 }
 
+json time_of(const Report& r, const std::optional<correlate::EventIndex>& i) {
+  return i && !r.events[*i].time.empty() ? json(r.events[*i].time) : json(nullptr);
+}
+
+// The rank table: every rank, who it was and how it ended.
+json ranks_json(const Report& r) {
+  json out = json::array();
+  for (const correlate::RankRecord& k : r.facts.rank_table) {
+    out.push_back({{"rank", k.rank},
+                   {"node", or_null(k.node)},
+                   {"local_rank", or_null(k.local_rank)},
+                   {"device", or_null(k.device)},
+                   {"pids", k.pids},
+                   {"first_time", time_of(r, k.first)},
+                   {"last_time", time_of(r, k.last)},
+                   {"last_completed", or_null(k.last_completed)},
+                   {"ending", correlate::ending_name(k.ending)},
+                   {"detail", or_null(base::sanitize_utf8(k.detail))},
+                   {"signal", or_null(k.signal)},
+                   {"sent_by", or_null(k.sent_by)},
+                   {"exit_code", or_null(k.exit_code)},
+                   {"peer", or_null(k.peer)},
+                   {"evidence", k.evidence ? evidence_json(r.events[*k.evidence]) : json(nullptr)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_json(const Report& r) {
@@ -86,6 +113,7 @@ std::string render_json(const Report& r) {
            {"ranks_with_timeout", std::vector<std::int64_t>(r.facts.job.ranks_with_timeout.begin(),
                                                             r.facts.job.ranks_with_timeout.end())}};
   j["job"] = job;
+  j["ranks"] = ranks_json(r);
   json unreadable = json::array();
   for (const auto& p : r.inventory.unreadable) unreadable.push_back({{"path", base::sanitize_utf8(p.path)}, {"reason", p.reason}});
   json skipped = json::array();

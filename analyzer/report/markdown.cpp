@@ -46,6 +46,15 @@ std::string render_markdown(const Report& r) {
            md_code(v.consequence_first[g].loc) + "\n";
     o += "\n</details>\n\n";
   }
+  if (!v.ranks.empty()) {
+    o += "<details><summary>Ranks (" + std::to_string(v.ranks.size()) + (v.ranks_rest.empty() ? "" : " shown") +
+         ")</summary>\n\n| rank | node | local rank | device | pids | ending | detail | line |\n|---|---|---|---|---|---|---|---|\n";
+    for (const RankRow& k : v.ranks)
+      o += "| " + std::to_string(k.rank) + " | " + md_cell(k.node) + " | " + k.local_rank + " | " + k.device + " | " + k.pids + " | " + k.ending + " | " +
+           md_cell(k.detail) + " | " + md_cell(k.where) + " |\n";
+    if (!v.ranks_rest.empty()) o += "\n" + md_cell(v.ranks_rest) + "\n";
+    o += "\n</details>\n\n";
+  }
   if (!v.others.empty()) {
     o += "<details><summary>Other findings</summary>\n\n";
     for (const OtherFinding& f : v.others) o += "- [" + f.role + "] " + md_cell(f.summary) + " (`" + f.rule + "`)\n";

@@ -212,6 +212,10 @@ RedactedReport redact(const Report& r) {
   }
   for (auto& e : o.events) redact_event(red, e);
   for (auto& [rank, rk] : o.facts.ranks) rk.node = red.apply(rk.node);
+  for (auto& rk : o.facts.rank_table) {
+    rk.node = red.apply(rk.node);
+    rk.detail = red.apply(rk.detail);
+  }
   o.facts.job.master_addr = red.apply(o.facts.job.master_addr);
   for (auto& [k, v] : o.facts.job.waits_on) v = red.apply(v);
   redact_facts(red, o.facts.job.derived);

@@ -47,6 +47,18 @@ std::string render_text(const Report& r, bool color) {
       o += buf;
     }
   }
+  if (!v.ranks.empty()) {
+    o += "\nranks:\n";
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "  %5s %-22s %5s %6s %-13s %-16s %s\n", "rank", "node", "local", "device", "pids", "ending", "detail");
+    o += buf;
+    for (const RankRow& k : v.ranks) {
+      std::snprintf(buf, sizeof buf, "  %5lld %-22s %5s %6s %-13s %-16s ", static_cast<long long>(k.rank), k.node.c_str(),
+                    k.local_rank.c_str(), k.device.c_str(), k.pids.c_str(), k.ending.c_str());
+      o += buf + k.detail + "\n";
+    }
+    if (!v.ranks_rest.empty()) o += "  " + v.ranks_rest + "\n";
+  }
   if (!v.others.empty()) {
     o += "\nother findings:\n";
     for (const OtherFinding& f : v.others)

@@ -101,6 +101,49 @@ std::vector<ConsequenceGroup> consequence_groups(const Report& r) {
   return out;
 }
 
+namespace {
+
+RankRow rank_row(const Report& r, const correlate::RankRecord& k) {
+  RankRow row;
+  row.rank = k.rank;
+  row.node = k.node.empty() ? "-" : base::visible(k.node);
+  row.local_rank = k.local_rank ? std::to_string(*k.local_rank) : "-";
+  row.device = k.device ? std::to_string(*k.device) : "-";
+  for (std::size_t i = 0; i < k.pids.size() && i < 2; ++i) row.pids += (i == 0 ? "" : ",") + std::to_string(k.pids[i]);
+  if (k.pids.size() > 2) row.pids += ",+" + std::to_string(k.pids.size() - 2);
+  if (row.pids.empty()) row.pids = "-";
+  row.ending = correlate::ending_name(k.ending);
+  row.detail = clip(base::visible(k.detail), 120);
+  if (k.evidence) row.where = loc(r.events[*k.evidence]);
+  return row;
+}
+
+// Every rank of a small job; of a large one, the ranks whose ending at most a few share (the one
+// that died among many that timed out) and the verdict's rank, the rest counted by ending.
+void rank_rows(const Report& r, View& v) {
+  const auto& table = r.facts.rank_table;
+  if (table.size() < 2) return;
+  std::map<correlate::Ending, std::set<std::int64_t>> by_ending;
+  for (const auto& k : table) by_ending[k.ending].insert(k.rank);
+  const std::size_t few = 8;
+  std::map<correlate::Ending, std::set<std::int64_t>> rest;
+  for (const auto& k : table) {
+    const bool shown = table.size() <= kAllRankRows || by_ending[k.ending].size() <= few || (v.rank && *v.rank == k.rank);
+    if (shown) v.ranks.push_back(rank_row(r, k));
+    else rest[k.ending].insert(k.rank);
+  }
+  std::size_t hidden = 0;
+  std::string parts;
+  for (const auto& [ending, ranks] : rest) {
+    hidden += ranks.size();
+    parts += (parts.empty() ? "" : ", ") + std::to_string(ranks.size()) + " " + correlate::ending_name(ending) + " (ranks " +
+             ranks_text(ranks, 6) + ")";
+  }
+  if (hidden > 0) v.ranks_rest = std::to_string(hidden) + " more: " + parts;
+}
+
+}  // namespace
+
 View make_view(const Report& r) {
   View v;
   const rules::Verdict& verdict = r.analysis.verdict;
@@ -123,6 +166,7 @@ View make_view(const Report& r) {
     v.nodes.push_back(NodeRow{n.name.empty() ? kUnnamedNode : base::visible(n.name), n.processes(),
                               n.devices ? std::to_string(*n.devices) : "?", n.errors, ranks_text(n.ranks),
                               ranks_text(n.ranks, 4), first_error_text(r, n)});
+  rank_rows(r, v);
   for (const rules::Finding& f : r.analysis.findings)
     if (f.role == "related" || f.role == "warning") v.others.push_back(OtherFinding{f.role, base::visible(f.summary), f.rule->id, f.count});
   v.inputs = &r.inventory;

@@ -28,6 +28,22 @@ struct NodeRow {
   std::string first_error;   // "time code path:line" or "-"
 };
 
+// One row of the rank table as reports show it (every text already made visible).
+struct RankRow {
+  std::int64_t rank = 0;
+  std::string node;        // "-" when unknown
+  std::string local_rank;  // "-" when unknown
+  std::string device;      // "-" when unknown
+  std::string pids;        // "12261" or "12261,13000" ("-" when none)
+  std::string ending;      // correlate::ending_name
+  std::string detail;      // clipped
+  std::string where;       // path:line of the ending's line ("" when none)
+};
+
+// Up to this many ranks, every rank is a row; past it, only the ranks whose ending few others
+// share (and the verdict's rank), the rest counted by ending.
+inline constexpr std::size_t kAllRankRows = 32;
+
 struct OtherFinding {
   std::string role, summary, rule;
   std::size_t count = 0;
@@ -42,6 +58,8 @@ struct View {
   std::vector<ConsequenceGroup> consequences;
   std::vector<EvidenceItem> consequence_first;  // the first line of each group
   std::vector<NodeRow> nodes;
+  std::vector<RankRow> ranks;           // empty for a job of fewer than two ranks
+  std::string ranks_rest;               // "240 more: 232 timeout (8-239), 8 never-heard-from (240-247)"
   std::vector<OtherFinding> others;     // related findings and warnings
   const base::Inventory* inputs = nullptr;
   std::size_t events = 0;

@@ -1,0 +1,202 @@
+// The rank table: one record per global rank, built once from everything the logs say about it.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "correlate/facts.hpp"
+
+namespace dtriage::correlate {
+
+const char* ending_name(Ending e) {
+  switch (e) {
+    case Ending::Running: return "running";
+    case Ending::Timeout: return "timeout";
+    case Ending::PeerLost: return "peer-lost";
+    case Ending::Signal: return "signal";
+    case Ending::Exception: return "exception";
+    case Ending::Exited: return "exit";
+    case Ending::Stopped: return "stopped";
+    case Ending::NeverHeardFrom: return "never-heard-from";
+  }
+  return "running";
+}
+
+namespace {
+
+bool launcher_stop(const std::string& sig) { return sig == "SIGTERM" || sig == "SIGINT" || sig == "SIGHUP"; }
+
+// Signals a process raises on itself when it crashes (or aborts after an unrecoverable error).
+bool crash_signal(const std::string& sig) {
+  return sig == "SIGSEGV" || sig == "SIGBUS" || sig == "SIGFPE" || sig == "SIGILL" || sig == "SIGABRT" || sig == "SIGTRAP";
+}
+
+std::string clip_words(std::string s, std::size_t max) {
+  if (s.size() <= max) return s;
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  s.resize(cut);
+  return s + "...";
+}
+
+// The earliest line of each kind of ending a rank's lines show.
+struct Endings {
+  std::optional<EventIndex> timeout, peer_lost, signal, exception, exited, stopped;
+};
+
+struct Building {
+  RankRecord rec;
+  std::set<std::int64_t> pids;
+  Endings ends;
+};
+
+void keep_earliest(std::optional<EventIndex>& slot, EventIndex i, const std::vector<model::Event>& ev) {
+  if (!slot || model::earlier(ev[i], ev[*slot])) slot = i;
+}
+
+// What a rank's lines say about its ending, one line at a time.
+void note_line(Building& b, EventIndex i, const model::Event& e, std::uint8_t said, const std::vector<model::Event>& ev) {
+  if ((said & kReportsTimeout) != 0) keep_earliest(b.ends.timeout, i, ev);
+  if ((said & kReportsPeerLoss) != 0 && (said & kReportsTimeout) == 0) keep_earliest(b.ends.peer_lost, i, ev);
+  if (said != 0) return;  // a victim's report says nothing of its own end
+  if (e.code == "oom-kill") {
+    keep_earliest(b.ends.signal, i, ev);
+    return;
+  }
+  if (e.code == "failure-row" || e.code == "worker-failed") {
+    const std::string sig = e.get_str("signal");
+    if (launcher_stop(sig)) keep_earliest(b.ends.stopped, i, ev);
+    else if (!sig.empty()) keep_earliest(b.ends.signal, i, ev);
+    else if (e.get_int("exitcode")) keep_earliest(b.ends.exited, i, ev);
+    return;
+  }
+  if (e.kind == "python" && e.level == "error" && !e.get_str("exception").empty()) keep_earliest(b.ends.exception, i, ev);
+}
+
+std::string timeout_detail(const model::Event& e) {
+  std::string d;
+  if (const std::string op = e.get_str("op_type"); !op.empty()) d = op;
+  if (auto seq = e.get_int("seq")) d += (d.empty() ? "seq " : " seq ") + std::to_string(*seq);
+  if (auto ran = e.get_int("ran_for_ms")) d += (d.empty() ? "ran " : ", ran ") + std::to_string(*ran / 1000) + " s";
+  if (auto t = e.get_int("timeout_ms")) d += (d.empty() ? "timeout " : ", timeout ") + std::to_string(*t / 1000) + " s";
+  return d.empty() ? clip_words(e.message.empty() ? e.text : e.message, 120) : d;
+}
+
+// Chooses the ending: what the rank suffered from others first (a timeout, a lost peer), then what
+// ended it on its own (a signal, an exception, an exit code), then its launcher's stop.
+void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, const std::map<std::pair<std::string, std::int64_t>, EventIndex>& oom_pids) {
+  RankRecord& r = b.rec;
+  const Endings& x = b.ends;
+  auto take = [&](Ending kind, EventIndex i) {
+    r.ending = kind;
+    r.evidence = i;
+    if (auto code = ev[i].get_int("exitcode"); code && *code >= 0) r.exit_code = *code;
+  };
+  auto peer_of = [&]() -> std::optional<std::int64_t> {
+    if (auto w = f.job.waits_on.find(r.rank); w != f.job.waits_on.end()) {
+      const std::string& v = w->second;
+      if (!v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) && v.size() < 12) return std::stoll(v);
+    }
+    return std::nullopt;
+  };
+  if (x.timeout) {
+    take(Ending::Timeout, *x.timeout);
+    r.detail = timeout_detail(ev[*x.timeout]);
+    r.peer = peer_of();
+  } else if (x.peer_lost) {
+    take(Ending::PeerLost, *x.peer_lost);
+    r.peer = peer_of();
+    r.detail = clip_words(ev[*x.peer_lost].message.empty() ? ev[*x.peer_lost].text : ev[*x.peer_lost].message, 120);
+  } else if (x.signal) {
+    const model::Event& e = ev[*x.signal];
+    take(Ending::Signal, *x.signal);
+    r.signal = e.code == "oom-kill" ? "SIGKILL" : e.get_str("signal");
+    const bool oom = e.code == "oom-kill" ||
+                     std::any_of(r.pids.begin(), r.pids.end(), [&](std::int64_t p) { return oom_pids.count({r.node, p}) != 0; });
+    r.sent_by = oom ? "oom-killer" : crash_signal(r.signal) ? "itself" : "unknown";
+    r.detail = r.signal + (oom ? " from the kernel's OOM killer" : crash_signal(r.signal) ? " (a crash)" : "");
+  } else if (x.exception) {
+    const model::Event& e = ev[*x.exception];
+    take(Ending::Exception, *x.exception);
+    std::string msg = e.message;
+    const std::string type = e.get_str("exception");
+    r.detail = clip_words(type + (msg.empty() ? "" : ": " + msg), 160);
+    if (x.exited) {
+      if (auto code = ev[*x.exited].get_int("exitcode"); code && *code >= 0) r.exit_code = *code;
+    }
+  } else if (x.exited) {
+    take(Ending::Exited, *x.exited);
+    r.detail = "exit code " + std::to_string(ev[*x.exited].get_int("exitcode").value_or(0));
+  } else if (x.stopped) {
+    take(Ending::Stopped, *x.stopped);
+    r.signal = ev[*x.stopped].get_str("signal");
+    r.sent_by = "launcher";
+    r.detail = r.signal + " from its launcher";
+  }
+}
+
+// The node whose launch range (--node_rank x --nproc_per_node) holds `rank`, or "".
+std::string launch_node(const Facts& f, std::int64_t rank) {
+  for (const Node& n : f.nodes)
+    if (n.node_rank && n.nproc_per_node && *n.nproc_per_node > 0 && *n.nproc_per_node < 4096 && rank >= *n.node_rank * *n.nproc_per_node &&
+        rank < (*n.node_rank + 1) * *n.nproc_per_node)
+      return n.name;
+  return "";
+}
+
+}  // namespace
+
+void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
+  std::map<std::int64_t, Building> table;
+  std::map<std::pair<std::string, std::int64_t>, EventIndex> oom_pids;                 // (node, pid) the OOM killer named
+  std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>> closing;     // (node, pid) the launcher stopped
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    if (e.code == "oom-kill" && e.pid) oom_pids.emplace(std::make_pair(e.node, *e.pid), i);
+    if (e.code == "closing-signal")
+      if (auto target = e.get_int("target_pid")) closing[{e.node, *target}].push_back(i);
+    // A rank in the communicator of the whole job (nranks = world size) is the global rank.
+    std::optional<std::int64_t> rank = e.rank;
+    if (!rank && f.job.world_size)
+      if (auto cr = e.get_int("comm_rank"); cr && e.get_int("nranks") == f.job.world_size) rank = cr;
+    if (!rank || *rank < 0) continue;
+    Building& b = table[*rank];
+    RankRecord& r = b.rec;
+    r.rank = *rank;
+    if (r.node.empty()) r.node = e.node;
+    if (e.local_rank && !r.local_rank) r.local_rank = e.local_rank;
+    if (e.device && !r.device && (e.kind == "nccl" || e.kind == "plog")) r.device = e.device;
+    // Launcher lines carry the agent's pid; its failure rows and "failed (exitcode" lines the worker's.
+    if (e.pid && *e.pid > 0 && (e.kind != "torchrun" || e.code == "failure-row" || e.code == "worker-failed")) b.pids.insert(*e.pid);
+    keep_earliest(r.first, i, events);
+    if (!r.last || model::earlier(events[*r.last], e)) r.last = i;
+    if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
+    note_line(b, i, e, i < reports.size() ? reports[i] : 0, events);
+  }
+  for (auto& [rank, b] : table) {
+    RankRecord& r = b.rec;
+    if (auto it = f.ranks.find(rank); it != f.ranks.end() && !it->second.node.empty()) r.node = it->second.node;
+    r.pids.assign(b.pids.begin(), b.pids.end());
+    // "Sending process N closing signal SIGTERM": the launcher stopped this rank's process.
+    for (std::int64_t pid : r.pids)
+      if (auto c = closing.find({r.node, pid}); c != closing.end() && launcher_stop(events[c->second.front()].get_str("signal")))
+        for (EventIndex i : c->second) keep_earliest(b.ends.stopped, i, events);
+    decide(b, events, f, oom_pids);
+    f.rank_table.push_back(std::move(r));
+  }
+  // Ranks the launch implies that no line names.
+  if (f.job.world_size && *f.job.world_size > 0 && *f.job.world_size <= 65536) {
+    std::vector<RankRecord> silent;
+    for (std::int64_t r = 0; r < *f.job.world_size; ++r) {
+      if (table.count(r) != 0) continue;
+      RankRecord rec;
+      rec.rank = r;
+      rec.node = launch_node(f, r);
+      rec.ending = Ending::NeverHeardFrom;
+      silent.push_back(std::move(rec));
+    }
+    f.rank_table.insert(f.rank_table.end(), silent.begin(), silent.end());
+    std::sort(f.rank_table.begin(), f.rank_table.end(), [](const RankRecord& a, const RankRecord& b) { return a.rank < b.rank; });
+  }
+}
+
+}  // namespace dtriage::correlate

@@ -1,0 +1,185 @@
+// The rank table (correlate::build_rank_table, the JSON report's `ranks`): one record per global
+// rank, who it was and how it ended. Checked on every lab job (real torchrun runs, truth written by
+// the job) and on small jobs written here with other hosts, numbers and shapes.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+
+#include "report/report.hpp"
+#include "test_util.hpp"
+
+namespace dtriage::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json report_of(analysis::Inputs in) {
+  const auto a = analysis::analyze(std::move(in), rule_pack());
+  return json::parse(json_report(*a));
+}
+
+const json* rank_of(const json& report, std::int64_t rank) {
+  for (const json& r : report["ranks"])
+    if (r["rank"] == rank) return &r;
+  return nullptr;
+}
+
+// Every lab job: each rank of the world once, ascending; the culprit the truth names is never shown
+// as a victim (timed out, lost a peer, stopped by its launcher), and its ending is the fault's.
+TEST(RankTable, EveryLabJobHasEveryRankAndTheCulpritIsNoVictim) {
+  const fs::path dir = fs::path(DTRIAGE_SOURCE_DIR) / "tests" / "lab" / "cases";
+  std::size_t jobs = 0, culprits = 0;
+  for (const auto& c : fs::directory_iterator(dir)) {
+    if (!fs::exists(c.path() / "TRUTH.json")) continue;
+    const json truth = json::parse(read_file((c.path() / "TRUTH.json").string()));
+    const json rep = json::parse(json_report(*analyze_path((c.path() / "logs").string())));
+    ASSERT_TRUE(rep.contains("ranks")) << c.path();
+    const json& ranks = rep["ranks"];
+    std::int64_t prev = -1;
+    for (const json& r : ranks) {
+      EXPECT_GT(r["rank"].get<std::int64_t>(), prev) << c.path() << ": ranks ascending, each once";
+      prev = r["rank"].get<std::int64_t>();
+    }
+    if (rep["job"]["world_size"].is_number_integer()) {
+      const auto ws = rep["job"]["world_size"].get<std::int64_t>();
+      for (std::int64_t k = 0; k < ws; ++k) EXPECT_NE(rank_of(rep, k), nullptr) << c.path() << ": rank " << k << " missing";
+    }
+    ++jobs;
+    if (truth["rank"].is_null()) continue;
+    ++culprits;
+    const json* culprit = rank_of(rep, truth["rank"].get<std::int64_t>());
+    ASSERT_NE(culprit, nullptr) << c.path();
+    const std::string ending = (*culprit)["ending"];
+    EXPECT_TRUE(ending != "timeout" && ending != "peer-lost" && ending != "stopped") << c.path() << ": culprit shown as " << ending;
+    const std::string fault = truth["fault"];
+    const std::map<std::string, std::set<std::string>> expected = {
+        {"exception", {"exception", "exit"}},  // a traceback no line ties to its rank leaves the exit code
+        {"exit", {"exit"}},
+        {"sigkill", {"signal"}},
+        {"sigsegv", {"signal"}},
+        {"oom", {"signal"}},
+        {"hang", {"never-heard-from", "running"}}};
+    if (auto it = expected.find(fault); it != expected.end()) {
+      EXPECT_EQ(it->second.count(ending), 1u) << c.path() << ": fault " << fault << ", culprit ended " << ending;
+    }
+    if (fault == "oom") {
+      EXPECT_EQ((*culprit)["sent_by"], "oom-killer") << c.path();
+    }
+    if (fault == "sigsegv") {
+      EXPECT_EQ((*culprit)["sent_by"], "itself") << c.path();
+    }
+  }
+  EXPECT_GE(jobs, 60u);
+  EXPECT_GE(culprits, 30u);
+}
+
+// A hang: every rank but one reports the watchdog timeout; the silent one is implied by the launch
+// (--nnodes x --nproc_per_node, --node_rank) and placed on its node.
+TEST(RankTable, TheSilentRankOfAHangIsNeverHeardFromOnItsNode) {
+  analysis::Inputs in;
+  const char* hosts[] = {"cn17", "cn18", "cn19"};
+  for (int n = 0; n < 3; ++n) {
+    std::string log = "+ torchrun --nnodes 3 --nproc_per_node 2 --node_rank " + std::to_string(n) +
+                      " --master_addr cn17 --master_port 29411 pretrain.py\n";
+    for (int l = 0; l < 2; ++l) {
+      const int rank = n * 2 + l;
+      if (rank == 3) continue;
+      log += "[rank" + std::to_string(rank) + "]:[E1201 04:10:0" + std::to_string(rank) + ".118233 " + std::to_string(7100 + rank) +
+             " ProcessGroupNCCL.cpp:616] [Rank " + std::to_string(rank) +
+             "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=BROADCAST, NumelIn=10, NumelOut=10, "
+             "Timeout(ms)=1800000) ran for 1800091 milliseconds before timing out.\n";
+    }
+    in.texts.emplace_back(std::string(hosts[n]) + "/train.log", log);
+  }
+  const json rep = report_of(std::move(in));
+  ASSERT_EQ(rep["ranks"].size(), 6u) << rep["ranks"].dump(1);
+  const json* silent = rank_of(rep, 3);
+  ASSERT_NE(silent, nullptr);
+  EXPECT_EQ((*silent)["ending"], "never-heard-from");
+  EXPECT_EQ((*silent)["node"], "cn18");
+  for (std::int64_t r : {0, 1, 2, 4, 5}) {
+    const json* k = rank_of(rep, r);
+    ASSERT_NE(k, nullptr) << r;
+    EXPECT_EQ((*k)["ending"], "timeout") << k->dump();
+    EXPECT_NE((*k)["detail"].get<std::string>().find("BROADCAST"), std::string::npos) << k->dump();
+    EXPECT_NE((*k)["evidence"], nullptr);
+  }
+}
+
+// A failure table names a SIGKILLed rank and the kernel names its pid: the OOM killer sent it. The
+// other rank of its node was stopped by the launcher; the rank that raised shows its exception.
+TEST(RankTable, SignalsSayWhoSentThemAndExceptionsWhatTheySaid) {
+  analysis::Inputs in;
+  in.texts.emplace_back("worker-b3/launcher.log",
+                        "+ torchrun --nnodes 1 --nproc_per_node 3 --node_rank 0 train_lm.py\n"
+                        "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 52218 closing signal SIGTERM\n"
+                        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 52219) of binary: /usr/bin/python3\n"
+                        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+                        "============================================================\n"
+                        "train_lm.py FAILED\n"
+                        "------------------------------------------------------------\n"
+                        "Failures:\n"
+                        "[1]:\n"
+                        "  time      : 2026-03-09_17:22:41\n"
+                        "  host      : worker-b3\n"
+                        "  rank      : 0 (local_rank: 0)\n"
+                        "  exitcode  : -15 (pid: 52218)\n"
+                        "  error_file: <N/A>\n"
+                        "  traceback : Signal 15 (SIGTERM) received by PID 52218\n"
+                        "[2]:\n"
+                        "  time      : 2026-03-09_17:22:41\n"
+                        "  host      : worker-b3\n"
+                        "  rank      : 2 (local_rank: 2)\n"
+                        "  exitcode  : 1 (pid: 52220)\n"
+                        "  error_file: <N/A>\n"
+                        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+                        "------------------------------------------------------------\n"
+                        "Root Cause (first observed failure):\n"
+                        "[0]:\n"
+                        "  time      : 2026-03-09_17:22:40\n"
+                        "  host      : worker-b3\n"
+                        "  rank      : 1 (local_rank: 1)\n"
+                        "  exitcode  : -9 (pid: 52219)\n"
+                        "  error_file: <N/A>\n"
+                        "  traceback : Signal 9 (SIGKILL) received by PID 52219\n"
+                        "============================================================\n");
+  in.texts.emplace_back("worker-b3/dmesg.txt",
+                        "[812344.120931] Out of memory: Killed process 52219 (python3) total-vm:98812344kB, anon-rss:77120012kB\n");
+  in.texts.emplace_back("worker-b3/rank2.log",
+                        "[rank2]: Traceback (most recent call last):\n"
+                        "[rank2]:   File \"train_lm.py\", line 88, in <module>\n"
+                        "[rank2]:     loss.backward()\n"
+                        "[rank2]: KeyError: 'attention_mask'\n");
+  const json rep = report_of(std::move(in));
+  const json* killed = rank_of(rep, 1);
+  ASSERT_NE(killed, nullptr) << rep["ranks"].dump(1);
+  EXPECT_EQ((*killed)["ending"], "signal");
+  EXPECT_EQ((*killed)["signal"], "SIGKILL");
+  EXPECT_EQ((*killed)["sent_by"], "oom-killer");
+  EXPECT_EQ((*killed)["pids"], json::array({52219}));
+  const json* stopped = rank_of(rep, 0);
+  ASSERT_NE(stopped, nullptr);
+  EXPECT_EQ((*stopped)["ending"], "stopped");
+  EXPECT_EQ((*stopped)["sent_by"], "launcher");
+  const json* raised = rank_of(rep, 2);
+  ASSERT_NE(raised, nullptr);
+  EXPECT_EQ((*raised)["ending"], "exception") << raised->dump();
+  EXPECT_NE((*raised)["detail"].get<std::string>().find("KeyError"), std::string::npos) << raised->dump();
+  EXPECT_EQ((*raised)["exit_code"], 1);
+}
+
+// One rank is no table: a single-process job's report keeps an empty `ranks` and prints none.
+TEST(RankTable, ASingleProcessJobHasNoRankSection) {
+  analysis::Inputs in;
+  in.texts.emplace_back("box/run.log", "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nZeroDivisionError: division by zero\n");
+  const auto a = analysis::analyze(std::move(in), rule_pack());
+  const report::Report r{a->events, a->facts, a->outcome, a->inventory, rule_pack().set.problems, 0, "test"};
+  EXPECT_EQ(report::render_text(r, false).find("\nranks:\n"), std::string::npos);
+  EXPECT_TRUE(json::parse(report::render_json(r))["ranks"].size() <= 1u);
+}
+
+}  // namespace
+}  // namespace dtriage::test
