@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/categories.hpp"
 #include "formats/util.hpp"
 
 namespace dtriage::check {
@@ -146,14 +147,14 @@ Version version_of(const std::string& s) {
   return v;
 }
 
-NodeResult& with_category(const char* category, NodeResult& n) {
-  if (n.status == Status::Fail) n.category = category;
+NodeResult& with_category(model::CategoryId category, NodeResult& n) {
+  if (n.status == Status::Fail) n.category = category.id;
   return n;
 }
 
 // A failure reason; the first one's category is the node's.
-void add_fail(std::vector<std::string>& fails, std::string& category, const char* cat, std::string message) {
-  if (category.empty()) category = cat;
+void add_fail(std::vector<std::string>& fails, std::string& category, model::CategoryId cat, std::string message) {
+  if (category.empty()) category = cat.id;
   fails.push_back(std::move(message));
 }
 

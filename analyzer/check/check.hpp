@@ -60,7 +60,7 @@ struct NodeResult {
   std::string node;  // "" for a finding about the whole job
   Status status = Status::Pass;
   std::string message;
-  std::string category;  // a failure's root-cause category (CONTRACT.md); "" when none fits (data)
+  std::string category;  // a failure's root-cause category (docs/CONTRACT.md); "" when none fits (data)
   std::vector<std::pair<std::string, std::string>> values;
   std::vector<Evidence> evidence;
 };

@@ -1,5 +1,5 @@
 // The sub-commands, each in a file of its own; cli.cpp parses the command line, validates it into
-// a Config and calls one of them. Each returns the process exit code (CONTRACT: 0 done, 1 some
+// a Config and calls one of them. Each returns the process exit code (docs/CONTRACT.md: 0 done, 1 some
 // input unreadable, 2 usage error or nothing readable, 3 a pre-launch check failed).
 #pragma once
 

@@ -11,14 +11,10 @@
 #include <set>
 #include <sstream>
 
+#include "model/categories.hpp"
+
 namespace dtriage::rules {
 
-const std::vector<std::string> kCategories = {
-    "nproc-device-mismatch", "device-binding-duplicate", "rendezvous-failure", "port-in-use",
-    "world-size-mismatch",   "env-version-mismatch",     "collective-timeout", "network-transport-error",
-    "shm-insufficient",      "device-hardware-error",    "device-oom",         "host-oom-killed",
-    "worker-signal",         "operator-error",           "worker-exception",   "hccl-config-error",
-    "collective-mismatch",   "device-visibility-config", "external-termination", "unknown"};
 
 namespace {
 
@@ -107,8 +103,8 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   r.title = n["title"] ? n["title"].as<std::string>() : r.id;
   r.description = n["description"] ? n["description"].as<std::string>() : "";
   r.category = n["category"] ? n["category"].as<std::string>() : "";
-  if (std::find(kCategories.begin(), kCategories.end(), r.category) == kCategories.end()) {
-    problem(r.id + ": category '" + r.category + "' is not one of CONTRACT.md's ids");
+  if (!model::is_category(r.category)) {
+    problem(r.id + ": category '" + r.category + "' is not one of the contract's ids (docs/CONTRACT.md)");
     return;
   }
   r.severity = n["severity"] ? n["severity"].as<std::string>() : "error";

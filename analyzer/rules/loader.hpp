@@ -34,6 +34,4 @@ std::string default_rules_dir();
 // that match nothing, ids that do not match their file. One message per problem ("file:line: id: ...").
 std::vector<std::string> lint(const std::vector<Rule>& rules);
 
-extern const std::vector<std::string> kCategories;
-
 }  // namespace dtriage::rules
