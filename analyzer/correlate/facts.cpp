@@ -157,36 +157,35 @@ void lend_global_ranks(std::vector<model::Event>& events) {
 
 }  // namespace
 
-Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
-  const auto& reports = inputs.reports;
-  const auto named_by = assign_nodes(events, inputs.sources);
-  lend_hosts(events);
-  lend_ranks(events);
-  lend_global_ranks(events);
-  infer_years(events);
-  // HCCL names peers by (host IP, device); communicator-init lines map those to ranks.
-  std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_at;   // (host IP, device) -> rank
+namespace {
+
+// HCCL names peers by (host IP, device); communicator-init lines map those to ranks.
+struct PeerMaps {
+  std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_at;      // (host IP, device) -> rank
   std::map<std::pair<std::string, std::int64_t>, std::int64_t> rank_on_phy;  // (node, physical device) -> rank
+};
+
+PeerMaps peer_maps(const std::vector<model::Event>& events) {
+  PeerMaps m;
   for (const auto& e : events) {
     if (e.code != "hccl-comm-init" || !e.rank) continue;
     std::string server = e.get_str("server");
     server = server.substr(0, server.find('%'));
-    if (!server.empty() && e.device) rank_at[{server, *e.device}] = *e.rank;
-    if (auto phy = e.get_int("phy_device")) rank_on_phy[{e.node, *phy}] = *e.rank;
+    if (!server.empty() && e.device) m.rank_at[{server, *e.device}] = *e.rank;
+    if (auto phy = e.get_int("phy_device")) m.rank_on_phy[{e.node, *phy}] = *e.rank;
   }
+  return m;
+}
 
-  Facts f;
-  f.job.worker_lines = inputs.unparsed_lines;  // training scripts' own prints: the workers ran
-  std::map<std::string, Node> nodes;
-  for (EventIndex i = 0; i < events.size(); ++i) {
-    const model::Event& e = events[i];
-    const std::uint8_t said = i < reports.size() ? reports[i] : 0;
-    const bool reports_timeout = (said & kReportsTimeout) != 0;
-    if (e.rank && (said & (kReportsTimeout | kReportsPeerLoss)) != 0) f.job.victims.insert(*e.rank);
-    if (reports_timeout) ++f.job.timeout_lines;
-    if (reports_timeout && !e.rank) ++f.job.unranked_timeouts;
-    Node& n = nodes[e.node];
-    n.name = e.node;
+// One event's contribution to the facts, by subject. Each builder reads only the event and what
+// earlier events gave; correlate() calls them in this order for every event.
+struct Builder {
+  Facts& f;
+  const std::vector<model::Event>& events;
+  const PeerMaps& peers;
+
+  // How the job was launched: the launcher's command line or config dump, communicator sizes.
+  void launch(Node& n, EventIndex i, const model::Event& e) {
     if (auto nr = e.get_int("node_rank"); nr && *nr >= 0 && *nr < (1 << 20)) n.node_rank = *nr;
     if (auto v = e.get_int("nproc_per_node")) {
       n.nproc_per_node = *v;
@@ -207,9 +206,16 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
         }
       }
     }
-    if (e.rank || e.local_rank || e.kind == "nccl" || e.kind == "python" || e.kind == "plog" || e.kind == "cann" ||
-        e.kind == "torch_npu" || e.kind == "torch")
-      ++f.job.worker_lines;
+    if (auto nr = e.get_int("nranks")) {
+      if (!f.job.world_size || *nr > *f.job.world_size) {
+        f.job.world_size = *nr;
+        f.job.world_size_evidence = {i};
+      }
+    }
+  }
+
+  // What the node has: devices, their health and model, versions (npu-smi, nvidia-smi, snapshots).
+  void inventory(Node& n, EventIndex i, const model::Event& e) {
     if (e.kind == "snapshot" && e.code == "inventory") {  // a node snapshot (formats/snapshot.hpp) in the dump
       if (const std::string a = e.get_str("master_addr"); !a.empty() && f.job.master_addr.empty()) f.job.master_addr = a;
       if (auto p = e.get_int("master_port"); p && !f.job.master_port) f.job.master_port = *p;
@@ -220,8 +226,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
         n.device_evidence.push_back(i);
       }
     }
-    if (e.kind == "npu-smi" && e.code == "npu-device" && e.get_str("health") != "OK" && e.device)
-      n.unhealthy_devices.insert(*e.device);
+    if (e.kind == "npu-smi" && e.code == "npu-device" && e.get_str("health") != "OK" && e.device) n.unhealthy_devices.insert(*e.device);
     if (n.chip.empty()) {
       if (const std::string c = e.get_str("chip_name"); !c.empty()) n.chip = c;
       else if (const std::string g = e.get_str("gpu_name"); !g.empty()) n.chip = g;
@@ -241,10 +246,15 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
         n.version_evidence.emplace(field, i);
       }
     }
-    // Worker processes and the devices they used. NCCL lines carry the device per thread, and
-    // launcher lines carry the agent's pid, so only process-level sources count here.
-    const bool worker_source = e.kind == "plog" || e.kind == "torch_npu" || e.kind == "cann" ||
-                               (e.kind == "nccl" && e.level == "info");
+  }
+
+  // Worker processes, the devices they used and the local ranks seen. NCCL lines carry the device
+  // per thread, and launcher lines carry the agent's pid, so only process-level sources count here.
+  void processes(Node& n, EventIndex i, const model::Event& e) {
+    if (e.rank || e.local_rank || e.kind == "nccl" || e.kind == "python" || e.kind == "plog" || e.kind == "cann" ||
+        e.kind == "torch_npu" || e.kind == "torch")
+      ++f.job.worker_lines;
+    const bool worker_source = e.kind == "plog" || e.kind == "torch_npu" || e.kind == "cann" || (e.kind == "nccl" && e.level == "info");
     if (e.pid && *e.pid > 0 && (worker_source || e.code == "failure-row" || e.code == "worker-failed"))
       if (n.pids.insert(*e.pid).second) n.pid_evidence.push_back(i);
     if (e.pid && e.device && worker_source && *e.device >= 0) {
@@ -252,6 +262,15 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
       if (set.insert(*e.pid).second) n.device_pid_evidence_first.emplace(*e.pid, i);
     }
     if (e.local_rank) n.local_ranks.insert(*e.local_rank);
+  }
+
+  // How each rank lived and ended: its errors, its own end (exception, exit, kill), the launcher's
+  // stop, the timeouts it reported; the first errors of the node and the job.
+  void lifecycle(Node& n, EventIndex i, const model::Event& e, std::uint8_t said) {
+    const bool reports_timeout = (said & kReportsTimeout) != 0;
+    if (e.rank && (said & (kReportsTimeout | kReportsPeerLoss)) != 0) f.job.victims.insert(*e.rank);
+    if (reports_timeout) ++f.job.timeout_lines;
+    if (reports_timeout && !e.rank) ++f.job.unranked_timeouts;
     if (e.rank) {
       n.ranks.insert(*e.rank);
       Rank& r = f.ranks[*e.rank];
@@ -275,12 +294,6 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
       }
       if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
     }
-    if (auto nr = e.get_int("nranks")) {
-      if (!f.job.world_size || *nr > *f.job.world_size) {
-        f.job.world_size = *nr;
-        f.job.world_size_evidence = {i};
-      }
-    }
     if (reports_timeout) {
       if (e.rank) f.job.ranks_with_timeout.insert(*e.rank);
       f.job.timeout_evidence.push_back(i);
@@ -288,52 +301,72 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
       if (auto s = e.get_int("seq")) f.job.timeout_seq = *s;
       if (auto t = e.get_int("timeout_ms")) f.job.timeout_ms = *t;
     }
-    if (e.rank && e.get("task_failed") != nullptr) {
-      if (const std::string rr = e.get_str("remote_rank"); !rr.empty()) {
-        f.job.waits_on[*e.rank] = rr;
-        f.job.waits_evidence[*e.rank] = i;
-      }
-    }
-    if (e.code == "transport-init-error" && e.rank) {
-      std::optional<std::int64_t> peer;
-      if (auto dev = e.get_int("link_remote_device")) {
-        if (auto it = rank_at.find({e.get_str("link_remote_ip"), *dev}); it != rank_at.end()) peer = it->second;
-      }
-      if (!peer) peer = e.get_int("link_dst_rank");
-      if (peer && *peer != *e.rank) {
-        f.job.waits_on[*e.rank] = std::to_string(*peer);
-        f.job.waits_evidence[*e.rank] = i;
-      }
-    }
-    // Who waited on whom in link setup: the link table's src waited on its dest, and a P2P
-    // timeout waited on the rank of the same node on that physical device.
-    if (e.code == "hccl-link-error") {
-      const std::string status = e.get_str("link_status");
-      const auto src = e.get_int("src_rank"), dst = e.get_int("dest_rank");
-      if (src && dst && *src != *dst && (status == "time out" || status == "no connect") && f.job.waits_on.count(*src) == 0) {
-        f.job.waits_on[*src] = std::to_string(*dst);
-        f.job.waits_evidence[*src] = i;
-      }
-    }
-    if (e.code == "p2p-timeout" && e.rank) {
-      if (auto phy = e.get_int("p2p_remote_phy")) {
-        if (auto it = rank_on_phy.find({e.node, *phy}); it != rank_on_phy.end() && it->second != *e.rank) {
-          f.job.waits_on[*e.rank] = std::to_string(it->second);
-          f.job.waits_evidence[*e.rank] = i;
-        }
-      }
-    }
-    if (e.code == "notify-wait" && e.rank) {
-      if (auto ix = e.get_int("op_index")) f.job.notify_index[*e.rank] = *ix;
-      if (const std::string t = e.get_str("op_tag"); !t.empty()) f.job.notify_tag[*e.rank] = t;
-      f.job.notify_evidence.push_back(i);
-    }
     if (is_error(e)) {
       ++n.errors;
       keep_first(n.first_error, i, events);
       keep_first(f.job.first_error, i, events);
       if (!(e.kind == "nccl" && e.level == "warning")) keep_first(f.job.first_hard_error, i, events);
     }
+  }
+
+  // Who waited on whom: HCCL task failures, transport and link errors, P2P timeouts, Notify Waits.
+  void waits(EventIndex i, const model::Event& e) {
+    auto waits_on = [&](std::int64_t rank, std::string peer) {
+      f.job.waits_on[rank] = std::move(peer);
+      f.job.waits_evidence[rank] = i;
+    };
+    if (e.rank && e.get("task_failed") != nullptr)
+      if (const std::string rr = e.get_str("remote_rank"); !rr.empty()) waits_on(*e.rank, rr);
+    if (e.code == "transport-init-error" && e.rank) {
+      std::optional<std::int64_t> peer;
+      if (auto dev = e.get_int("link_remote_device"))
+        if (auto it = peers.rank_at.find({e.get_str("link_remote_ip"), *dev}); it != peers.rank_at.end()) peer = it->second;
+      if (!peer) peer = e.get_int("link_dst_rank");
+      if (peer && *peer != *e.rank) waits_on(*e.rank, std::to_string(*peer));
+    }
+    // The link table's src waited on its dest, and a P2P timeout waited on the rank of the same
+    // node on that physical device.
+    if (e.code == "hccl-link-error") {
+      const std::string status = e.get_str("link_status");
+      const auto src = e.get_int("src_rank"), dst = e.get_int("dest_rank");
+      if (src && dst && *src != *dst && (status == "time out" || status == "no connect") && f.job.waits_on.count(*src) == 0)
+        waits_on(*src, std::to_string(*dst));
+    }
+    if (e.code == "p2p-timeout" && e.rank)
+      if (auto phy = e.get_int("p2p_remote_phy"))
+        if (auto it = peers.rank_on_phy.find({e.node, *phy}); it != peers.rank_on_phy.end() && it->second != *e.rank)
+          waits_on(*e.rank, std::to_string(it->second));
+    if (e.code == "notify-wait" && e.rank) {
+      if (auto ix = e.get_int("op_index")) f.job.notify_index[*e.rank] = *ix;
+      if (const std::string t = e.get_str("op_tag"); !t.empty()) f.job.notify_tag[*e.rank] = t;
+      f.job.notify_evidence.push_back(i);
+    }
+  }
+};
+
+}  // namespace
+
+Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
+  const auto named_by = assign_nodes(events, inputs.sources);
+  lend_hosts(events);
+  lend_ranks(events);
+  lend_global_ranks(events);
+  infer_years(events);
+  const PeerMaps peers = peer_maps(events);
+
+  Facts f;
+  f.job.worker_lines = inputs.unparsed_lines;  // training scripts' own prints: the workers ran
+  std::map<std::string, Node> nodes;
+  Builder b{f, events, peers};
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    Node& n = nodes[e.node];
+    n.name = e.node;
+    b.launch(n, i, e);
+    b.inventory(n, i, e);
+    b.processes(n, i, e);
+    b.lifecycle(n, i, e, i < inputs.reports.size() ? inputs.reports[i] : 0);
+    b.waits(i, e);
   }
   if (f.job.nproc_values.size() == 1 && f.job.expected_nodes && *f.job.nproc_values.begin() > 0 &&
       *f.job.nproc_values.begin() < (1 << 16) && *f.job.expected_nodes > 0 && *f.job.expected_nodes < (1 << 20)) {
@@ -345,7 +378,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     f.nodes.push_back(std::move(n));
   }
   derive(f, events);
-  build_rank_table(f, events, reports);
+  build_rank_table(f, events, inputs.reports);
   return f;
 }
 
