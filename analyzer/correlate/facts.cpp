@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "formats/path_facts.hpp"
 #include "formats/tables.hpp"
 
 namespace dtriage::correlate {
@@ -80,6 +81,7 @@ void lend_ranks(std::vector<model::Event>& events) {
     path_ranks[e.path].insert(*e.rank);
     if (e.pid) pid_ranks[{e.node, *e.pid}].insert(*e.rank);
   }
+  std::map<std::string, std::optional<std::int64_t>> file_pid;
   for (auto& e : events) {
     if (e.rank) continue;
     if (auto it = path_ranks.find(e.path); it != path_ranks.end() && it->second.size() == 1) {
@@ -88,12 +90,9 @@ void lend_ranks(std::vector<model::Event>& events) {
       // The line's pid, else the pid in the file name (plog-<pid>_<stamp>.log).
       std::vector<std::int64_t> pids;
       if (e.pid) pids.push_back(*e.pid);
-      if (const auto at = e.path.rfind("plog-"); at != std::string::npos) {
-        std::int64_t v = 0;
-        std::size_t i = at + 5;
-        while (i < e.path.size() && e.path[i] >= '0' && e.path[i] <= '9') v = v * 10 + (e.path[i++] - '0');
-        if (i > at + 5 && i < e.path.size() && e.path[i] == '_') pids.push_back(v);
-      }
+      auto [at, fresh] = file_pid.try_emplace(e.path);
+      if (fresh) at->second = formats::path_facts(e.path).pid;
+      if (at->second) pids.push_back(*at->second);
       for (auto pid : pids) {
         if (auto p = pid_ranks.find({e.node, pid}); p != pid_ranks.end() && p->second.size() == 1) {
           e.rank = *p->second.begin();

@@ -12,6 +12,7 @@
 #include "formats/parse_util.hpp"
 #include "formats/smi.hpp"
 #include "formats/snapshot.hpp"
+#include "formats/path_facts.hpp"
 #include "formats/tables.hpp"
 #include "formats/util.hpp"
 
@@ -19,36 +20,6 @@ namespace dtriage::formats {
 namespace {
 
 using re2::RE2;
-
-// Facts a file's path gives about every line in it.
-struct PathFacts {
-  std::optional<std::int64_t> pid, rank, local_rank, device;
-  std::string date;  // YYYY-MM-DD from a plog-style file name
-};
-
-PathFacts path_facts(const std::string& path) {
-  static const RE2 plog_name(R"((?:^|[/!])(?:plog|device)-(\d+)_(\d{4})(\d{2})(\d{2})\d{6,9}\.log)");
-  static const RE2 device_dir(R"((?:^|[/!])device-(\d+)/)");
-  static const RE2 rank_part(R"((?:^|[/!_-])rank[_-]?(\d+)(?:[/._-]|$))");
-  // torchrun --log-dir: RUN_ID/attempt_N/LOCAL_RANK/stdout.log, compressed or not
-  static const RE2 attempt(R"(attempt_\d+/(\d+)/(?:stdout|stderr)\.log(?:\.(?:gz|bz2|xz|zst))?$)");
-  static const RE2 pid_part(R"((?:^|[/!_.-])pid[_-]?(\d+)(?:[/._-]|$))");
-  static const RE2 any_date(R"((20\d{2})-(\d{2})-(\d{2})(?:[^\d]|$))");
-  static const RE2 stamp(R"((?:^|[^\d])(20\d{2})(\d{2})(\d{2})\d{6,9}(?:[^\d]|$))");
-  PathFacts f;
-  std::string a, y, mo, d;
-  if (RE2::PartialMatch(path, plog_name, &a, &y, &mo, &d)) {
-    f.pid = to_int(a);
-    f.date = y + "-" + mo + "-" + d;
-  } else if (RE2::PartialMatch(path, any_date, &y, &mo, &d) || RE2::PartialMatch(path, stamp, &y, &mo, &d)) {
-    f.date = y + "-" + mo + "-" + d;
-  }
-  if (RE2::PartialMatch(path, device_dir, &a)) f.device = to_int(a);
-  if (RE2::PartialMatch(path, rank_part, &a)) f.rank = to_int(a);
-  if (RE2::PartialMatch(path, attempt, &a)) f.local_rank = to_int(a);
-  if (!f.pid && RE2::PartialMatch(path, pid_part, &a)) f.pid = to_int(a);
-  return f;
-}
 
 enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig, NpuSmi };
 
