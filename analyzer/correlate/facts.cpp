@@ -117,8 +117,7 @@ void infer_years(std::vector<model::Event>& events) {
       std::string md = e.get_str("month_day");
       const std::string clock = e.get_str("clock");
       if (md.empty() || clock.empty()) continue;
-      if (md.size() == 4) md = "0" + md;
-      e.time = year + "-" + md + "T" + clock;
+      e.time = model::time_with_year(year, std::move(md), clock);
       e.time_inferred = true;
     }
   }

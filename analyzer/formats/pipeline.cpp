@@ -95,8 +95,7 @@ struct SourceParser::Impl {
         clock = p->month_day_time.substr(6);
       }
       if (!md.empty() && !clock.empty() && !year.empty()) {
-        if (md.size() == 4) md = "0" + md;  // "3-21" -> "03-21"
-        e.time = year + "-" + md + "T" + clock;
+        e.time = model::time_with_year(year, std::move(md), clock);
         e.time_inferred = true;
       }
     }

@@ -16,6 +16,16 @@ void Event::set(std::string key, Value v) {
   fields.emplace_back(std::move(key), std::move(v));
 }
 
+std::string time_with_year(std::string_view year, std::string month_day, std::string_view clock) {
+  if (month_day.size() == 4) month_day = "0" + month_day;  // "3-21" -> "03-21"
+  std::string t(year);
+  t += '-';
+  t += month_day;
+  t += 'T';
+  t += clock;
+  return t;
+}
+
 bool earlier(const Event& a, const Event& b) {
   if (a.time.empty() != b.time.empty()) return !a.time.empty();
   if (a.time != b.time) return a.time < b.time;

@@ -43,6 +43,11 @@ struct Event {
   std::string get_str(std::string_view key) const;
 };
 
+// The time of a line that printed no year ("3-21" or "03-21", "10:17:31.123"), dated with `year`
+// ("2025"): "2025-03-21T10:17:31.123". The one place undated lines get their year, whether from
+// an earlier line of their file (formats) or from the rest of the job (correlate).
+std::string time_with_year(std::string_view year, std::string month_day, std::string_view clock);
+
 // The order every stage uses for "first": dated events before undated ones, then by time, path, line.
 bool earlier(const Event& a, const Event& b);
 
