@@ -837,78 +837,8 @@ std::vector<SmokeRank> parse_smoke_lines(std::string_view text) {
 
 Launch parse_launch(const std::string& command) {
   Launch l;
+  static_cast<formats::LaunchCommand&>(l) = formats::parse_launch_command(command);
   l.command = command;
-  // Words, with simple quotes removed.
-  std::vector<std::string> w;
-  std::string cur;
-  char quote = 0;
-  bool in_word = false;
-  for (char c : command) {
-    if (quote) {
-      if (c == quote) quote = 0;
-      else cur.push_back(c);
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      quote = c;
-      in_word = true;
-      continue;
-    }
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\\') {
-      if (in_word) w.push_back(cur);
-      cur.clear();
-      in_word = false;
-      continue;
-    }
-    cur.push_back(c);
-    in_word = true;
-  }
-  if (in_word) w.push_back(cur);
-  auto norm = [](std::string k) {
-    std::replace(k.begin(), k.end(), '-', '_');
-    return k;
-  };
-  // torchrun's options start at the first "--" word and end at the script (the first word that is
-  // neither an option nor an option's value); the script's own options are not torchrun's.
-  static const std::set<std::string> kFlags = {"__standalone", "__no_python", "__module", "__run_path", "__no_spawn"};
-  bool started = false;
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    std::string k = w[i], v;
-    if (!starts_with(k, "-")) {
-      if (started) break;
-      continue;
-    }
-    if (!started && !starts_with(k, "--")) {  // the interpreter's own: python -u -m torch.distributed.run
-      if (k == "-m" && i + 1 < w.size()) ++i;
-      continue;
-    }
-    started = true;
-    bool has_value = false;
-    if (const auto eq = k.find('='); eq != std::string::npos) {
-      v = k.substr(eq + 1);
-      k = k.substr(0, eq);
-    } else if (!kFlags.count(norm(k)) && k != "-m" && i + 1 < w.size() && !starts_with(w[i + 1], "-")) {
-      v = w[i + 1];
-      has_value = true;
-    }
-    k = norm(k);
-    if (k == "__standalone") l.nnodes = 1;
-    else if (k == "__nnodes") {
-      const auto colon = v.find(':');  // MIN:MAX
-      l.nnodes = to_int(colon == std::string::npos ? v : v.substr(colon + 1));
-    } else if (k == "__nproc_per_node") {
-      l.nproc_per_node = to_int(v);
-      if (!l.nproc_per_node) l.nproc_text = v;
-    } else if (k == "__node_rank") l.node_rank = to_int(v);
-    else if (k == "__master_addr") l.master_addr = v;
-    else if (k == "__master_port") l.master_port = to_int(v);
-    else if (k == "__rdzv_endpoint") {
-      const auto colon = v.rfind(':');
-      l.master_addr = v.substr(0, colon);
-      if (colon != std::string::npos) l.master_port = to_int(v.substr(colon + 1));
-    }
-    if (has_value) ++i;
-  }
   return l;
 }
 

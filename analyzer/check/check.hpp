@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/launch.hpp"
 #include "formats/snapshot.hpp"
 #include "model/event.hpp"
 
@@ -41,12 +42,10 @@ bool parse_smoke_line(std::string_view text, SmokeRank& out);
 // Every smoke-test record in `text`: ranks that share one stdout can run their lines together.
 std::vector<SmokeRank> parse_smoke_lines(std::string_view text);
 
-// What the launch command says (`--launch "torchrun --nnodes 2 --nproc_per_node 8 ..."`).
-struct Launch {
+// What the launch command says (`--launch "torchrun --nnodes 2 --nproc_per_node 8 ..."`), read by
+// the one launch-command reader (formats/launch.hpp).
+struct Launch : formats::LaunchCommand {
   std::string command;
-  std::optional<std::int64_t> nnodes, nproc_per_node, node_rank, master_port;
-  std::string master_addr;
-  std::string nproc_text;  // "gpu", "auto" when not a number
 };
 Launch parse_launch(const std::string& command);
 

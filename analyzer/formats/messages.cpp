@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "formats/families.hpp"
+#include "formats/launch.hpp"
 #include "formats/parse_util.hpp"
 #include "formats/tables.hpp"
 
@@ -39,10 +40,6 @@ DT_RE(re_signal_exc, R"(SignalException: Process (\d+) got (?:signal|sigval): ?(
 DT_RE(re_acl_code, R"((?:NPU|OPS|HCCL) function error: ([\w:]+).*?error code is (\d+))")
 DT_RE(re_npu_warning, R"(NPU warning, error code is (\d+))")
 DT_RE(re_nproc_opt, R"(--nproc[_-]per[_-]node[= ](\d+))")
-DT_RE(re_nnodes_opt, R"(--nnodes[= ](\d+)(?::(\d+))?)")
-DT_RE(re_master_addr_opt, R"(--master[_-]addr[= ]["']?([\w.:-]+))")
-DT_RE(re_master_port_opt, R"(--master[_-]port[= ](\d+))")
-DT_RE(re_node_rank_opt, R"(--node[_-]rank[= ](\d+))")
 DT_RE(re_visible_devices, R"((ASCEND_RT_VISIBLE_DEVICES|CUDA_VISIBLE_DEVICES|ASCEND_VISIBLE_DEVICES)[:=]\s*([\d,]+))")
 DT_RE(re_cuda_error, R"(CUDA error: ([^.\n]+))")
 DT_RE(re_nccl_error_in, R"(NCCL error in: [^,]+, ([^(,]+?)(?: \(run with NCCL_DEBUG.*?\))?, NCCL version ([\w.+-]+))")
@@ -245,14 +242,16 @@ const std::vector<MessageFact>& table() {
          s.e.set("nccl_version", std::string(s.m[2]));
          s.hit = true;
        }},
+      // A launch command echoed into a log (`+ torchrun ...`, `srun ... torchrun ...`).
       {{"nproc"}, re_nproc_opt,
        [](Scan& s) {
-         set_int(s.e, "nproc_per_node", s.m[1]);
-         M o;
-         if (rx(re_nnodes_opt(), s.msg, o, RE2::UNANCHORED)) set_int(s.e, "nnodes", o[2].empty() ? o[1] : o[2]);
-         if (rx(re_master_addr_opt(), s.msg, o, RE2::UNANCHORED)) s.e.set("master_addr", std::string(o[1]));
-         if (rx(re_master_port_opt(), s.msg, o, RE2::UNANCHORED)) set_int(s.e, "master_port", o[1]);
-         if (rx(re_node_rank_opt(), s.msg, o, RE2::UNANCHORED)) set_int(s.e, "node_rank", o[1]);
+         const LaunchCommand l = parse_launch_command(s.msg);
+         if (l.nproc_per_node) s.e.set("nproc_per_node", *l.nproc_per_node);
+         else set_int(s.e, "nproc_per_node", s.m[1]);  // past the script, as some wrappers print it
+         if (l.nnodes) s.e.set("nnodes", *l.nnodes);
+         if (!l.master_addr.empty()) s.e.set("master_addr", l.master_addr);
+         if (l.master_port) s.e.set("master_port", *l.master_port);
+         if (l.node_rank) s.e.set("node_rank", *l.node_rank);
          s.code("launch-command");
        }},
       {{"VISIBLE_DEVICES"}, re_visible_devices,
