@@ -533,20 +533,18 @@ std::optional<std::int64_t> culprit_rank(const correlate::Facts& facts) {
   return std::nullopt;
 }
 
-void rank_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
-  const std::size_t n = a.findings.size();
-  auto same_scope = [&](const Finding& x, const Finding& y) {
-    return x.node == y.node || x.node.empty() || y.node.empty() || x.rule->scope == Scope::Job;
-  };
-  auto better = [&](const Finding& x, const Finding& y) {  // is x a better root than y?
-    const bool xc = x.rule->role == Role::Cause, yc = y.rule->role == Role::Cause;
-    if (xc != yc) return xc;
-    if (x.rule->severity_rank() != y.rule->severity_rank()) return x.rule->severity_rank() > y.rule->severity_rank();
-    if (x.rule->priority != y.rule->priority) return x.rule->priority > y.rule->priority;
-    if (x.time.empty() != y.time.empty()) return !x.time.empty();
-    if (x.time != y.time) return x.time < y.time;
-    return x.rule->id < y.rule->id;
-  };
+// Is x a better root than y? Causes before symptoms, then severity, priority, the earlier, the id.
+bool better_root(const Finding& x, const Finding& y) {
+  const bool xc = x.rule->role == Role::Cause, yc = y.rule->role == Role::Cause;
+  if (xc != yc) return xc;
+  if (x.rule->severity_rank() != y.rule->severity_rank()) return x.rule->severity_rank() > y.rule->severity_rank();
+  if (x.rule->priority != y.rule->priority) return x.rule->priority > y.rule->priority;
+  if (x.time.empty() != y.time.empty()) return !x.time.empty();
+  if (x.time != y.time) return x.time < y.time;
+  return x.rule->id < y.rule->id;
+}
+
+void defer_to_culprit(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   // A finding that only says where the job stopped waiting (a collective timeout naming the rank
   // that never arrived) is explained by that rank's own failure: the best finding of the rank the
   // lifecycle names as culprit, other than reports of waiting or losing a peer.
@@ -557,11 +555,18 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
       for (const Finding& x : a.findings)
         if (&x != &y && !x.rule->defers_to_culprit && x.rule->scope == Scope::Event && x.rule->reports.empty() &&
             x.rule->role != Role::Warning && x.rule->severity_rank() >= 2 && cites_rank(x, events, *culprit) &&
-            (best == nullptr || better(x, *best)))
+            (best == nullptr || better_root(x, *best)))
           best = &x;
       if (best != nullptr) y.explained_by = best->rule->id;
     }
   }
+}
+
+void link_explanations(Analysis& a) {
+  const std::size_t n = a.findings.size();
+  auto same_scope = [&](const Finding& x, const Finding& y) {
+    return x.node == y.node || x.node.empty() || y.node.empty() || x.rule->scope == Scope::Job;
+  };
   // x explains y, unless y also explains x and is the better root (mutual edges: the better wins).
   // The candidates y of each x are found through indexes (rule -> rule it explains; rule and node
   // -> findings), so the cost grows with the findings, not with their square (a job of 30,000
@@ -582,7 +587,7 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
     Finding& x = a.findings[i];
     Finding& y = a.findings[j];
     if (!y.explained_by.empty() || x.explained_by == y.rule->id || !same_scope(x, y)) return;
-    if (y.rule->explains_rule(x.rule->id) && better(y, x)) return;
+    if (y.rule->explains_rule(x.rule->id) && better_root(y, x)) return;
     y.explained_by = x.rule->id;
   };
   for (std::size_t i = 0; i < n; ++i) {
@@ -600,6 +605,12 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
         for (std::size_t j : none->second) consider(i, j);
     }
   }
+}
+
+// The root: the best finding that nothing explains (or whose chain of explanations loops); -1
+// when none is an error. Its own explanation, if any, is dropped.
+int choose_root(Analysis& a) {
+  const std::size_t n = a.findings.size();
   // A chain of explanations must end at an unexplained finding; one that loops (a -> b -> c -> a)
   // explains nothing, and its members stay root candidates.
   std::map<std::string_view, std::size_t> first_of_id;  // rule id -> its first finding
@@ -617,10 +628,15 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
   for (std::size_t i = 0; i < n; ++i) {
     const Finding& f = a.findings[i];
     if ((!f.explained_by.empty() && chain_ends(i)) || f.rule->severity_rank() < 2 || f.rule->role == Role::Warning) continue;
-    if (root < 0 || better(f, a.findings[static_cast<std::size_t>(root)])) root = static_cast<int>(i);
+    if (root < 0 || better_root(f, a.findings[static_cast<std::size_t>(root)])) root = static_cast<int>(i);
   }
   if (root >= 0) a.findings[static_cast<std::size_t>(root)].explained_by.clear();
-  // Roles.
+  return root;
+}
+
+// Each finding's role: the root, what follows from it, warnings, and the rest (related).
+void assign_roles(Analysis& a, int root) {
+  const std::size_t n = a.findings.size();
   // Whether a finding's chain of explanations leads to the root; answered once per rule id.
   std::map<std::string_view, std::vector<std::size_t>> of_id;
   for (std::size_t k = 0; k < n; ++k) of_id[a.findings[k].rule->id].push_back(k);
@@ -656,6 +672,10 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
       f.role = "related";
     }
   }
+}
+
+void order_findings(Analysis& a) {
+  const std::size_t n = a.findings.size();
   // Order: root first, then consequences, related, warnings; each by time.
   auto rank_of = [](const std::string& role) {
     return role == "root-cause" ? 0 : role == "consequence" ? 1 : role == "related" ? 2 : 3;
@@ -674,7 +694,13 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
   std::vector<Finding> sorted;
   for (std::size_t i : order) sorted.push_back(std::move(a.findings[i]));
   a.findings = std::move(sorted);
+}
 
+void rank_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
+  defer_to_culprit(events, facts, a);
+  link_explanations(a);
+  assign_roles(a, choose_root(a));
+  order_findings(a);
 }
 
 void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
