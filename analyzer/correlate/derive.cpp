@@ -204,21 +204,10 @@ void derive_versions(const Facts& f, Put& put) {
   if (!first.empty()) put("job.version_conflict", first, ev);
 }
 
-}  // namespace
-
-void derive(Facts& f, const std::vector<model::Event>& events) {
-  for (Node& n : f.nodes) derive_node(n);
-  Job& j = f.job;
-  Put put{j.derived};
-  std::vector<EventIndex> nproc_ev;
-  for (const Node& n : f.nodes) add(nproc_ev, n.nproc_evidence);
-  if (j.world_size) put("job.world_size", std::to_string(*j.world_size), j.world_size_evidence.empty() ? nproc_ev : j.world_size_evidence);
-  std::int64_t named = 0;
-  for (const auto& nd : f.nodes) named += nd.name.empty() ? 0 : 1;
-  put("job.nodes", std::to_string(named));
-  if (j.expected_nodes) put("job.expected_nodes", std::to_string(*j.expected_nodes), nproc_ev);
-  put("job.nproc_variants", std::to_string(j.nproc_values.size()), nproc_ev);
-  put("job.nproc_values", join_ints(std::vector<std::int64_t>(j.nproc_values.begin(), j.nproc_values.end())), nproc_ev);
+// Timeouts: how many ranks reported one, which known ranks did not, the collective, and the one
+// quiet rank of a timed-out world.
+void derive_timeouts(const Facts& f, const Put& put) {
+  const Job& j = f.job;
   const auto& tev = j.timeout_evidence;
   put("job.timeout_ranks", std::to_string(j.ranks_with_timeout.size()), tev);
   const auto missing = f.ranks_without_timeout();
@@ -251,9 +240,13 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
       put("job.quiet_rank", std::to_string(quiet.front()), ev);
     }
   }
-  // The culprit: the rank that ended on its own (killed, or failed without having lost a peer or
-  // timed out first) while the others were victims. A kill wins over an exit code; several
-  // candidates of the same kind name none.
+}
+
+// The culprit: the rank that ended on its own (killed, or failed without having lost a peer or
+// timed out first) while the others were victims. A kill wins over an exit code; several
+// candidates of the same kind name none.
+void derive_culprit(const Facts& f, const Put& put) {
+  const Job& j = f.job;
   std::vector<const Rank*> own, killed;
   for (const auto& [r, info] : f.ranks) {
     if (!info.own_end || j.victims.count(r) != 0) continue;
@@ -268,11 +261,10 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
     put("job.culprit_rank", std::to_string(pick.front()->rank), {*pick.front()->own_end});
     if (!pick.front()->node.empty()) put("job.culprit_node", pick.front()->node, {*pick.front()->own_end});
   }
-  put("job.worker_lines", std::to_string(j.worker_lines));
-  std::int64_t launches = 0;
-  for (const Node& n : f.nodes) launches += n.launch.empty() ? 0 : 1;
-  put("job.launched_nodes", std::to_string(launches), nproc_ev);
-  // Launch options the nodes disagree on: the node in the minority is the odd one.
+}
+
+// Launch options the nodes disagree on: the node in the minority is the odd one.
+void derive_launch_conflict(const Facts& f, const Put& put) {
   for (const char* key : {"nnodes", "master_port", "master_addr"}) {
     std::map<std::string, std::vector<const Node*>> by;
     for (const Node& n : f.nodes)
@@ -306,6 +298,30 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
     }
     break;
   }
+}
+
+}  // namespace
+
+void derive(Facts& f, const std::vector<model::Event>& events) {
+  for (Node& n : f.nodes) derive_node(n);
+  Job& j = f.job;
+  Put put{j.derived};
+  std::vector<EventIndex> nproc_ev;
+  for (const Node& n : f.nodes) add(nproc_ev, n.nproc_evidence);
+  if (j.world_size) put("job.world_size", std::to_string(*j.world_size), j.world_size_evidence.empty() ? nproc_ev : j.world_size_evidence);
+  std::int64_t named = 0;
+  for (const auto& nd : f.nodes) named += nd.name.empty() ? 0 : 1;
+  put("job.nodes", std::to_string(named));
+  if (j.expected_nodes) put("job.expected_nodes", std::to_string(*j.expected_nodes), nproc_ev);
+  put("job.nproc_variants", std::to_string(j.nproc_values.size()), nproc_ev);
+  put("job.nproc_values", join_ints(std::vector<std::int64_t>(j.nproc_values.begin(), j.nproc_values.end())), nproc_ev);
+  derive_timeouts(f, put);
+  derive_culprit(f, put);
+  put("job.worker_lines", std::to_string(j.worker_lines));
+  std::int64_t launches = 0;
+  for (const Node& n : f.nodes) launches += n.launch.empty() ? 0 : 1;
+  put("job.launched_nodes", std::to_string(launches), nproc_ev);
+  derive_launch_conflict(f, put);
   derive_notify(j, put);
   derive_versions(f, put);
   derive_waits(j, put);
