@@ -56,37 +56,181 @@ std::string without_terminal_escapes(std::string_view s) {
   return out;
 }
 
-std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage) {
-  std::string_view s = line;
-  // Container runtimes: {"log":"...","stream":"stderr","time":"..."}
-  if (!s.empty() && s.front() == '{' && contains(s, "\"log\"")) {
-    static thread_local simdjson::ondemand::parser parser;
-    simdjson::padded_string padded(s.data(), s.size());
-    auto doc = parser.iterate(padded);
-    std::string_view log, time;
-    if (!doc.error()) {
-      auto obj = doc.get_object();
-      if (!obj.error()) {
-        for (auto field : obj) {
-          std::string_view k;
-          if (field.unescaped_key().get(k)) break;
-          if (k == "log") {
-            if (field.value().get_string().get(log)) break;
-            storage.assign(log);
-          } else if (k == "time") {
-            std::string_view t;
-            if (!field.value().get_string().get(t)) p.time = std::string(t);
-          }
+namespace {
+
+enum class Peel { Peeled, Stop };
+
+// Container runtimes' JSON lines ({"log":"...","stream":"stderr","time":"..."}): the log text.
+std::string_view peel_container_json(std::string_view s, Prefix& p, std::string& storage) {
+  if (s.empty() || s.front() != '{' || !contains(s, "\"log\"")) return s;
+  static thread_local simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(s.data(), s.size());
+  auto doc = parser.iterate(padded);
+  if (!doc.error()) {
+    auto obj = doc.get_object();
+    if (!obj.error()) {
+      for (auto field : obj) {
+        std::string_view k, v;
+        if (field.unescaped_key().get(k)) break;
+        if (k == "log") {
+          if (field.value().get_string().get(v)) break;
+          storage.assign(v);
+        } else if (k == "time") {
+          if (!field.value().get_string().get(v)) p.time = std::string(v);  // RFC 3339, kept as given
         }
       }
     }
-    if (!storage.empty()) {
-      while (!storage.empty() && (storage.back() == '\n' || storage.back() == '\r')) storage.pop_back();
-      s = storage;
-      if (p.time.size() > 19 && p.time.back() == 'Z') {}  // kept as given (UTC)
-      p.key += "json:";
+  }
+  if (storage.empty()) return s;
+  while (!storage.empty() && (storage.back() == '\n' || storage.back() == '\r')) storage.pop_back();
+  p.key += "json:";
+  return storage;
+}
+
+// "[rank3]:", "[default3]:", "[pod/NAME/CONTAINER] ", "[1,3]<stdout>:", bracketed timestamps.
+Peel peel_bracket(std::string_view& s, Prefix& p) {
+  // "[rank3]:" / "[default3]:" (role name, then the number), split by hand: it starts most
+  // lines of torchrun output.
+  if (const std::size_t close = s.find("]:"); close != std::string_view::npos && close < 40) {
+    std::size_t d = close;
+    while (d > 1 && s[d - 1] >= '0' && s[d - 1] <= '9') --d;
+    bool name_ok = d > 1 && d < close;
+    for (std::size_t i = 1; name_ok && i < d; ++i)
+      name_ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_';
+    if (name_ok) {
+      const auto n = int_of(s.substr(d, close - d));
+      if (s.substr(1, d - 1) == "rank") p.rank = n;
+      else p.local_rank = n;
+      std::size_t end = close + 2;
+      if (end < s.size() && s[end] == ' ') ++end;
+      p.key.append(s.substr(0, end));
+      s.remove_prefix(end);
+      return Peel::Peeled;
     }
   }
+  // kubectl logs --prefix (every pod of a job in one stream): "[pod/NAME/CONTAINER] ".
+  if (starts_with(s, "[pod/")) {
+    const std::size_t close = s.find("] ");
+    if (close != std::string_view::npos && close < 320 &&
+        s.substr(5, close - 5).find_first_of(" \t[") == std::string_view::npos) {
+      p.key.append(s.substr(0, close + 2));
+      s.remove_prefix(close + 2);
+      return Peel::Peeled;
+    }
+    return Peel::Stop;
+  }
+  // The other bracketed prefixes start with a digit: "[1,3]<stdout>:", "[12] ", "[2024-...".
+  if (s.size() < 2 || s[1] < '0' || s[1] > '9') return Peel::Stop;
+  M m;
+  if (rx(re_mpi_prefix(), s, m)) {
+    p.rank = int_of(m[2]);
+    p.key.append(m[0]);
+    s.remove_prefix(m[0].size());
+    return Peel::Peeled;
+  }
+  if (rx(re_viewer_lineno(), s, m)) {
+    std::string_view rest = s.substr(m[0].size());
+    if (starts_with(rest, "[rank") || starts_with(rest, "[default")) {
+      s = rest;
+      return Peel::Peeled;
+    }
+  }
+  if (rx(re_bracket_iso_collector(), s, m)) {
+    p.time = iso(m[1], m[2], m[3]);
+    s.remove_prefix(m[0].size());
+    return Peel::Peeled;
+  }
+  if (s.size() > 18 && s[5] == '-' && rx(re_bracket_ts(), s, m)) {
+    p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
+    s.remove_prefix(m[0].size());
+    return Peel::Peeled;
+  }
+  return Peel::Stop;
+}
+
+// Ray / vLLM workers: "(VllmWorker rank=3 pid=6903) " and the logger's level and time after it.
+Peel peel_paren(std::string_view& s, Prefix& p) {
+  M m;
+  if (rx(re_ray_prefix(), s, m)) {
+    if (!m[2].empty()) p.rank = int_of(m[2]);
+    p.pid = int_of(m[3]);
+    p.key.append(m[0]);
+    s.remove_prefix(m[0].size());
+    if (rx(re_vllm_logger(), s, m)) {
+      p.level = level_word(m[1]);
+      p.month_day_time = std::string(m[2]);
+      s.remove_prefix(m[0].size());
+    }
+    return Peel::Peeled;
+  }
+  return Peel::Stop;
+}
+
+// syslog / journalctl short lines: "Mar  4 05:06:07 HOST IDENT[PID]: ".
+bool peel_syslog(std::string_view& s, Prefix& p) {
+  M m;
+  if (rx(re_syslog(), s, m)) {
+    static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    const std::size_t month = kMonths.find(m[1]) / 3 + 1;
+    const std::string day(m[2]);
+    p.month_day_time = (month < 10 ? "0" : "") + std::to_string(month) + "-" + (day.size() < 2 ? "0" : "") + day +
+                       " " + std::string(m[3]);
+    p.host = std::string(m[4]);
+    p.key.append(m[0]);
+    s.remove_prefix(m[0].size());
+    return true;
+  }
+  return false;
+}
+
+// Collector timestamps, srun labels, progress bars, pdsh / clush host names.
+Peel peel_plain(std::string_view& s, Prefix& p, char c) {
+  // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
+  const std::size_t colon = s.find(':');
+  const bool pdsh = colon != std::string_view::npos && colon + 1 < s.size() && s[colon + 1] == ' ';
+  const bool bar = s.size() > 8 && contains(s.substr(0, 60), "%|");
+  if (!(c >= '0' && c <= '9') && c != ' ' && !bar && !pdsh) return Peel::Stop;
+  M m;
+  if (c >= '0' && c <= '9' && s.size() > 16 && s[4] == '-' && rx(re_collector_ts(), s, m)) {
+    p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
+    std::size_t cut = m[0].size();
+    std::size_t stamp = cut;  // the timestamp and its separator, without the spaces after it
+    while (stamp > 0 && (s[stamp - 1] == ' ' || s[stamp - 1] == '\t')) --stamp;
+    const std::string_view after = trim(s.substr(cut));
+    if (s.substr(0, cut).find('|') != std::string_view::npos && !after.empty() && after.back() == '|' &&
+        after.front() != '|') {
+      // "TIME | message" drops the bar, but a table row printed under a collector's timestamp
+      // (npu-smi, nvidia-smi: "TIME | NPU  Name ... |") keeps its own first bar.
+      cut = s.substr(0, cut).find('|');
+    } else if (s[10] == 'T' && s[stamp - 1] != '|' && s[stamp - 1] != ':') {
+      // RFC 3339 stamps of kubectl / docker --timestamps are followed by exactly one space: the
+      // rest keeps its indentation (traceback frames, CANN continuation lines).
+      cut = stamp + 1;
+    }
+    s.remove_prefix(cut);
+    return Peel::Peeled;
+  }
+  if ((c == ' ' || (c >= '0' && c <= '9')) && rx(re_srun_label(), s, m)) {
+    p.key.append(m[0]);
+    s.remove_prefix(m[0].size());
+    return Peel::Peeled;
+  }
+  if (bar && rx(re_progress_bar(), s, m)) {
+    s.remove_prefix(m[0].size());
+    return Peel::Peeled;
+  }
+  if (pdsh && rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
+    p.host = std::string(m[1]);
+    s.remove_prefix(m[1].size() + 2);
+    return Peel::Peeled;
+  }
+  return Peel::Stop;
+}
+
+}  // namespace
+
+std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage) {
+  std::string_view s = peel_container_json(line, p, storage);
   // Terminal escapes (colours, cursor moves) in output captured from a terminal or a TTY container:
   // read without them. The line's text, as evidence, keeps them (shown as ^[ by the reports).
   if (std::memchr(s.data(), '\x1b', s.size()) != nullptr) {
@@ -98,137 +242,13 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
   while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
   if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
   for (int guard = 0; guard < 8 && !s.empty(); ++guard) {
-    // The captures (256 bytes) are cleared only on the paths that run a regex: most lines take none.
     const char c = s.front();
-    if (c == '[') {
-      // "[rank3]:" / "[default3]:" (role name, then the number), split by hand: it starts most
-      // lines of torchrun output.
-      if (const std::size_t close = s.find("]:"); close != std::string_view::npos && close < 40) {
-        std::size_t d = close;
-        while (d > 1 && s[d - 1] >= '0' && s[d - 1] <= '9') --d;
-        bool name_ok = d > 1 && d < close;
-        for (std::size_t i = 1; name_ok && i < d; ++i)
-          name_ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_';
-        if (name_ok) {
-          const auto n = int_of(s.substr(d, close - d));
-          if (s.substr(1, d - 1) == "rank") p.rank = n;
-          else p.local_rank = n;
-          std::size_t end = close + 2;
-          if (end < s.size() && s[end] == ' ') ++end;
-          p.key.append(s.substr(0, end));
-          s.remove_prefix(end);
-          continue;
-        }
-      }
-      // kubectl logs --prefix (every pod of a job in one stream): "[pod/NAME/CONTAINER] ".
-      if (starts_with(s, "[pod/")) {
-        const std::size_t close = s.find("] ");
-        if (close != std::string_view::npos && close < 320 &&
-            s.substr(5, close - 5).find_first_of(" \t[") == std::string_view::npos) {
-          p.key.append(s.substr(0, close + 2));
-          s.remove_prefix(close + 2);
-          continue;
-        }
-        break;
-      }
-      // The other bracketed prefixes start with a digit: "[1,3]<stdout>:", "[12] ", "[2024-...".
-      if (s.size() < 2 || s[1] < '0' || s[1] > '9') break;
-      M m;
-      if (rx(re_mpi_prefix(), s, m)) {
-        p.rank = int_of(m[2]);
-        p.key.append(m[0]);
-        s.remove_prefix(m[0].size());
-        continue;
-      }
-      if (rx(re_viewer_lineno(), s, m)) {
-        std::string_view rest = s.substr(m[0].size());
-        if (starts_with(rest, "[rank") || starts_with(rest, "[default")) {
-          s = rest;
-          continue;
-        }
-      }
-      if (rx(re_bracket_iso_collector(), s, m)) {
-        p.time = iso(m[1], m[2], m[3]);
-        s.remove_prefix(m[0].size());
-        continue;
-      }
-      if (s.size() > 18 && s[5] == '-' && rx(re_bracket_ts(), s, m)) {
-        p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
-        s.remove_prefix(m[0].size());
-        continue;
-      }
-      break;
-    }
-    if (c == '(') {
-      M m;
-      if (rx(re_ray_prefix(), s, m)) {
-        if (!m[2].empty()) p.rank = int_of(m[2]);
-        p.pid = int_of(m[3]);
-        p.key.append(m[0]);
-        s.remove_prefix(m[0].size());
-        if (rx(re_vllm_logger(), s, m)) {
-          p.level = level_word(m[1]);
-          p.month_day_time = std::string(m[2]);
-          s.remove_prefix(m[0].size());
-        }
-        continue;
-      }
-      break;
-    }
-    if (c >= 'A' && c <= 'S' && s.size() > 20 && s[3] == ' ') {
-      M m;
-      if (rx(re_syslog(), s, m)) {
-        static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
-        const std::size_t month = kMonths.find(m[1]) / 3 + 1;
-        const std::string day(m[2]);
-        p.month_day_time = (month < 10 ? "0" : "") + std::to_string(month) + "-" + (day.size() < 2 ? "0" : "") + day +
-                           " " + std::string(m[3]);
-        p.host = std::string(m[4]);
-        p.key.append(m[0]);
-        s.remove_prefix(m[0].size());
-        continue;
-      }
-    }
-    // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
-    const std::size_t colon = s.find(':');
-    const bool pdsh = colon != std::string_view::npos && colon + 1 < s.size() && s[colon + 1] == ' ';
-    const bool bar = s.size() > 8 && contains(s.substr(0, 60), "%|");
-    if (!(c >= '0' && c <= '9') && c != ' ' && !bar && !pdsh) break;
-    M m;
-    if (c >= '0' && c <= '9' && s.size() > 16 && s[4] == '-' && rx(re_collector_ts(), s, m)) {
-      p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
-      std::size_t cut = m[0].size();
-      std::size_t stamp = cut;  // the timestamp and its separator, without the spaces after it
-      while (stamp > 0 && (s[stamp - 1] == ' ' || s[stamp - 1] == '\t')) --stamp;
-      const std::string_view after = trim(s.substr(cut));
-      if (s.substr(0, cut).find('|') != std::string_view::npos && !after.empty() && after.back() == '|' &&
-          after.front() != '|') {
-        // "TIME | message" drops the bar, but a table row printed under a collector's timestamp
-        // (npu-smi, nvidia-smi: "TIME | NPU  Name ... |") keeps its own first bar.
-        cut = s.substr(0, cut).find('|');
-      } else if (s[10] == 'T' && s[stamp - 1] != '|' && s[stamp - 1] != ':') {
-        // RFC 3339 stamps of kubectl / docker --timestamps are followed by exactly one space: the
-        // rest keeps its indentation (traceback frames, CANN continuation lines).
-        cut = stamp + 1;
-      }
-      s.remove_prefix(cut);
-      continue;
-    }
-    if ((c == ' ' || (c >= '0' && c <= '9')) && rx(re_srun_label(), s, m)) {
-      p.key.append(m[0]);
-      s.remove_prefix(m[0].size());
-      continue;
-    }
-    if (bar && rx(re_progress_bar(), s, m)) {
-      s.remove_prefix(m[0].size());
-      continue;
-    }
-    if (pdsh && rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
-      p.host = std::string(m[1]);
-      s.remove_prefix(m[1].size() + 2);
-      continue;
-    }
-    break;
+    Peel r = Peel::Stop;
+    if (c == '[') r = peel_bracket(s, p);
+    else if (c == '(') r = peel_paren(s, p);
+    else if (c >= 'A' && c <= 'S' && s.size() > 20 && s[3] == ' ' && peel_syslog(s, p)) r = Peel::Peeled;
+    else r = peel_plain(s, p, c);
+    if (r != Peel::Peeled) break;
   }
   return s;
 }
