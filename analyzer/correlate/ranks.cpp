@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "base/sentences.hpp"
 #include "correlate/facts.hpp"
 
 namespace dtriage::correlate {
@@ -113,7 +114,8 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
     const bool oom = e.code == "oom-kill" ||
                      std::any_of(r.pids.begin(), r.pids.end(), [&](std::int64_t p) { return oom_pids.count({r.node, p}) != 0; });
     r.sent_by = oom ? "oom-killer" : crash_signal(r.signal) ? "itself" : "unknown";
-    r.detail = r.signal + (oom ? " from the kernel's OOM killer" : crash_signal(r.signal) ? " (a crash)" : "");
+    const base::Say say = oom ? base::Say::RankSignalOom : crash_signal(r.signal) ? base::Say::RankSignalCrash : base::Say::RankSignal;
+    r.detail = base::say(say, {{"signal", r.signal}});
   } else if (x.exception) {
     const model::Event& e = ev[*x.exception];
     take(Ending::Exception, *x.exception);
@@ -125,12 +127,12 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
     }
   } else if (x.exited) {
     take(Ending::Exited, *x.exited);
-    r.detail = "exit code " + std::to_string(ev[*x.exited].get_int("exitcode").value_or(0));
+    r.detail = base::say(base::Say::RankExit, {{"code", std::to_string(ev[*x.exited].get_int("exitcode").value_or(0))}});
   } else if (x.stopped) {
     take(Ending::Stopped, *x.stopped);
     r.signal = ev[*x.stopped].get_str("signal");
     r.sent_by = "launcher";
-    r.detail = r.signal + " from its launcher";
+    r.detail = base::say(base::Say::RankStopped, {{"signal", r.signal}});
   }
 }
 

@@ -3,6 +3,7 @@
 #include "report/view.hpp"
 
 #include "base/json_escape.hpp"
+#include "base/sentences.hpp"
 
 namespace dtriage::report {
 namespace {
@@ -53,7 +54,7 @@ std::string render_html(const Report& r) {
   o += "<header class=\"verdict " + esc(v.status) + "\"><p class=\"meta\">" + esc(v.status) +
        (v.category.empty() ? "" : " &middot; " + esc(v.category)) + (v.rule.empty() ? "" : " &middot; rule " + esc(v.rule)) +
        (v.rank ? " &middot; rank " + std::to_string(*v.rank) : "") + "</p>\n<h1 id=\"summary\">" + esc(v.summary) + "</h1>\n";
-  if (!v.remedy.empty()) o += "<p class=\"fix\"><b>Fix:</b> " + esc(v.remedy) + "</p>\n";
+  if (!v.remedy.empty()) o += "<p class=\"fix\"><b>" + esc(heading(base::Say::LabelFix)) + ":</b> " + esc(v.remedy) + "</p>\n";
   o += "</header>\n";
   std::size_t undated = 0;
   o += "<h2>Timeline</h2>\n" + timeline_svg(r, undated) + "\n";
@@ -63,7 +64,7 @@ std::string render_html(const Report& r) {
        (undated > 0 ? "<span>" + std::to_string(undated) + " mark(s) without a time are not drawn</span>" : std::string()) +
        "</p>\n";
   if (!v.evidence.empty()) {
-    o += "<h2>Evidence</h2>\n<pre id=\"evidence\">";
+    o += "<h2>" + esc(heading(base::Say::HeadingEvidence)) + "</h2>\n<pre id=\"evidence\">";
     for (std::size_t k = 0; k < v.evidence.size() && k < 10; ++k) {
       o += "<span class=\"loc\">" + esc(v.evidence[k].loc) + "</span>  " + esc(clip(v.evidence[k].text, 400)) + "\n";
       if (!v.evidence[k].key_loc.empty())
@@ -72,7 +73,7 @@ std::string render_html(const Report& r) {
     o += "</pre>\n";
   }
   if (!v.consequences.empty()) {
-    o += "<h2>Explained by the root cause</h2>\n<ul>\n";
+    o += "<h2>" + esc(heading(base::Say::HeadingConsequences)) + "</h2>\n<ul>\n";
     for (std::size_t g = 0; g < v.consequences.size(); ++g)
       o += "<li>" + esc(v.consequences[g].title) + ": " + esc(v.consequences[g].describe()) + " <span class=\"loc\">first " +
            esc(v.consequence_first[g].loc) + "</span><details><summary>first line</summary><pre>" +
@@ -80,7 +81,7 @@ std::string render_html(const Report& r) {
     o += "</ul>\n";
   }
   if (!v.nodes.empty()) {
-    o += "<h2>Nodes</h2>\n<table id=\"nodes\"><tr><th>node</th><th>processes</th><th>devices</th><th>errors</th><th>ranks</th>"
+    o += "<h2>" + esc(heading(base::Say::HeadingNodes)) + "</h2>\n<table id=\"nodes\"><tr><th>node</th><th>processes</th><th>devices</th><th>errors</th><th>ranks</th>"
          "<th>first error</th></tr>\n";
     for (const NodeRow& n : v.nodes)
       o += "<tr><td>" + esc(n.name) + "</td><td>" + std::to_string(n.processes) + "</td><td>" + n.devices + "</td><td>" +
@@ -88,7 +89,7 @@ std::string render_html(const Report& r) {
     o += "</table>\n";
   }
   if (!v.ranks.empty()) {
-    o += "<h2>Ranks</h2>\n<table id=\"ranks\"><tr><th>rank</th><th>node</th><th>local rank</th><th>device</th><th>pids</th><th>ending</th>"
+    o += "<h2>" + esc(heading(base::Say::HeadingRanks)) + "</h2>\n<table id=\"ranks\"><tr><th>rank</th><th>node</th><th>local rank</th><th>device</th><th>pids</th><th>ending</th>"
          "<th>detail</th><th>line</th></tr>\n";
     for (const RankRow& k : v.ranks)
       o += "<tr><td>" + std::to_string(k.rank) + "</td><td>" + esc(k.node) + "</td><td>" + k.local_rank + "</td><td>" + k.device + "</td><td>" + k.pids +
@@ -97,13 +98,13 @@ std::string render_html(const Report& r) {
     if (!v.ranks_rest.empty()) o += "<p>" + esc(v.ranks_rest) + "</p>\n";
   }
   if (!v.others.empty()) {
-    o += "<h2>Other findings</h2>\n<ul>\n";
+    o += "<h2>" + esc(heading(base::Say::HeadingOthers)) + "</h2>\n<ul>\n";
     for (const OtherFinding& f : v.others)
       o += "<li>[" + esc(f.role) + "] " + esc(f.summary) + " <span class=\"loc\">" + esc(f.rule) + "</span></li>\n";
     o += "</ul>\n";
   }
   const base::Inventory& inv = *v.inputs;
-  o += "<h2>Inputs</h2>\n<p>" + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
+  o += "<h2>" + esc(heading(base::Say::HeadingInputs)) + "</h2>\n<p>" + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
        std::to_string(inv.lines) + " lines, " + std::to_string(v.events) + " events, " + std::to_string(inv.lines_cut) +
        " long lines cut.</p>\n";
   if (!inv.unreadable.empty() || !inv.skipped.empty()) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "base/json_escape.hpp"
+#include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "report/view.hpp"
 
@@ -20,7 +21,7 @@ std::string render_markdown(const Report& r) {
   const View v = make_view(r);
   std::string o = "## dtriage: " + v.status + (v.category.empty() ? "" : " — " + v.category) + "\n\n";
   o += "**" + md_cell(v.summary) + "**\n\n";
-  if (!v.remedy.empty()) o += "**Fix:** " + md_cell(v.remedy) + "\n\n";
+  if (!v.remedy.empty()) o += "**" + heading(base::Say::LabelFix) + ":** " + md_cell(v.remedy) + "\n\n";
   if (!v.rule.empty()) o += "Rule `" + v.rule + "`" + (v.rank ? ", rank " + std::to_string(*v.rank) : "") + "\n\n";
   if (!v.nodes.empty()) {
     o += "| node | processes | devices | errors | ranks | first error |\n|---|---|---|---|---|---|\n";
@@ -36,18 +37,19 @@ std::string render_markdown(const Report& r) {
       if (!v.evidence[k].key_loc.empty()) body += v.evidence[k].key_loc + "  " + clip(v.evidence[k].key_text, 300) + "\n";
     }
     const std::string fence = fence_for(body);
-    const std::string title = v.evidence_rule.empty() ? "Evidence" : "Evidence (`" + v.evidence_rule + "`)";
+    const std::string evidence = heading(base::Say::HeadingEvidence);
+    const std::string title = v.evidence_rule.empty() ? evidence : evidence + " (`" + v.evidence_rule + "`)";
     o += "### " + title + "\n\n" + fence + "text\n" + body + fence + "\n\n";
   }
   if (!v.consequences.empty()) {
-    o += "<details><summary>Explained by the root cause (" + std::to_string(v.consequences.size()) + ")</summary>\n\n";
+    o += "<details><summary>" + heading(base::Say::HeadingConsequences) + " (" + std::to_string(v.consequences.size()) + ")</summary>\n\n";
     for (std::size_t g = 0; g < v.consequences.size(); ++g)
       o += "- " + md_cell(v.consequences[g].title) + ": " + md_cell(v.consequences[g].describe()) + ", first " +
            md_code(v.consequence_first[g].loc) + "\n";
     o += "\n</details>\n\n";
   }
   if (!v.ranks.empty()) {
-    o += "<details><summary>Ranks (" + std::to_string(v.ranks.size()) + (v.ranks_rest.empty() ? "" : " shown") +
+    o += "<details><summary>" + heading(base::Say::HeadingRanks) + " (" + std::to_string(v.ranks.size()) + (v.ranks_rest.empty() ? "" : " shown") +
          ")</summary>\n\n| rank | node | local rank | device | pids | ending | detail | line |\n|---|---|---|---|---|---|---|---|\n";
     for (const RankRow& k : v.ranks)
       o += "| " + std::to_string(k.rank) + " | " + md_cell(k.node) + " | " + k.local_rank + " | " + k.device + " | " + k.pids + " | " + k.ending + " | " +
@@ -56,12 +58,12 @@ std::string render_markdown(const Report& r) {
     o += "\n</details>\n\n";
   }
   if (!v.others.empty()) {
-    o += "<details><summary>Other findings</summary>\n\n";
+    o += "<details><summary>" + heading(base::Say::HeadingOthers) + "</summary>\n\n";
     for (const OtherFinding& f : v.others) o += "- [" + f.role + "] " + md_cell(f.summary) + " (`" + f.rule + "`)\n";
     o += "\n</details>\n\n";
   }
   const base::Inventory& inv = *v.inputs;
-  o += "<details><summary>Inputs: " + std::to_string(inv.files) + " files, " + std::to_string(inv.lines) + " lines, " +
+  o += "<details><summary>" + heading(base::Say::HeadingInputs) + ": " + std::to_string(inv.files) + " files, " + std::to_string(inv.lines) + " lines, " +
        std::to_string(inv.unreadable.size()) + " unreadable</summary>\n\n";
   o += "- bytes: " + std::to_string(inv.bytes) + ", events: " + std::to_string(v.events) + ", long lines cut: " +
        std::to_string(inv.lines_cut) + "\n";

@@ -1,5 +1,6 @@
 // The text report: the verdict and its evidence first, for a terminal.
 #include "base/json_escape.hpp"
+#include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "report/view.hpp"
 
@@ -17,13 +18,14 @@ std::string render_text(const Report& r, bool color) {
   o += std::string(status_color) + "verdict: " + v.status + reset;
   if (!v.category.empty()) o += std::string("  [") + v.category + "]";
   o += "\n  " + std::string(bold) + v.summary + reset + "\n";
-  if (!v.remedy.empty()) o += "  fix: " + v.remedy + "\n";
+  if (!v.remedy.empty()) o += "  " + label(base::Say::LabelFix) + ": " + v.remedy + "\n";
   auto line = [&](const std::string& where, const std::string& text) {
     return std::string("    ") + dim + where + reset + "  " + (text.size() > 220 ? clip(text, 217) : text) + "\n";
   };
   if (!v.evidence.empty()) {
     const std::size_t max = v.evidence_rule.empty() ? 1 : 8;
-    o += v.evidence_rule.empty() ? "\nevidence:\n" : "\nevidence (" + v.evidence_rule + "):\n";
+    const std::string evidence = label(base::Say::HeadingEvidence);
+    o += v.evidence_rule.empty() ? "\n" + evidence + ":\n" : "\n" + evidence + " (" + v.evidence_rule + "):\n";
     for (std::size_t k = 0; k < v.evidence.size() && k < max; ++k) {
       o += line(v.evidence[k].loc, v.evidence[k].text);
       if (!v.evidence[k].key_loc.empty()) o += line(v.evidence[k].key_loc, v.evidence[k].key_text);
@@ -31,13 +33,13 @@ std::string render_text(const Report& r, bool color) {
     if (v.evidence.size() > max) o += "    ... " + std::to_string(v.evidence.size() - max) + " more\n";
   }
   if (!v.consequences.empty()) {
-    o += "\nexplained by the root cause:\n";
+    o += "\n" + label(base::Say::HeadingConsequences) + ":\n";
     for (std::size_t g = 0; g < v.consequences.size(); ++g)
       o += "  - " + v.consequences[g].title + ": " + v.consequences[g].describe() + std::string("  ") + dim +
            "(first: " + v.consequence_first[g].loc + ")" + reset + "\n";
   }
   if (!v.nodes.empty()) {
-    o += "\nnodes:\n";
+    o += "\n" + label(base::Say::HeadingNodes) + ":\n";
     char buf[512];
     std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %6s %-12s %s\n", "node", "procs", "devices", "errors", "ranks", "first error");
     o += buf;
@@ -48,7 +50,7 @@ std::string render_text(const Report& r, bool color) {
     }
   }
   if (!v.ranks.empty()) {
-    o += "\nranks:\n";
+    o += "\n" + label(base::Say::HeadingRanks) + ":\n";
     char buf[512];
     std::snprintf(buf, sizeof buf, "  %5s %-22s %5s %6s %-13s %-16s %s\n", "rank", "node", "local", "device", "pids", "ending", "detail");
     o += buf;
@@ -60,13 +62,13 @@ std::string render_text(const Report& r, bool color) {
     if (!v.ranks_rest.empty()) o += "  " + v.ranks_rest + "\n";
   }
   if (!v.others.empty()) {
-    o += "\nother findings:\n";
+    o += "\n" + label(base::Say::HeadingOthers) + ":\n";
     for (const OtherFinding& f : v.others)
       o += "  - [" + f.role + "] " + f.summary + "  " + dim + "(" + f.rule + ", " + std::to_string(f.count) + " line" +
            (f.count == 1 ? "" : "s") + ")" + reset + "\n";
   }
   const base::Inventory& inv = *v.inputs;
-  o += "\ninputs: " + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
+  o += "\n" + label(base::Say::HeadingInputs) + ": " + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
        std::to_string(inv.lines) + " lines, " + std::to_string(v.events) + " events";
   if (inv.events_not_kept) o += " (+" + std::to_string(inv.events_not_kept) + " informational ones that added no fact)";
   if (inv.lines_cut) o += ", " + std::to_string(inv.lines_cut) + " long lines cut";

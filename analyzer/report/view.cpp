@@ -144,6 +144,14 @@ void rank_rows(const Report& r, View& v) {
 
 }  // namespace
 
+std::string heading(base::Say key) { return base::say(key); }
+
+std::string label(base::Say key) {
+  std::string s = base::say(key);
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  return s;
+}
+
 View make_view(const Report& r) {
   View v;
   const rules::Verdict& verdict = r.analysis.verdict;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/sentences.hpp"
 #include "report/report.hpp"
 
 namespace dtriage::report {
@@ -71,6 +72,11 @@ struct View {
 inline constexpr const char* kUnnamedNode = "(no host name)";
 
 View make_view(const Report& r);
+
+// A heading from the sentence catalogue (base/sentences.hpp) as titles show it ("Other findings"),
+// and as the text report's labels show it, first letter in lower case ("other findings").
+std::string heading(base::Say key);
+std::string label(base::Say key);
 
 // Clips to `max` bytes at a UTF-8 boundary, adding "..."; the text is made valid UTF-8 first.
 std::string clip(const std::string& s, std::size_t max);

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/sentences.hpp"
+
 
 namespace dtriage::rules {
 
@@ -765,29 +767,32 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     const model::Event& e = events[*facts.job.first_hard_error];
     v.status = "failed";
     v.category = "unknown";
-    v.summary = "No rule names the cause; the earliest error is " + e.path + ":" + std::to_string(e.line) +
-                (e.node.empty() ? "" : " on " + e.node) + ": " + (e.message.empty() ? e.text : e.message);
+    const std::string where = e.path + ":" + std::to_string(e.line);
+    const std::string message = e.message.empty() ? e.text : e.message;
+    v.summary = e.node.empty() ? base::say(base::Say::VerdictUnknownLead, {{"where", where}, {"message", message}})
+                               : base::say(base::Say::VerdictUnknownLeadOnNode, {{"where", where}, {"node", e.node}, {"message", message}});
     v.node = e.node;
     v.rank = e.rank;
     v.lead = facts.job.first_hard_error;
   } else if (events.empty() && facts.job.worker_lines == 0) {
     v.status = "inconclusive";
-    v.summary = "No log line in the input was recognised.";
+    v.summary = base::say(base::Say::VerdictNothingRecognised);
   } else if (const correlate::Fact* launched = facts.get(nullptr, "job.launched_nodes");
              launched != nullptr && launched->value != "0" && facts.job.worker_lines == 0) {
     // "Healthy" needs a run to have happened: launchers that started and no worker that wrote a
     // line means the logs stop before training (in rendezvous, or cut short).
     v.status = "inconclusive";
-    v.summary = "torchrun was started on " + launched->value + " node(s) but no worker wrote anything: the logs stop before training began (in rendezvous, or the job was stopped)";
+    v.summary = base::say(base::Say::VerdictStoppedBeforeTraining, {{"nodes", launched->value}});
   } else {
     // No error, or only NCCL WARN lines no rule knows (network plugins retrying, fallbacks) on a
     // run where nothing failed.
     v.status = "healthy";
-    v.summary = events.empty() ? "No failure found in " + std::to_string(facts.job.worker_lines) + " lines."
-                               : "No failure found in " + std::to_string(events.size()) + " events.";
-    if (facts.job.first_error)
-      v.summary += " NCCL printed warnings that no rule ties to a failure (first: " + events[*facts.job.first_error].path + ":" +
-                   std::to_string(events[*facts.job.first_error].line) + ").";
+    v.summary = events.empty() ? base::say(base::Say::VerdictHealthyLines, {{"count", std::to_string(facts.job.worker_lines)}})
+                               : base::say(base::Say::VerdictHealthyEvents, {{"count", std::to_string(events.size())}});
+    if (facts.job.first_error) {
+      const model::Event& w = events[*facts.job.first_error];
+      v.summary += base::say(base::Say::VerdictHealthyNcclWarnings, {{"where", w.path + ":" + std::to_string(w.line)}});
+    }
   }
 }
 

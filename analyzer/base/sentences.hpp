@@ -1,0 +1,53 @@
+// The catalogue of what dtriage says in words of its own: built-in verdict sentences, what the rank
+// table says of an ending, report headings. Each sentence has a key and a template with named
+// placeholders ({node}, {count}); code asks for it by key and fills it in, so that no stage holds
+// the wording and a translation (a second table) changes no code. Rule summaries live in the rule
+// pack; check messages and input error reasons are still written where they are made (to move).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace dtriage::base {
+
+enum class Say : std::uint16_t {
+  // verdicts no rule wrote
+  VerdictUnknownLead,        // {where} {message}
+  VerdictUnknownLeadOnNode,  // {where} {node} {message}
+  VerdictNothingRecognised,
+  VerdictStoppedBeforeTraining,  // {nodes}
+  VerdictHealthyLines,           // {count}
+  VerdictHealthyEvents,          // {count}
+  VerdictHealthyNcclWarnings,    // {where}
+  // how a rank ended (the rank table's detail)
+  RankSignal,          // {signal}
+  RankSignalOom,       // {signal}
+  RankSignalCrash,     // {signal}
+  RankExit,            // {code}
+  RankStopped,         // {signal}
+  // report headings and labels
+  HeadingEvidence,
+  HeadingConsequences,
+  HeadingNodes,
+  HeadingRanks,
+  HeadingOthers,
+  HeadingInputs,
+  LabelFix,
+  kCount  // not a sentence
+};
+
+struct Arg {
+  std::string_view name;
+  std::string value;
+};
+
+// The sentence for `key` with each {name} replaced by its argument's value (a placeholder with no
+// argument is left as it is, so that a test finds it).
+std::string say(Say key, std::initializer_list<Arg> args = {});
+// The key's name ("verdict.unknown-lead") and its template, for tests and translators.
+std::string_view say_name(Say key);
+std::string_view say_template(Say key);
+
+}  // namespace dtriage::base
