@@ -189,102 +189,137 @@ class Builder {
 };
 
 // ---- 1 devices ----
-CheckResult check_devices(const Input& in, const std::string& master) {
-  Builder b(1, "devices", "device count, model and memory equal on every node and to nproc_per_node; none held");
+// The device models a node holds.
+std::set<std::string> models_of(const Snapshot& s) {
+  std::set<std::string> m;
+  for (const auto& d : s.devices) m.insert(d.model);
+  return m;
+}
+
+// What each node's devices are compared against: the count and model most nodes have, and per model
+// the largest memory total.
+struct DeviceReference {
+  bool any = false;  // some node has devices
+  std::string count, model;
+  std::map<std::string, std::int64_t> memory;
+};
+
+DeviceReference device_reference(const Input& in, const std::string& master) {
   std::vector<std::pair<std::string, std::string>> counts, models;
   for (const Snapshot& s : in.snapshots) {
     if (s.devices.empty()) continue;
     counts.emplace_back(s.host, std::to_string(s.devices.size()));
-    std::set<std::string> m;
-    for (const auto& d : s.devices) m.insert(d.model);
+    const std::set<std::string> m = models_of(s);
     models.emplace_back(s.host, join(std::vector<std::string>(m.begin(), m.end()), " + "));
   }
-  const std::string ref_count = reference(counts, master);
-  const std::string ref_model = reference(models, master);
+  DeviceReference ref;
+  ref.any = !counts.empty();
+  ref.count = reference(counts, master);
+  ref.model = reference(models, master);
   // Reference memory per model: the largest total seen on a node that holds the reference count.
-  std::map<std::string, std::int64_t> ref_memory;
   for (const Snapshot& s : in.snapshots)
     for (const auto& d : s.devices)
-      if (d.memory_total_mib) ref_memory[d.model] = std::max(ref_memory[d.model], *d.memory_total_mib);
+      if (d.memory_total_mib) ref.memory[d.model] = std::max(ref.memory[d.model], *d.memory_total_mib);
+  return ref;
+}
+
+// A node without devices: a failure when other nodes have some, else there is nothing to check.
+void add_deviceless_node(Builder& b, const Snapshot& s, const DeviceReference& ref) {
+  std::vector<std::string> tools;
+  for (const char* sec : {"nvidia.list", "npu.info"})
+    if (const auto* x = s.section(sec)) tools.push_back(x->command + ": " + x->status);
+  NodeResult& n = with_category("device-visibility-config", b.add(s.host, !ref.any ? Status::Skip : Status::Fail,
+                        !ref.any ? "no accelerator found (" + join(tools) + ")"
+                                 : "no devices found (" + join(tools) + "); the other nodes have " + ref.count));
+  n.values.emplace_back("devices", "0");
+  n.evidence.push_back(section_evidence(s, "nvidia.list"));
+}
+
+// A node's devices against the reference: their count, model, memory and health, and the processes
+// that already hold memory on them.
+void hardware_fails(const Snapshot& s, const DeviceReference& ref, std::vector<std::string>& fails, std::string& cat) {
+  const std::string count = std::to_string(s.devices.size());
+  const std::set<std::string> m = models_of(s);
+  if (count != ref.count) add_fail(fails, cat, "nproc-device-mismatch", count + " devices; the other nodes have " + ref.count);
+  if (m.size() > 1) {
+    std::map<std::string, int> per;
+    for (const auto& d : s.devices) per[d.model]++;
+    std::vector<std::string> parts;
+    for (const auto& [model, c] : per) parts.push_back(std::to_string(c) + " x " + model);
+    add_fail(fails, cat, "env-version-mismatch", "mixed models: " + join(parts));
+  } else if (!ref.model.empty() && *m.begin() != ref.model) {
+    add_fail(fails, cat, "env-version-mismatch", "model " + *m.begin() + "; the other nodes have " + ref.model);
+  }
+  for (const auto& d : s.devices) {
+    auto it = ref.memory.find(d.model);
+    if (!d.memory_total_mib || it == ref.memory.end()) continue;
+    const double ratio = static_cast<double>(*d.memory_total_mib) / static_cast<double>(it->second);
+    if (ratio < 0.97) {
+      add_fail(fails, cat, "env-version-mismatch", "device " + std::to_string(d.index) + " has " + std::to_string(*d.memory_total_mib) +
+                      " MiB; the largest " + d.model + " has " + std::to_string(it->second) + " MiB");
+      break;
+    }
+  }
+  for (const auto& d : s.devices)
+    if (!d.health.empty() && d.health != "OK") add_fail(fails, cat, "device-hardware-error", "device " + std::to_string(d.index) + " health " + d.health);
+  for (const auto& h : s.holders) {
+    std::string what = "pid " + std::to_string(h.pid) + (h.process.empty() ? "" : " (" + h.process + ")") + " holds ";
+    what += h.memory_mib ? std::to_string(*h.memory_mib) + " MiB" : std::string("memory");
+    if (h.device) what += " on device " + std::to_string(*h.device);
+    add_fail(fails, cat, "device-oom", what);
+  }
+}
+
+// A node with devices: its hardware against the reference, and nproc_per_node and torch's device
+// count against the devices the launch may use.
+void check_node_devices(Builder& b, const Input& in, const Snapshot& s, const DeviceReference& ref) {
+  const std::string source = s.platform == "ascend" ? "npu.info" : (s.section("nvidia.query") && s.section("nvidia.query")->status == "ok" ? "nvidia.query" : "nvidia.smi");
+  std::vector<std::string> fails, warns;
+  std::string cat;
+  const std::string count = std::to_string(s.devices.size());
+  const std::set<std::string> m = models_of(s);
+  hardware_fails(s, ref, fails, cat);
+  std::string var;
+  const auto visible = visible_count(s, var);
+  const std::int64_t usable = visible ? *visible : static_cast<std::int64_t>(s.devices.size());
+  if (auto nproc = nproc_of(in, s)) {
+    if (*nproc > usable)
+      add_fail(fails, cat, "nproc-device-mismatch", "nproc_per_node=" + std::to_string(*nproc) + " but only " + std::to_string(usable) +
+                      (visible ? " devices in " + var : " devices"));
+    else if (*nproc < usable)
+      warns.push_back("nproc_per_node=" + std::to_string(*nproc) + " uses " + std::to_string(*nproc) + " of " +
+                      std::to_string(usable) + " devices: code that picks devices itself may put two processes on one");
+  }
+  if (s.torch_device_count && *s.torch_device_count != usable)
+    warns.push_back("torch sees " + std::to_string(*s.torch_device_count) + " devices, " +
+                    (visible ? var + " lists " : s.platform + " tools list ") + std::to_string(usable));
+  Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
+  std::vector<std::string> msg = fails;
+  msg.insert(msg.end(), warns.begin(), warns.end());
+  if (msg.empty()) {
+    std::string mem;
+    if (s.devices.front().memory_total_mib) mem = ", " + std::to_string(*s.devices.front().memory_total_mib) + " MiB each";
+    msg.push_back(count + " x " + *m.begin() + mem + ", none held");
+  }
+  NodeResult& n = b.add(s.host, st, join(msg, "; "));
+  if (st == Status::Fail) n.category = cat;
+  n.values.emplace_back("devices", count);
+  n.values.emplace_back("model", join(std::vector<std::string>(m.begin(), m.end()), " + "));
+  if (s.devices.front().memory_total_mib) n.values.emplace_back("memory_mib", std::to_string(*s.devices.front().memory_total_mib));
+  if (auto nproc = nproc_of(in, s)) n.values.emplace_back("nproc_per_node", std::to_string(*nproc));
+  if (visible) n.values.emplace_back(var, std::to_string(*visible));
+  if (s.torch_device_count) n.values.emplace_back("torch_device_count", std::to_string(*s.torch_device_count));
+  n.values.emplace_back("held_by", std::to_string(s.holders.size()));
+  n.evidence.push_back(section_evidence(s, source));
+  if (!s.holders.empty()) n.evidence.push_back(section_evidence(s, s.platform == "ascend" ? "npu.info" : "nvidia.apps"));
+}
+
+CheckResult check_devices(const Input& in, const std::string& master) {
+  Builder b(1, "devices", "device count, model and memory equal on every node and to nproc_per_node; none held");
+  const DeviceReference ref = device_reference(in, master);
   for (const Snapshot& s : in.snapshots) {
-    const std::string source = s.platform == "ascend" ? "npu.info" : (s.section("nvidia.query") && s.section("nvidia.query")->status == "ok" ? "nvidia.query" : "nvidia.smi");
-    if (s.devices.empty()) {
-      std::vector<std::string> tools;
-      for (const char* sec : {"nvidia.list", "npu.info"})
-        if (const auto* x = s.section(sec)) tools.push_back(x->command + ": " + x->status);
-      NodeResult& n = with_category("device-visibility-config", b.add(s.host, counts.empty() ? Status::Skip : Status::Fail,
-                            counts.empty() ? "no accelerator found (" + join(tools) + ")"
-                                           : "no devices found (" + join(tools) + "); the other nodes have " + ref_count));
-      n.values.emplace_back("devices", "0");
-      n.evidence.push_back(section_evidence(s, "nvidia.list"));
-      continue;
-    }
-    std::vector<std::string> fails, warns;
-    std::string cat;
-    const std::string count = std::to_string(s.devices.size());
-    std::set<std::string> m;
-    for (const auto& d : s.devices) m.insert(d.model);
-    if (count != ref_count) add_fail(fails, cat, "nproc-device-mismatch", count + " devices; the other nodes have " + ref_count);
-    if (m.size() > 1) {
-      std::map<std::string, int> per;
-      for (const auto& d : s.devices) per[d.model]++;
-      std::vector<std::string> parts;
-      for (const auto& [model, c] : per) parts.push_back(std::to_string(c) + " x " + model);
-      add_fail(fails, cat, "env-version-mismatch", "mixed models: " + join(parts));
-    } else if (!ref_model.empty() && *m.begin() != ref_model) {
-      add_fail(fails, cat, "env-version-mismatch", "model " + *m.begin() + "; the other nodes have " + ref_model);
-    }
-    for (const auto& d : s.devices) {
-      auto it = ref_memory.find(d.model);
-      if (!d.memory_total_mib || it == ref_memory.end()) continue;
-      const double ratio = static_cast<double>(*d.memory_total_mib) / static_cast<double>(it->second);
-      if (ratio < 0.97) {
-        add_fail(fails, cat, "env-version-mismatch", "device " + std::to_string(d.index) + " has " + std::to_string(*d.memory_total_mib) +
-                        " MiB; the largest " + d.model + " has " + std::to_string(it->second) + " MiB");
-        break;
-      }
-    }
-    for (const auto& d : s.devices)
-      if (!d.health.empty() && d.health != "OK") add_fail(fails, cat, "device-hardware-error", "device " + std::to_string(d.index) + " health " + d.health);
-    for (const auto& h : s.holders) {
-      std::string what = "pid " + std::to_string(h.pid) + (h.process.empty() ? "" : " (" + h.process + ")") + " holds ";
-      what += h.memory_mib ? std::to_string(*h.memory_mib) + " MiB" : std::string("memory");
-      if (h.device) what += " on device " + std::to_string(*h.device);
-      add_fail(fails, cat, "device-oom", what);
-    }
-    std::string var;
-    const auto visible = visible_count(s, var);
-    const std::int64_t usable = visible ? *visible : static_cast<std::int64_t>(s.devices.size());
-    if (auto nproc = nproc_of(in, s)) {
-      if (*nproc > usable)
-        add_fail(fails, cat, "nproc-device-mismatch", "nproc_per_node=" + std::to_string(*nproc) + " but only " + std::to_string(usable) +
-                        (visible ? " devices in " + var : " devices"));
-      else if (*nproc < usable)
-        warns.push_back("nproc_per_node=" + std::to_string(*nproc) + " uses " + std::to_string(*nproc) + " of " +
-                        std::to_string(usable) + " devices: code that picks devices itself may put two processes on one");
-    }
-    if (s.torch_device_count && *s.torch_device_count != usable)
-      warns.push_back("torch sees " + std::to_string(*s.torch_device_count) + " devices, " +
-                      (visible ? var + " lists " : s.platform + " tools list ") + std::to_string(usable));
-    Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
-    std::vector<std::string> msg = fails;
-    msg.insert(msg.end(), warns.begin(), warns.end());
-    if (msg.empty()) {
-      std::string mem;
-      if (s.devices.front().memory_total_mib) mem = ", " + std::to_string(*s.devices.front().memory_total_mib) + " MiB each";
-      msg.push_back(count + " x " + *m.begin() + mem + ", none held");
-    }
-    NodeResult& n = b.add(s.host, st, join(msg, "; "));
-    if (st == Status::Fail) n.category = cat;
-    n.values.emplace_back("devices", count);
-    n.values.emplace_back("model", join(std::vector<std::string>(m.begin(), m.end()), " + "));
-    if (s.devices.front().memory_total_mib) n.values.emplace_back("memory_mib", std::to_string(*s.devices.front().memory_total_mib));
-    if (auto nproc = nproc_of(in, s)) n.values.emplace_back("nproc_per_node", std::to_string(*nproc));
-    if (visible) n.values.emplace_back(var, std::to_string(*visible));
-    if (s.torch_device_count) n.values.emplace_back("torch_device_count", std::to_string(*s.torch_device_count));
-    n.values.emplace_back("held_by", std::to_string(s.holders.size()));
-    n.evidence.push_back(section_evidence(s, source));
-    if (!s.holders.empty()) n.evidence.push_back(section_evidence(s, s.platform == "ascend" ? "npu.info" : "nvidia.apps"));
+    if (s.devices.empty()) add_deviceless_node(b, s, ref);
+    else check_node_devices(b, in, s, ref);
   }
   return b.done();
 }
@@ -431,69 +466,87 @@ CheckResult check_versions(const Input& in, const std::string& master) {
 }
 
 // ---- 4 launch: world size, master, port ----
-CheckResult check_launch(const Input& in, const std::string& master) {
-  Builder b(4, "launch", "WORLD_SIZE = nnodes x nproc_per_node; one MASTER_ADDR / PORT; the port free");
-  const auto nnodes = nnodes_of(in);
+// What every node's launch variables are compared against: the node count, and the master address
+// and port of the launch command, else the ones most nodes have.
+struct LaunchReference {
+  std::optional<std::int64_t> nnodes;
+  std::string addr, port;
+};
+
+LaunchReference launch_reference(const Input& in, const std::string& master) {
+  LaunchReference ref;
+  ref.nnodes = nnodes_of(in);
   std::vector<std::pair<std::string, std::string>> addrs, ports;
   for (const Snapshot& s : in.snapshots) {
     if (const std::string a = env_of(s, "MASTER_ADDR"); !a.empty()) addrs.emplace_back(s.host, a);
     if (const std::string p = env_of(s, "MASTER_PORT"); !p.empty()) ports.emplace_back(s.host, p);
   }
-  std::string ref_addr = in.launch.master_addr.empty() ? reference(addrs, master) : in.launch.master_addr;
-  std::string ref_port = in.launch.master_port ? std::to_string(*in.launch.master_port) : reference(ports, master);
-  std::map<std::int64_t, std::vector<std::string>> node_ranks;
-  for (const Snapshot& s : in.snapshots) {
-    std::vector<std::string> fails, warns, passes;
-    std::string cat;
-    NodeResult n;
-    const auto nproc = nproc_of(in, s);
-    if (auto ws = env_int(s, "WORLD_SIZE")) {
-      n.values.emplace_back("WORLD_SIZE", std::to_string(*ws));
-      if (nnodes && nproc && *ws != *nnodes * *nproc)
-        add_fail(fails, cat, "world-size-mismatch", "WORLD_SIZE=" + std::to_string(*ws) + " but nnodes " + std::to_string(*nnodes) +
-                        " x nproc_per_node " + std::to_string(*nproc) + " = " + std::to_string(*nnodes * *nproc));
-      else if (nnodes && nproc)
-        passes.push_back("WORLD_SIZE=" + std::to_string(*ws) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
-    } else if (nnodes && nproc) {
-      passes.push_back("world size " + std::to_string(*nnodes * *nproc) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
-    }
-    if (auto nr = env_int(s, "NODE_RANK")) {
-      node_ranks[*nr].push_back(s.host);
-      n.values.emplace_back("NODE_RANK", std::to_string(*nr));
-      if (nnodes && (*nr < 0 || *nr >= *nnodes))
-        add_fail(fails, cat, "world-size-mismatch", "NODE_RANK=" + std::to_string(*nr) + " outside 0.." + std::to_string(*nnodes - 1));
-    }
-    if (const std::string a = env_of(s, "MASTER_ADDR"); !a.empty() && !ref_addr.empty() && a != ref_addr)
-      add_fail(fails, cat, "rendezvous-failure", "MASTER_ADDR=" + a + "; the others use " + ref_addr);
-    if (const std::string p = env_of(s, "MASTER_PORT"); !p.empty() && !ref_port.empty() && p != ref_port)
-      add_fail(fails, cat, "rendezvous-failure", "MASTER_PORT=" + p + "; the others use " + ref_port);
-    const bool is_master = !master.empty() ? s.host == master : true;
-    if (s.port_state == "bound") {
-      std::string who = s.port_pid ? "pid " + std::to_string(*s.port_pid) : std::string("an unknown process");
-      if (!s.port_process.empty()) who += " (" + std::string(trim(s.port_process)) + ")";
-      const std::string msg = "port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " is already bound by " + who;
-      if (is_master) add_fail(fails, cat, "port-in-use", msg);
-      else warns.push_back(msg);
-    } else if (s.port_state == "free") {
-      passes.push_back("port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " free");
-    }
-    for (const std::string& l : s.leftovers) warns.push_back("still running: " + l.substr(0, 160));
-    const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : passes.empty() ? Status::Skip : Status::Pass;
-    std::vector<std::string> msg = fails;
-    msg.insert(msg.end(), warns.begin(), warns.end());
-    if (st == Status::Pass || st == Status::Skip) msg = passes.empty() ? std::vector<std::string>{"no launch variables recorded"} : passes;
-    if (s.port) n.values.emplace_back("port", std::to_string(*s.port));
-    n.values.emplace_back("port_state", s.port_state);
-    if (s.port_pid) n.values.emplace_back("port_pid", std::to_string(*s.port_pid));
-    if (nproc) n.values.emplace_back("nproc_per_node", std::to_string(*nproc));
-    if (nnodes) n.values.emplace_back("nnodes", std::to_string(*nnodes));
-    NodeResult& added = b.add(s.host, st, join(msg, "; "));
-    if (st == Status::Fail) added.category = cat;
-    added.values = std::move(n.values);
-    added.evidence.push_back(section_evidence(s, "launch.env"));
-    if (s.port_state == "bound") added.evidence.push_back(section_evidence(s, "launch.port"));
-    if (!s.leftovers.empty()) added.evidence.push_back(section_evidence(s, "launch.leftovers"));
+  ref.addr = in.launch.master_addr.empty() ? reference(addrs, master) : in.launch.master_addr;
+  ref.port = in.launch.master_port ? std::to_string(*in.launch.master_port) : reference(ports, master);
+  return ref;
+}
+
+// One node's WORLD_SIZE, NODE_RANK, MASTER_ADDR and MASTER_PORT, the port's state and the launch
+// processes still running there.
+void check_node_launch(Builder& b, const Input& in, const Snapshot& s, const LaunchReference& ref, const std::string& master) {
+  const auto& nnodes = ref.nnodes;
+  std::vector<std::string> fails, warns, passes;
+  std::string cat;
+  NodeResult n;
+  const auto nproc = nproc_of(in, s);
+  if (auto ws = env_int(s, "WORLD_SIZE")) {
+    n.values.emplace_back("WORLD_SIZE", std::to_string(*ws));
+    if (nnodes && nproc && *ws != *nnodes * *nproc)
+      add_fail(fails, cat, "world-size-mismatch", "WORLD_SIZE=" + std::to_string(*ws) + " but nnodes " + std::to_string(*nnodes) +
+                      " x nproc_per_node " + std::to_string(*nproc) + " = " + std::to_string(*nnodes * *nproc));
+    else if (nnodes && nproc)
+      passes.push_back("WORLD_SIZE=" + std::to_string(*ws) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
+  } else if (nnodes && nproc) {
+    passes.push_back("world size " + std::to_string(*nnodes * *nproc) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
   }
+  if (auto nr = env_int(s, "NODE_RANK")) {
+    n.values.emplace_back("NODE_RANK", std::to_string(*nr));
+    if (nnodes && (*nr < 0 || *nr >= *nnodes))
+      add_fail(fails, cat, "world-size-mismatch", "NODE_RANK=" + std::to_string(*nr) + " outside 0.." + std::to_string(*nnodes - 1));
+  }
+  if (const std::string a = env_of(s, "MASTER_ADDR"); !a.empty() && !ref.addr.empty() && a != ref.addr)
+    add_fail(fails, cat, "rendezvous-failure", "MASTER_ADDR=" + a + "; the others use " + ref.addr);
+  if (const std::string p = env_of(s, "MASTER_PORT"); !p.empty() && !ref.port.empty() && p != ref.port)
+    add_fail(fails, cat, "rendezvous-failure", "MASTER_PORT=" + p + "; the others use " + ref.port);
+  const bool is_master = !master.empty() ? s.host == master : true;
+  if (s.port_state == "bound") {
+    std::string who = s.port_pid ? "pid " + std::to_string(*s.port_pid) : std::string("an unknown process");
+    if (!s.port_process.empty()) who += " (" + std::string(trim(s.port_process)) + ")";
+    const std::string msg = "port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " is already bound by " + who;
+    if (is_master) add_fail(fails, cat, "port-in-use", msg);
+    else warns.push_back(msg);
+  } else if (s.port_state == "free") {
+    passes.push_back("port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " free");
+  }
+  for (const std::string& l : s.leftovers) warns.push_back("still running: " + l.substr(0, 160));
+  const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : passes.empty() ? Status::Skip : Status::Pass;
+  std::vector<std::string> msg = fails;
+  msg.insert(msg.end(), warns.begin(), warns.end());
+  if (st == Status::Pass || st == Status::Skip) msg = passes.empty() ? std::vector<std::string>{"no launch variables recorded"} : passes;
+  if (s.port) n.values.emplace_back("port", std::to_string(*s.port));
+  n.values.emplace_back("port_state", s.port_state);
+  if (s.port_pid) n.values.emplace_back("port_pid", std::to_string(*s.port_pid));
+  if (nproc) n.values.emplace_back("nproc_per_node", std::to_string(*nproc));
+  if (nnodes) n.values.emplace_back("nnodes", std::to_string(*nnodes));
+  NodeResult& added = b.add(s.host, st, join(msg, "; "));
+  if (st == Status::Fail) added.category = cat;
+  added.values = std::move(n.values);
+  added.evidence.push_back(section_evidence(s, "launch.env"));
+  if (s.port_state == "bound") added.evidence.push_back(section_evidence(s, "launch.port"));
+  if (!s.leftovers.empty()) added.evidence.push_back(section_evidence(s, "launch.leftovers"));
+}
+
+// The job as a whole: one node per NODE_RANK, as many snapshots as nodes, and one world size in the
+// smoke test that adds up.
+void check_job_launch(Builder& b, const Input& in, const std::optional<std::int64_t>& nnodes) {
+  std::map<std::int64_t, std::vector<std::string>> node_ranks;
+  for (const Snapshot& s : in.snapshots)
+    if (auto nr = env_int(s, "NODE_RANK")) node_ranks[*nr].push_back(s.host);
   for (const auto& [nr, hosts] : node_ranks)
     if (hosts.size() > 1)
       with_category("world-size-mismatch", b.add("", Status::Fail, "NODE_RANK=" + std::to_string(nr) + " on " + join(hosts) + ": each node needs its own"));
@@ -515,87 +568,110 @@ CheckResult check_launch(const Input& in, const std::string& master) {
     for (const SmokeRank& r : in.smoke)
       if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(r));
   }
+}
+
+CheckResult check_launch(const Input& in, const std::string& master) {
+  Builder b(4, "launch", "WORLD_SIZE = nnodes x nproc_per_node; one MASTER_ADDR / PORT; the port free");
+  const LaunchReference ref = launch_reference(in, master);
+  for (const Snapshot& s : in.snapshots) check_node_launch(b, in, s, ref, master);
+  check_job_launch(b, in, ref.nnodes);
   return b.done();
 }
 
 // ---- 5 binding ----
-CheckResult check_binding(const Input& in) {
-  Builder b(5, "binding", "every rank on its own (host, device); the smoke test's all_reduce right");
-  if (!in.smoke.empty()) {
-    std::map<std::pair<std::string, std::string>, std::vector<const SmokeRank*>> on;
-    std::map<std::string, std::vector<const SmokeRank*>> per_host;
-    std::map<std::int64_t, std::vector<const SmokeRank*>> per_rank;
-    std::optional<std::int64_t> world;
-    for (const SmokeRank& r : in.smoke) {
-      const std::string dev = !r.uuid.empty() ? r.uuid : r.device;
-      on[{r.host, dev}].push_back(&r);
-      per_host[r.host].push_back(&r);
-      if (r.rank) per_rank[*r.rank].push_back(&r);
-      if (r.world_size) world = world ? std::max(*world, *r.world_size) : *r.world_size;
+// The smoke test's ranks by (host, device), by host and by rank, and the largest world size they report.
+struct SmokeGroups {
+  std::map<std::pair<std::string, std::string>, std::vector<const SmokeRank*>> on;
+  std::map<std::string, std::vector<const SmokeRank*>> per_host;
+  std::map<std::int64_t, std::vector<const SmokeRank*>> per_rank;
+  std::optional<std::int64_t> world;
+};
+
+SmokeGroups group_smoke(const std::vector<SmokeRank>& smoke) {
+  SmokeGroups g;
+  for (const SmokeRank& r : smoke) {
+    const std::string dev = !r.uuid.empty() ? r.uuid : r.device;
+    g.on[{r.host, dev}].push_back(&r);
+    g.per_host[r.host].push_back(&r);
+    if (r.rank) g.per_rank[*r.rank].push_back(&r);
+    if (r.world_size) g.world = g.world ? std::max(*g.world, *r.world_size) : *r.world_size;
+  }
+  return g;
+}
+
+// All ranks of a node (two or more) on device index 0: LOCAL_RANK ignored.
+bool all_on_device_zero(const std::vector<const SmokeRank*>& ranks) {
+  bool all_zero = ranks.size() > 1;
+  for (const SmokeRank* r : ranks) {
+    const std::string& d = r->device;
+    const bool zero = d.size() >= 2 && d.compare(d.size() - 2, 2, ":0") == 0;
+    if (!zero) all_zero = false;
+  }
+  return all_zero;
+}
+
+// One node's smoke-test ranks: each on its own device, none failed, each all_reduce sum right.
+void check_host_binding(Builder& b, const std::string& host, const std::vector<const SmokeRank*>& ranks, const SmokeGroups& g) {
+  std::vector<std::string> fails;
+  std::string cat;
+  NodeResult n;
+  const bool all_zero = all_on_device_zero(ranks);
+  for (const auto& [key, rs] : g.on) {
+    if (key.first != host || rs.size() < 2) continue;
+    std::set<std::int64_t> rk;
+    for (const SmokeRank* r : rs) {
+      if (r->rank) rk.insert(*r->rank);
+      if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(*r));
     }
-    for (const auto& [host, ranks] : per_host) {
-      std::vector<std::string> fails;
-      std::string cat;
-      NodeResult n;
-      // All ranks of a node on one device index 0: LOCAL_RANK ignored.
-      bool all_zero = ranks.size() > 1;
-      for (const SmokeRank* r : ranks) {
-        const std::string& d = r->device;
-        const bool zero = d.size() >= 2 && d.compare(d.size() - 2, 2, ":0") == 0;
-        if (!zero) all_zero = false;
-      }
-      std::set<std::string> reported;
-      for (const auto& [key, rs] : on) {
-        if (key.first != host || rs.size() < 2) continue;
-        std::set<std::int64_t> rk;
-        for (const SmokeRank* r : rs) {
-          if (r->rank) rk.insert(*r->rank);
-          if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(*r));
-        }
-        add_fail(fails, cat, "device-binding-duplicate", "ranks " + ranks_list(rk) + " all on " + rs.front()->device +
-                        (all_zero ? ": every rank on device 0, so LOCAL_RANK is ignored (set the device from LOCAL_RANK)" : ""));
-      }
-      for (const SmokeRank* r : ranks) {
-        if (r->status == "error") {
-          add_fail(fails, cat, "worker-exception", "rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " failed: " + r->error);
-          n.evidence.push_back(smoke_evidence(*r));
-        } else if (r->reduced && r->expected && std::fabs(*r->reduced - *r->expected) > 1e-6 * std::max(1.0, std::fabs(*r->expected))) {
-          add_fail(fails, cat, "collective-mismatch", "rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " reduced " + num(*r->reduced) +
-                          ", expected " + num(*r->expected));
-          n.evidence.push_back(smoke_evidence(*r));
-        }
-      }
-      std::set<std::int64_t> rk;
-      for (const SmokeRank* r : ranks)
-        if (r->rank) rk.insert(*r->rank);
-      std::vector<const SmokeRank*> by_rank = ranks;
-      std::sort(by_rank.begin(), by_rank.end(), [](const SmokeRank* a, const SmokeRank* c) { return a->rank < c->rank; });
-      std::string devices;
-      for (const SmokeRank* r : by_rank) devices += (devices.empty() ? "" : " ") + (r->rank ? std::to_string(*r->rank) : std::string("?")) + "->" + r->device;
-      NodeResult& added = b.add(host, fails.empty() ? Status::Pass : Status::Fail,
-                                fails.empty() ? "ranks " + ranks_list(rk) + " each on its own device (" + devices + "), all_reduce right" : join(fails, "; "));
-      if (added.status == Status::Fail) added.category = cat;
-      added.values.emplace_back("ranks", ranks_list(rk));
-      added.values.emplace_back("devices", devices);
-      added.evidence = n.evidence.empty() ? std::vector<Evidence>{smoke_evidence(*ranks.front())} : n.evidence;
-    }
-    if (world) {
-      std::set<std::int64_t> missing;
-      for (std::int64_t r = 0; r < *world && r < 1000000; ++r)
-        if (!per_rank.count(r)) missing.insert(r);
-      if (!missing.empty())
-        with_category("rendezvous-failure", b.add("", Status::Fail, "ranks " + ranks_list(missing) + " of " + std::to_string(*world) + " never reported (the smoke test did not finish there)"));
-      for (const auto& [rank, rs] : per_rank)
-        if (rs.size() > 1) {
-          std::set<std::string> hosts;
-          for (const SmokeRank* r : rs) hosts.insert(r->host);
-          if (hosts.size() > 1)
-            with_category("world-size-mismatch", b.add("", Status::Fail, "rank " + std::to_string(rank) + " reported by " + join(std::vector<std::string>(hosts.begin(), hosts.end())) +
-                                      ": two nodes use the same NODE_RANK"));
-        }
+    add_fail(fails, cat, "device-binding-duplicate", "ranks " + ranks_list(rk) + " all on " + rs.front()->device +
+                    (all_zero ? ": every rank on device 0, so LOCAL_RANK is ignored (set the device from LOCAL_RANK)" : ""));
+  }
+  for (const SmokeRank* r : ranks) {
+    if (r->status == "error") {
+      add_fail(fails, cat, "worker-exception", "rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " failed: " + r->error);
+      n.evidence.push_back(smoke_evidence(*r));
+    } else if (r->reduced && r->expected && std::fabs(*r->reduced - *r->expected) > 1e-6 * std::max(1.0, std::fabs(*r->expected))) {
+      add_fail(fails, cat, "collective-mismatch", "rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " reduced " + num(*r->reduced) +
+                      ", expected " + num(*r->expected));
+      n.evidence.push_back(smoke_evidence(*r));
     }
   }
-  // Training logs: events that tie a rank to a device on a node, and NCCL's own report.
+  std::set<std::int64_t> rk;
+  for (const SmokeRank* r : ranks)
+    if (r->rank) rk.insert(*r->rank);
+  std::vector<const SmokeRank*> by_rank = ranks;
+  std::sort(by_rank.begin(), by_rank.end(), [](const SmokeRank* a, const SmokeRank* c) { return a->rank < c->rank; });
+  std::string devices;
+  for (const SmokeRank* r : by_rank) devices += (devices.empty() ? "" : " ") + (r->rank ? std::to_string(*r->rank) : std::string("?")) + "->" + r->device;
+  NodeResult& added = b.add(host, fails.empty() ? Status::Pass : Status::Fail,
+                            fails.empty() ? "ranks " + ranks_list(rk) + " each on its own device (" + devices + "), all_reduce right" : join(fails, "; "));
+  if (added.status == Status::Fail) added.category = cat;
+  added.values.emplace_back("ranks", ranks_list(rk));
+  added.values.emplace_back("devices", devices);
+  added.evidence = n.evidence.empty() ? std::vector<Evidence>{smoke_evidence(*ranks.front())} : n.evidence;
+}
+
+// The smoke test as a whole: every rank below the world size reported, and no rank from two nodes.
+void check_smoke_world(Builder& b, const SmokeGroups& g) {
+  if (!g.world) return;
+  std::set<std::int64_t> missing;
+  for (std::int64_t r = 0; r < *g.world && r < 1000000; ++r)
+    if (!g.per_rank.count(r)) missing.insert(r);
+  if (!missing.empty())
+    with_category("rendezvous-failure", b.add("", Status::Fail, "ranks " + ranks_list(missing) + " of " + std::to_string(*g.world) + " never reported (the smoke test did not finish there)"));
+  for (const auto& [rank, rs] : g.per_rank)
+    if (rs.size() > 1) {
+      std::set<std::string> hosts;
+      for (const SmokeRank* r : rs) hosts.insert(r->host);
+      if (hosts.size() > 1)
+        with_category("world-size-mismatch", b.add("", Status::Fail, "rank " + std::to_string(rank) + " reported by " + join(std::vector<std::string>(hosts.begin(), hosts.end())) +
+                                  ": two nodes use the same NODE_RANK"));
+    }
+}
+
+// Training logs: events that tie a rank to a device on a node, and NCCL's own report. Without a smoke
+// test, logs that tie every rank to a device of its own pass.
+void check_log_binding(Builder& b, const Input& in) {
   std::map<std::pair<std::string, std::int64_t>, std::set<std::int64_t>> ranks_on;
   std::map<std::pair<std::string, std::int64_t>, const model::Event*> first;
   for (const model::Event& e : in.events) {
@@ -616,6 +692,16 @@ CheckResult check_binding(const Input& in) {
   for (const auto& [key, ranks] : ranks_on) log_binding = log_binding || !ranks.empty();
   if (in.smoke.empty() && log_binding)
     b.add("", Status::Pass, "every rank the training logs tie to a device has its own");
+}
+
+CheckResult check_binding(const Input& in) {
+  Builder b(5, "binding", "every rank on its own (host, device); the smoke test's all_reduce right");
+  if (!in.smoke.empty()) {
+    const SmokeGroups g = group_smoke(in.smoke);
+    for (const auto& [host, ranks] : g.per_host) check_host_binding(b, host, ranks, g);
+    check_smoke_world(b, g);
+  }
+  check_log_binding(b, in);
   CheckResult r = b.done();
   if (r.results.empty())
     r.results.push_back(NodeResult{"", Status::Skip, "no smoke-test output or training log that ties ranks to devices", {}, {}});
@@ -628,39 +714,86 @@ struct DataLine {
   const model::Event* event = nullptr;
 };
 
-CheckResult check_data(const Input& in) {
-  Builder b(6, "data", "each rank reads its own samples; one writer per checkpoint path");
-  // From the smoke test.
+// The smoke test's data lines: the ranks that iterate the whole dataset per host, and the ranks
+// (with their hosts and first line) per first batch and per checkpoint path.
+struct SmokeData {
+  bool any = false;  // some rank reported a data line
   std::map<std::string, std::set<std::int64_t>> batch_ranks, ckpt_ranks;
   std::map<std::string, const SmokeRank*> batch_first, ckpt_first;
-  bool any = false;
   std::map<std::string, std::set<std::int64_t>> whole_ranks;  // host -> ranks that iterate the whole dataset
   std::map<std::string, const SmokeRank*> whole_first;
   std::map<std::string, std::set<std::string>> batch_hosts, ckpt_hosts;
-  for (const SmokeRank& r : in.smoke) {
+};
+
+SmokeData smoke_data(const std::vector<SmokeRank>& smoke) {
+  SmokeData d;
+  for (const SmokeRank& r : smoke) {
     if (!r.rank) continue;
     if (r.per_rank && r.dataset && r.world_size && *r.world_size > 1) {
-      any = true;
+      d.any = true;
       if (*r.per_rank >= *r.dataset) {
-        whole_ranks[r.host].insert(*r.rank);
-        whole_first.emplace(r.host, &r);
+        d.whole_ranks[r.host].insert(*r.rank);
+        d.whole_first.emplace(r.host, &r);
       }
     }
     if (!r.first_batch.empty()) {
-      any = true;
-      batch_ranks[r.first_batch].insert(*r.rank);
-      batch_hosts[r.first_batch].insert(r.host);
-      batch_first.emplace(r.first_batch, &r);
+      d.any = true;
+      d.batch_ranks[r.first_batch].insert(*r.rank);
+      d.batch_hosts[r.first_batch].insert(r.host);
+      d.batch_first.emplace(r.first_batch, &r);
     }
     if (!r.checkpoint.empty() && r.checkpoint != "-" && r.checkpoint != "none") {
-      any = true;
-      ckpt_ranks[r.checkpoint].insert(*r.rank);
-      ckpt_hosts[r.checkpoint].insert(r.host);
-      ckpt_first.emplace(r.checkpoint, &r);
+      d.any = true;
+      d.ckpt_ranks[r.checkpoint].insert(*r.rank);
+      d.ckpt_hosts[r.checkpoint].insert(r.host);
+      d.ckpt_first.emplace(r.checkpoint, &r);
     }
   }
-  for (const auto& [host, ranks] : whole_ranks) {
-    const SmokeRank& r = *whole_first.at(host);
+  return d;
+}
+
+// The training logs' data lines per rank (else node:pid): first batches, checkpoint saves, and
+// sampler and dataset lengths.
+struct LogData {
+  std::map<std::string, std::map<std::string, const model::Event*>> batches;  // content -> rank -> event
+  std::map<std::string, std::map<std::string, const model::Event*>> saves;    // path -> rank -> event
+  std::map<std::string, std::string> per_rank_len, full_len;                  // rank -> count
+  std::map<std::string, const model::Event*> len_event;
+};
+
+LogData log_data(const std::vector<model::Event>& events) {
+  static const RE2 save_re(
+      R"((?i)\bsav(?:e|es|ed|ing)\b.{0,80}?(?:checkpoint|ckpt|model|state[_ ]?dict|weights).{0,80}?(/[^\s'",;]+|\.{1,2}/[^\s'",;]+|[^\s'",;/]+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar)\b))");
+  static const RE2 batch_re(R"((?i)(?:first[ _]batch|batch[ _]?(?:0|\[0\])|sample[ _](?:ids|indices))\s*[:=]\s*(\S.{0,300}))");
+  static const RE2 per_rank_re(R"((?i)(?:len\(?\s*(?:train_)?(?:sampler|dataloader|loader)\)?|(?:samples|examples) (?:per|on this) (?:rank|process|gpu|device))\s*[:=]?\s*(\d[\d,]*))");
+  static const RE2 full_re(R"((?i)(?:len\(?\s*(?:train_)?dataset\)?|dataset (?:size|length|len)|num[ _]examples|total samples)\s*[:=]?\s*(\d[\d,]*))");
+  LogData d;
+  for (const model::Event& e : events) {
+    if (e.kind == "snapshot") continue;
+    const std::string who = e.rank ? std::to_string(*e.rank) : (e.pid ? e.node + ":" + std::to_string(*e.pid) : "");
+    if (who.empty()) continue;
+    std::string cap;
+    const std::string& t = e.text;
+    if (RE2::PartialMatch(t, save_re, &cap)) d.saves[cap].emplace(who, &e);
+    if (RE2::PartialMatch(t, batch_re, &cap)) d.batches[std::string(trim(cap))].emplace(who, &e);
+    if (RE2::PartialMatch(t, per_rank_re, &cap)) {
+      cap.erase(std::remove(cap.begin(), cap.end(), ','), cap.end());
+      d.per_rank_len.emplace(who, cap);
+      d.len_event.emplace(who, &e);
+    }
+    if (RE2::PartialMatch(t, full_re, &cap)) {
+      cap.erase(std::remove(cap.begin(), cap.end(), ','), cap.end());
+      d.full_len.emplace(who, cap);
+    }
+  }
+  return d;
+}
+
+// Smoke-test ranks that iterate the whole dataset (no DistributedSampler), start from one batch or
+// write one checkpoint path.
+void check_smoke_data(Builder& b, const SmokeData& d) {
+  for (const auto& [host, ranks] : d.whole_ranks) {
+    const SmokeRank& r = *d.whole_first.at(host);
     NodeResult& n = b.add(host, Status::Fail,
                           "rank" + std::string(ranks.size() > 1 ? "s " : " ") + ranks_list(ranks) + " iterate" +
                               (ranks.size() > 1 ? "" : "s") + " all " + std::to_string(*r.dataset) +
@@ -669,82 +802,68 @@ CheckResult check_data(const Input& in) {
     n.values.emplace_back("per_rank", std::to_string(*r.per_rank));
     n.evidence.push_back(smoke_evidence(r));
   }
-  // From training logs: first-batch lines, dataset / sampler lengths and checkpoint saves per rank.
-  static const RE2 save_re(
-      R"((?i)\bsav(?:e|es|ed|ing)\b.{0,80}?(?:checkpoint|ckpt|model|state[_ ]?dict|weights).{0,80}?(/[^\s'",;]+|\.{1,2}/[^\s'",;]+|[^\s'",;/]+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar)\b))");
-  static const RE2 batch_re(R"((?i)(?:first[ _]batch|batch[ _]?(?:0|\[0\])|sample[ _](?:ids|indices))\s*[:=]\s*(\S.{0,300}))");
-  static const RE2 per_rank_re(R"((?i)(?:len\(?\s*(?:train_)?(?:sampler|dataloader|loader)\)?|(?:samples|examples) (?:per|on this) (?:rank|process|gpu|device))\s*[:=]?\s*(\d[\d,]*))");
-  static const RE2 full_re(R"((?i)(?:len\(?\s*(?:train_)?dataset\)?|dataset (?:size|length|len)|num[ _]examples|total samples)\s*[:=]?\s*(\d[\d,]*))");
-  std::map<std::string, std::map<std::string, const model::Event*>> log_batches;  // content -> rank -> event
-  std::map<std::string, std::map<std::string, const model::Event*>> log_saves;    // path -> rank -> event
-  std::map<std::string, std::string> per_rank_len, full_len;                      // rank -> count
-  std::map<std::string, const model::Event*> len_event;
-  for (const model::Event& e : in.events) {
-    if (e.kind == "snapshot") continue;
-    const std::string who = e.rank ? std::to_string(*e.rank) : (e.pid ? e.node + ":" + std::to_string(*e.pid) : "");
-    if (who.empty()) continue;
-    std::string cap;
-    const std::string& t = e.text;
-    if (RE2::PartialMatch(t, save_re, &cap)) log_saves[cap].emplace(who, &e);
-    if (RE2::PartialMatch(t, batch_re, &cap)) log_batches[std::string(trim(cap))].emplace(who, &e);
-    if (RE2::PartialMatch(t, per_rank_re, &cap)) {
-      cap.erase(std::remove(cap.begin(), cap.end(), ','), cap.end());
-      per_rank_len.emplace(who, cap);
-      len_event.emplace(who, &e);
-    }
-    if (RE2::PartialMatch(t, full_re, &cap)) {
-      cap.erase(std::remove(cap.begin(), cap.end(), ','), cap.end());
-      full_len.emplace(who, cap);
-    }
-  }
-  for (const auto& [content, ranks] : batch_ranks)
+  for (const auto& [content, ranks] : d.batch_ranks)
     if (ranks.size() > 1) {
-      const auto& hosts = batch_hosts.at(content);
+      const auto& hosts = d.batch_hosts.at(content);
       NodeResult& n = b.add(hosts.size() == 1 ? *hosts.begin() : std::string(), Status::Fail,
                             "ranks " + ranks_list(ranks) + " start from the same batch (" + content.substr(0, 60) +
                                 "): their samplers do not split the data");
-      n.evidence.push_back(smoke_evidence(*batch_first.at(content)));
+      n.evidence.push_back(smoke_evidence(*d.batch_first.at(content)));
     }
-  for (const auto& [path, ranks] : ckpt_ranks)
+  for (const auto& [path, ranks] : d.ckpt_ranks)
     if (ranks.size() > 1) {
-      const auto& hosts = ckpt_hosts.at(path);
+      const auto& hosts = d.ckpt_hosts.at(path);
       NodeResult& n = b.add(hosts.size() == 1 ? *hosts.begin() : std::string(), Status::Fail,
                             "ranks " + ranks_list(ranks) + " all write " + path + ": save from rank 0 only (or one path per rank)");
-      n.evidence.push_back(smoke_evidence(*ckpt_first.at(path)));
+      n.evidence.push_back(smoke_evidence(*d.ckpt_first.at(path)));
     }
-  auto who_list = [](const std::map<std::string, const model::Event*>& m) {
-    std::vector<std::string> v;
-    for (const auto& [k, e] : m) v.push_back(k);
-    return join(v);
-  };
-  for (const auto& [content, who] : log_batches) {
-    any = true;
+}
+
+// The ranks (or node:pid) that logged a line, in order.
+std::string who_list(const std::map<std::string, const model::Event*>& m) {
+  std::vector<std::string> v;
+  for (const auto& [k, e] : m) v.push_back(k);
+  return join(v);
+}
+
+// Ranks whose logs show one first batch or one checkpoint path, or a sampler as long as the dataset.
+void check_log_data(Builder& b, const LogData& d) {
+  for (const auto& [content, who] : d.batches) {
     if (who.size() < 2) continue;
     NodeResult& n = b.add(who.begin()->second->node, Status::Fail,
                           "ranks " + who_list(who) + " log the same first batch (" + content.substr(0, 60) + ")");
     for (const auto& [k, e] : who)
       if (n.evidence.size() < 4) n.evidence.push_back(event_evidence(*e));
   }
-  for (const auto& [path, who] : log_saves) {
-    any = true;
+  for (const auto& [path, who] : d.saves) {
     if (who.size() < 2) continue;
     NodeResult& n = b.add(who.begin()->second->node, Status::Fail, "ranks " + who_list(who) + " all save " + path);
     for (const auto& [k, e] : who)
       if (n.evidence.size() < 4) n.evidence.push_back(event_evidence(*e));
   }
-  if (per_rank_len.size() > 1) {
-    any = true;
-    for (const auto& [who, len] : per_rank_len) {
+  if (d.per_rank_len.size() > 1) {
+    for (const auto& [who, len] : d.per_rank_len) {
       bool full = false;
-      for (const auto& [w2, f] : full_len)
+      for (const auto& [w2, f] : d.full_len)
         if (f == len) full = true;
       if (full) {
-        NodeResult& n = b.add(len_event.at(who)->node, Status::Fail,
+        NodeResult& n = b.add(d.len_event.at(who)->node, Status::Fail,
                               "rank " + who + " iterates " + len + " samples, the whole dataset: no DistributedSampler");
-        n.evidence.push_back(event_evidence(*len_event.at(who)));
+        n.evidence.push_back(event_evidence(*d.len_event.at(who)));
       }
     }
   }
+}
+
+CheckResult check_data(const Input& in) {
+  Builder b(6, "data", "each rank reads its own samples; one writer per checkpoint path");
+  // From the smoke test.
+  const SmokeData smoke = smoke_data(in.smoke);
+  check_smoke_data(b, smoke);
+  // From training logs: first-batch lines, dataset / sampler lengths and checkpoint saves per rank.
+  const LogData logs = log_data(in.events);
+  check_log_data(b, logs);
+  const bool any = smoke.any || !logs.batches.empty() || !logs.saves.empty() || logs.per_rank_len.size() > 1;
   CheckResult r = b.done();
   if (r.results.empty()) {
     r.results.push_back(NodeResult{"", any ? Status::Pass : Status::Skip,

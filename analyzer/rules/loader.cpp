@@ -75,59 +75,48 @@ std::vector<std::string> facts_named(const Rule& r) {
   return out;
 }
 
-void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
-  const std::string at = where(file, n);
-  auto problem = [&](const std::string& msg) { out.problems.push_back({at, msg}); };
-  if (!n.IsMap()) {
-    problem("a rule must be a mapping");
-    return;
-  }
+// The first key of a rule mapping that is not a rule key, as a problem; "" when all are known.
+std::string unknown_key(const YAML::Node& n) {
   static const std::set<std::string> known = {
       "id", "title", "description", "category", "severity", "role", "scope", "match", "when", "requires",
       "summary", "remedy", "references", "explains", "examples", "priority", "rank", "node", "reports", "defer"};
   for (const auto& kv : n) {
     const std::string key = kv.first.as<std::string>();
-    if (known.count(key) == 0) {
-      problem("unknown key '" + key + "'");
-      return;
-    }
+    if (known.count(key) == 0) return "unknown key '" + key + "'";
   }
-  Rule r;
+  return "";
+}
+
+// What the rule is and how it counts: id, title, description, category, severity, role and scope.
+// Returns the problem, or "" when they are read.
+std::string read_identity(const YAML::Node& n, const std::string& file, Rule& r) {
   r.file = file;
   r.line = n.Mark().line + 1;
   r.id = n["id"] ? n["id"].as<std::string>() : "";
-  if (r.id.empty()) {
-    problem("missing id");
-    return;
-  }
+  if (r.id.empty()) return "missing id";
   r.title = n["title"] ? n["title"].as<std::string>() : r.id;
   r.description = n["description"] ? n["description"].as<std::string>() : "";
   r.category = n["category"] ? n["category"].as<std::string>() : "";
-  if (!model::is_category(r.category)) {
-    problem(r.id + ": category '" + r.category + "' is not one of the contract's ids (docs/CONTRACT.md)");
-    return;
-  }
+  if (!model::is_category(r.category)) return r.id + ": category '" + r.category + "' is not one of the contract's ids (docs/CONTRACT.md)";
   r.severity = n["severity"] ? n["severity"].as<std::string>() : "error";
-  if (r.severity != "critical" && r.severity != "error" && r.severity != "warning" && r.severity != "info") {
-    problem(r.id + ": severity must be critical, error, warning or info");
-    return;
-  }
+  if (r.severity != "critical" && r.severity != "error" && r.severity != "warning" && r.severity != "info")
+    return r.id + ": severity must be critical, error, warning or info";
   const std::string role = n["role"] ? n["role"].as<std::string>() : "cause";
   if (role == "cause") r.role = Role::Cause;
   else if (role == "symptom") r.role = Role::Symptom;
   else if (role == "warning") r.role = Role::Warning;
-  else {
-    problem(r.id + ": role must be cause, symptom or warning");
-    return;
-  }
+  else return r.id + ": role must be cause, symptom or warning";
   const std::string scope = n["scope"] ? n["scope"].as<std::string>() : "event";
   if (scope == "event") r.scope = Scope::Event;
   else if (scope == "node") r.scope = Scope::Node;
   else if (scope == "job") r.scope = Scope::Job;
-  else {
-    problem(r.id + ": scope must be event, node or job");
-    return;
-  }
+  else return r.id + ": scope must be event, node or job";
+  return "";
+}
+
+// The lines an event rule fires on: match.kind, code, regex, unless and fields. Returns the problem,
+// or "" when they are read and the regexes compile.
+std::string read_match(const YAML::Node& n, Rule& r) {
   if (const YAML::Node m = n["match"]) {
     r.kinds = string_list(m["kind"]);
     r.codes = string_list(m["code"]);
@@ -140,29 +129,31 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   for (const std::string* pattern : {&r.regex, &r.unless}) {
     if (pattern->empty()) continue;
     re2::RE2 re(*pattern, re2::RE2::Quiet);
-    if (!re.ok()) {
-      problem(r.id + ": bad regex: " + re.error());
-      return;
-    }
+    if (!re.ok()) return r.id + ": bad regex: " + re.error();
   }
-  if (r.scope == Scope::Event && r.regex.empty() && r.codes.empty() && r.fields.empty()) {
-    problem(r.id + ": an event rule needs match.regex, match.code or match.fields");
-    return;
-  }
+  if (r.scope == Scope::Event && r.regex.empty() && r.codes.empty() && r.fields.empty())
+    return r.id + ": an event rule needs match.regex, match.code or match.fields";
+  return "";
+}
+
+// The facts a rule needs ('when') and the rules it builds on ('requires'). Returns the problem, or
+// "" when they are read.
+std::string read_conditions(const YAML::Node& n, Rule& r) {
   for (const std::string& c : string_list(n["when"])) {
     Condition cond;
     std::string error;
-    if (!parse_condition(c, cond, error)) {
-      problem(r.id + ": " + (error.empty() ? "cannot read condition '" + c + "' (expected: fact op value)" : error));
-      return;
-    }
+    if (!parse_condition(c, cond, error))
+      return r.id + ": " + (error.empty() ? "cannot read condition '" + c + "' (expected: fact op value)" : error);
     r.when.push_back(cond);
   }
-  if (r.scope != Scope::Event && r.when.empty() && n["requires"].IsNull()) {
-    problem(r.id + ": a node or job rule needs 'when' conditions");
-    return;
-  }
+  if (r.scope != Scope::Event && r.when.empty() && n["requires"].IsNull()) return r.id + ": a node or job rule needs 'when' conditions";
   r.requires_rules = string_list(n["requires"]);
+  return "";
+}
+
+// What a finding of the rule says and how it ranks: summary, remedy, references, explains,
+// priority, rank and node fields, reports and defer. Returns the problem, or "" when they are read.
+std::string read_finding(const YAML::Node& n, Rule& r) {
   r.summary = n["summary"] ? n["summary"].as<std::string>() : r.title;
   r.remedy = n["remedy"] ? n["remedy"].as<std::string>() : "";
   r.references = string_list(n["references"]);
@@ -171,55 +162,78 @@ void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
   r.rank_field = n["rank"] ? n["rank"].as<std::string>() : "";
   r.node_field = n["node"] ? n["node"].as<std::string>() : "";
   r.reports = n["reports"] ? n["reports"].as<std::string>() : "";
-  if (!r.reports.empty() && r.reports != "timeout" && r.reports != "peer-loss") {
-    problem(r.id + ": reports must be 'timeout' or 'peer-loss'");
-    return;
-  }
+  if (!r.reports.empty() && r.reports != "timeout" && r.reports != "peer-loss") return r.id + ": reports must be 'timeout' or 'peer-loss'";
   if (n["defer"]) {
-    if (n["defer"].as<std::string>() != "culprit") {
-      problem(r.id + ": defer must be 'culprit'");
-      return;
-    }
+    if (n["defer"].as<std::string>() != "culprit") return r.id + ": defer must be 'culprit'";
     r.defers_to_culprit = true;
   }
-  r.facts_named = facts_named(r);
+  return "";
+}
+
+// One examples list. A string is one file, "example.log"; a mapping is a dump of files (path: text).
+std::vector<Rule::Example> read_example_list(const YAML::Node& list) {
+  std::vector<Rule::Example> all;
+  if (!list) return all;
+  for (const auto& item : list) {
+    Rule::Example e;
+    if (item.IsMap()) {
+      for (const auto& kv : item) e.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+    } else {
+      e.emplace_back("example.log", item.as<std::string>());
+    }
+    all.push_back(std::move(e));
+  }
+  return all;
+}
+
+// What the rule fires on and what it must not (examples.match, examples.no_match). Returns the
+// problem, or "" when there is at least one match example.
+std::string read_examples(const YAML::Node& n, Rule& r) {
   if (const YAML::Node ex = n["examples"]) {
-    // A string is one file, "example.log"; a mapping is a dump of files (path: text).
-    auto examples = [](const YAML::Node& list) {
-      std::vector<Rule::Example> all;
-      if (!list) return all;
-      for (const auto& item : list) {
-        Rule::Example e;
-        if (item.IsMap()) {
-          for (const auto& kv : item) e.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
-        } else {
-          e.emplace_back("example.log", item.as<std::string>());
-        }
-        all.push_back(std::move(e));
-      }
-      return all;
-    };
-    r.examples_match = examples(ex["match"]);
-    r.examples_no_match = examples(ex["no_match"]);
+    r.examples_match = read_example_list(ex["match"]);
+    r.examples_no_match = read_example_list(ex["no_match"]);
   }
-  if (r.examples_match.empty()) {
-    problem(r.id + ": a rule needs examples.match (a line, or a dump of files it fires on)");
-    return;
-  }
+  if (r.examples_match.empty()) return r.id + ": a rule needs examples.match (a line, or a dump of files it fires on)";
+  return "";
+}
+
+// The rule at n, part by part; the first problem stops it. Returns that problem, or "" when r
+// holds the whole rule.
+std::string read_rule(const YAML::Node& n, const std::string& file, Rule& r) {
+  if (!n.IsMap()) return "a rule must be a mapping";
+  if (std::string problem = unknown_key(n); !problem.empty()) return problem;
+  if (std::string problem = read_identity(n, file, r); !problem.empty()) return problem;
+  if (std::string problem = read_match(n, r); !problem.empty()) return problem;
+  if (std::string problem = read_conditions(n, r); !problem.empty()) return problem;
+  if (std::string problem = read_finding(n, r); !problem.empty()) return problem;
+  r.facts_named = facts_named(r);
+  return read_examples(n, r);
+}
+
+// Adds r to the set, or replaces the rule of that id an earlier directory gave. Returns the
+// problem, or "" when it is in.
+std::string add_rule(Rule r, RuleSet& out) {
   for (std::size_t k = 0; k < out.rules.size(); ++k) {
     Rule& existing = out.rules[k];
     if (existing.id != r.id) continue;
     // Within one directory given, an id is taken once; a later directory overrides an earlier one's.
-    if (out.root_of[k] == out.loading_root) {
-      problem(r.id + ": duplicate id (also " + existing.file + ":" + std::to_string(existing.line) + ")");
-      return;
-    }
+    if (out.root_of[k] == out.loading_root) return r.id + ": duplicate id (also " + existing.file + ":" + std::to_string(existing.line) + ")";
     existing = std::move(r);
     out.root_of[k] = out.loading_root;
-    return;
+    return "";
   }
   out.rules.push_back(std::move(r));
   out.root_of.push_back(out.loading_root);
+  return "";
+}
+
+// One rule of a file into out, or the problem that keeps it out, at the rule's line.
+void load_one(const YAML::Node& n, const std::string& file, RuleSet& out) {
+  const std::string at = where(file, n);
+  Rule r;
+  std::string problem = read_rule(n, file, r);
+  if (problem.empty()) problem = add_rule(std::move(r), out);
+  if (!problem.empty()) out.problems.push_back({at, problem});
 }
 
 // The documents of a YAML stream, split at "---" lines, each padded with the newlines before it so
