@@ -32,7 +32,8 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
   a->read_anything = ing.read_anything();
   a->events = std::move(collector.events());
   a->hits = std::move(collector.hits());
-  a->facts = correlate::correlate(a->events, correlate::Inputs{engine.reports(a->hits), collector.sources(), collector.unparsed_lines()});
+  a->facts = correlate::correlate(a->events, correlate::Inputs{engine.reports(a->hits), collector.sources(), collector.unparsed_lines(),
+                                                                std::move(collector.sightings())});
   a->outcome = engine.analyze(a->events, a->hits, a->facts);
   return a;
 }

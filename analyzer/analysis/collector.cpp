@@ -27,6 +27,7 @@ void Collector::join(std::unique_ptr<ingest::Sink> sink) {
     hits_.push_back(std::move(f.hits_[i]));
   }
   for (auto& s : f.sources_) sources_.push_back(std::move(s));
+  for (auto& s : f.sightings_) sightings_.push_back(std::move(s));
   unparsed_ += f.unparsed_;
   inv_.absorb(std::move(f.inv_));
 }
@@ -55,6 +56,7 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
   inv_.lines_cut += counts.lines_cut;
   inv_.events_not_kept += counts.skipped_info;
   unparsed_ += counts.skipped_plain;
+  for (const auto& s : counts.sightings) sightings_.push_back(s);
 }
 
 bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& binding_only) {

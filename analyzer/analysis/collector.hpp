@@ -37,6 +37,7 @@ class Collector final : public ingest::ForkableSink {
   rules::Hits& hits() { return hits_; }
   const std::vector<std::string>& sources() const { return sources_; }
   std::uint64_t unparsed_lines() const { return unparsed_; }
+  std::vector<model::Sighting>& sightings() { return sightings_; }
 
  private:
   bool keep(const model::Event& e, std::vector<int>& hits, bool& binding_only);
@@ -55,6 +56,7 @@ class Collector final : public ingest::ForkableSink {
   rules::Hits hits_;                  // hits_[i]: the rules events_[i] matched
   std::vector<std::string> sources_;  // every file read, for the dump's structure
   std::uint64_t unparsed_ = 0;        // lines no parser knew
+  std::vector<model::Sighting> sightings_;  // ranks the lines named, kept or not (first line per file)
   std::set<std::string> seen_;
 };
 

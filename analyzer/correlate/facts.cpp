@@ -345,7 +345,8 @@ struct Builder {
 }  // namespace
 
 Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
-  const auto named_by = assign_nodes(events, inputs.sources);
+  std::vector<model::Sighting> sightings = inputs.sightings;
+  const auto named_by = assign_nodes(events, inputs.sources, &sightings);
   lend_hosts(events);
   lend_ranks(events);
   lend_global_ranks(events);
@@ -376,7 +377,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     f.nodes.push_back(std::move(n));
   }
   derive(f, events);
-  build_rank_table(f, events, inputs.reports);
+  build_rank_table(f, events, inputs.reports, sightings);
   return f;
 }
 

@@ -145,19 +145,23 @@ struct Inputs {
   std::vector<std::uint8_t> reports;  // reports[i]: those bits for event i; empty = none
   std::vector<std::string> sources;   // every file read (paths as in events), for the dump's structure
   std::uint64_t unparsed_lines = 0;   // lines no parser knew (a worker's own prints, progress bars)
+  std::vector<model::Sighting> sightings;  // ranks that lines named, kept as events or not
 };
 Facts correlate(std::vector<model::Event>& events, const Inputs& inputs = {});
 
 // Sets each event's node from the dump's structure (sibling folders or per-node archives are
 // nodes) where its line does not name a host; returns how each node was named.
-std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& events, std::vector<std::string> sources);
+// Sightings of files no kept event came from get their node the same way.
+std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& events, std::vector<std::string> sources,
+                                                std::vector<model::Sighting>* sightings = nullptr);
 
 // Computes the derived node.* and job.* facts with their evidence (called by correlate).
 void derive(Facts& f, const std::vector<model::Event>& events);
 
 // Builds f.rank_table from the events and what each reports about its rank (called by correlate,
 // after the other facts: it reads the world size and the nodes' launch ranges).
-void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports);
+void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports,
+                      const std::vector<model::Sighting>& sightings);
 
 // "1, 2 and 3" (at most `max` shown, "(+N more)" after).
 std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max = 8);

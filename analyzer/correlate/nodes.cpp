@@ -96,7 +96,8 @@ std::map<std::string, std::string> structural_nodes(const std::vector<std::strin
 
 }  // namespace
 
-std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& events, std::vector<std::string> sources) {
+std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& events, std::vector<std::string> sources,
+                                                std::vector<model::Sighting>* sightings) {
   std::map<std::string, std::string> named_by;  // node -> content | folder | path
   if (sources.empty())
     for (const auto& e : events) sources.push_back(e.path);
@@ -121,6 +122,12 @@ std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& event
       named_by[e.node] = "path";
     }
   }
+  if (sightings != nullptr)
+    for (model::Sighting& si : *sightings)
+      if (auto g = groups.find(si.path); g != groups.end()) {
+        const auto& hosts = content[g->second];
+        si.node = hosts.size() == 1 ? *hosts.begin() : g->second;
+      }
   return named_by;
 }
 

@@ -147,7 +147,50 @@ std::string launch_node(const Facts& f, std::int64_t rank) {
 
 }  // namespace
 
-void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
+namespace {
+
+// The global rank a sighting names: its own, else its local rank on its node, through the pairs
+// the table already holds for that node or the node's launch range (--node_rank x --nproc_per_node).
+std::optional<std::int64_t> sighted_rank(const model::Sighting& s, const std::string& node, const Facts& f,
+                                         const std::map<std::pair<std::string, std::int64_t>, std::int64_t>& by_local) {
+  if (s.rank) return s.rank;
+  if (!s.local_rank) return std::nullopt;
+  if (auto it = by_local.find({node, *s.local_rank}); it != by_local.end()) return it->second;
+  const Node* n = f.node(node);
+  if (n != nullptr && n->node_rank && n->nproc_per_node && *n->nproc_per_node > 0 && *n->nproc_per_node < 4096 &&
+      *s.local_rank >= 0 && *s.local_rank < *n->nproc_per_node)
+    return *n->node_rank * *n->nproc_per_node + *s.local_rank;
+  return std::nullopt;
+}
+
+// Ranks that lines named without a kept event of theirs (a worker's own prints under [defaultN]:,
+// its per-rank files) ran: they are in the table as running, not as never heard from.
+void add_sighted(Facts& f, const std::vector<model::Event>& events, const std::vector<model::Sighting>& sightings) {
+  std::map<std::string, std::string> path_node;  // the node correlation gave each file's lines
+  for (const model::Event& e : events) path_node.emplace(e.path, e.node);
+  std::map<std::pair<std::string, std::int64_t>, std::int64_t> by_local;
+  std::set<std::int64_t> known;
+  for (const RankRecord& r : f.rank_table) {
+    known.insert(r.rank);
+    if (r.local_rank) by_local.emplace(std::make_pair(r.node, *r.local_rank), r.rank);
+  }
+  for (const model::Sighting& s : sightings) {
+    const auto at = path_node.find(s.path);
+    const std::string& node = at != path_node.end() ? at->second : s.node;
+    const auto rank = sighted_rank(s, node, f, by_local);
+    if (!rank || *rank < 0 || !known.insert(*rank).second) continue;
+    RankRecord rec;
+    rec.rank = *rank;
+    rec.node = node;
+    rec.local_rank = s.local_rank;
+    f.rank_table.push_back(std::move(rec));
+  }
+}
+
+}  // namespace
+
+void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports,
+                      const std::vector<model::Sighting>& sightings) {
   std::map<std::int64_t, Building> table;
   std::map<std::pair<std::string, std::int64_t>, EventIndex> oom_pids;                 // (node, pid) the OOM killer named
   std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>> closing;     // (node, pid) the launcher stopped
@@ -185,11 +228,14 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     decide(b, events, f, oom_pids);
     f.rank_table.push_back(std::move(r));
   }
+  add_sighted(f, events, sightings);
   // Ranks the launch implies that no line names.
+  std::set<std::int64_t> named;
+  for (const RankRecord& r : f.rank_table) named.insert(r.rank);
   if (f.job.world_size && *f.job.world_size > 0 && *f.job.world_size <= 65536) {
     std::vector<RankRecord> silent;
     for (std::int64_t r = 0; r < *f.job.world_size; ++r) {
-      if (table.count(r) != 0) continue;
+      if (named.count(r) != 0) continue;
       RankRecord rec;
       rec.rank = r;
       rec.node = launch_node(f, r);
@@ -197,8 +243,8 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
       silent.push_back(std::move(rec));
     }
     f.rank_table.insert(f.rank_table.end(), silent.begin(), silent.end());
-    std::sort(f.rank_table.begin(), f.rank_table.end(), [](const RankRecord& a, const RankRecord& b) { return a.rank < b.rank; });
   }
+  std::sort(f.rank_table.begin(), f.rank_table.end(), [](const RankRecord& a, const RankRecord& b) { return a.rank < b.rank; });
 }
 
 }  // namespace dtriage::correlate

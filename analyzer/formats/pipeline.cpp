@@ -332,6 +332,7 @@ struct SourceParser::Impl {
     Prefix p;
     std::string storage;
     const std::string_view rest = strip_prefixes(line.text, p, storage);
+    sight(p, line.number);
     if (look != nullptr && open.empty() && storage.empty() && p.time.empty() && p.month_day_time.empty() &&
         skip(line, rest, p, *look))
       return;
@@ -439,6 +440,20 @@ struct SourceParser::Impl {
   }
   model::Event ident;  // the binding of a line the gate may skip
   std::uint64_t skipped_info = 0, skipped_plain = 0;
+  std::vector<model::Sighting> sightings;
+  // The rank a line names (its prefix, else its file's path): the first line of each is kept.
+  void sight(const Prefix& p, std::uint64_t line) {
+    const std::optional<std::int64_t> rank = p.rank ? p.rank : facts.rank;
+    const std::optional<std::int64_t> local = p.local_rank ? p.local_rank : facts.local_rank;
+    if (!rank && !local) return;
+    const std::uint64_t key = (static_cast<std::uint64_t>(rank.value_or(-1) + 1) << 32) ^ static_cast<std::uint64_t>(local.value_or(-1) + 1);
+    if (key == last_sighted && !sightings.empty()) return;  // most lines: the same rank as the line before
+    last_sighted = key;
+    if (sightings.size() >= 4096 || !sighted.insert(key).second) return;  // 4096: no job's file names more
+    sightings.push_back(model::Sighting{source.path, source.node, rank, local, line});
+  }
+  std::unordered_set<std::uint64_t> sighted;
+  std::uint64_t last_sighted = 0;
 
   // True when the line is counted and skipped: no fact literal, no rule that may match, and a
   // shape whose parse is known to give nothing else (checked the way the parsers check it). Called
@@ -655,6 +670,7 @@ void SourceParser::feed_many(const std::vector<lines::Line>& lines) { impl_->fee
 void SourceParser::finish() { impl_->finish(); }
 std::uint64_t SourceParser::skipped_info() const { return impl_->skipped_info; }
 std::uint64_t SourceParser::skipped_plain() const { return impl_->skipped_plain; }
+const std::vector<model::Sighting>& SourceParser::sightings() const { return impl_->sightings; }
 
 ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source, ParseOptions options,
                          std::size_t max_line, EventFn emit) {
@@ -678,6 +694,7 @@ ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source,
   counts.lines_cut = reader.lines_cut();
   counts.skipped_info = parser.skipped_info();
   counts.skipped_plain = parser.skipped_plain();
+  counts.sightings = parser.sightings();
   return counts;
 }
 

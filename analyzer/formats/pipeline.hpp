@@ -38,6 +38,8 @@ class SourceParser {
   // Lines the gate skipped so far.
   std::uint64_t skipped_info() const;
   std::uint64_t skipped_plain() const;
+  // The ranks and local ranks its lines named, each with the first line that did.
+  const std::vector<model::Sighting>& sightings() const;
 
  private:
   struct Impl;
@@ -49,6 +51,7 @@ struct ParseCounts {
   std::uint64_t lines_cut = 0;
   std::uint64_t skipped_info = 0;   // informational events the gate skipped (known binding, nothing else)
   std::uint64_t skipped_plain = 0;  // lines no parser would know, skipped by the gate
+  std::vector<model::Sighting> sightings;  // SourceParser::sightings
 };
 
 // Splits `text` into lines (cut at `max_line`) and parses them as one source: the loop every

@@ -43,6 +43,16 @@ struct Event {
   std::string get_str(std::string_view key) const;
 };
 
+// A rank (or local rank) that a line names through its prefix ([rank3]:, [default3]:) or its file's
+// path (attempt_0/3/stderr.log), whether or not the line became an event: that rank ran. Only the
+// first line of each per file is kept, so the gate (which skips lines, never their prefixes) does
+// not change what is seen.
+struct Sighting {
+  std::string path, node;
+  std::optional<std::int64_t> rank, local_rank;
+  std::uint64_t line = 0;
+};
+
 // The time of a line that printed no year ("3-21" or "03-21", "10:17:31.123"), dated with `year`
 // ("2025"): "2025-03-21T10:17:31.123". The one place undated lines get their year, whether from
 // an earlier line of their file (formats) or from the rest of the job (correlate).

@@ -171,6 +171,37 @@ TEST(RankTable, SignalsSayWhoSentThemAndExceptionsWhatTheySaid) {
   EXPECT_EQ((*raised)["exit_code"], 1);
 }
 
+// Ranks that only print (torchrun --tee prefixes, per-rank files) ran: running, not never heard
+// from; a rank the launch implies that prints nothing stays never heard from. The gate, which skips
+// such prints unparsed, changes nothing.
+TEST(RankTable, RanksThatOnlyPrintRan) {
+  analysis::Inputs in;
+  in.texts.emplace_back("h100-07/launch.out",
+                        "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 1 --master_addr h100-06 sft.py\n"
+                        "[default0]:epoch 1 step 20 loss 2.113\n"
+                        "[default2]:epoch 1 step 20 loss 2.087\n");
+  in.texts.emplace_back("h100-06/launch.out", "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 0 --master_addr h100-06 sft.py\n");
+  in.texts.emplace_back("h100-06/logs/sft_x1/attempt_0/1/stdout.log", "epoch 1 step 20 loss 2.101\n");
+  for (bool gate : {true, false}) {
+    analysis::Options opt;
+    opt.gate = gate;
+    analysis::Inputs copy;
+    copy.texts = in.texts;
+    const auto a = analysis::analyze(std::move(copy), rule_pack(), opt);
+    const json rep = json::parse(json_report(*a));
+    ASSERT_EQ(rep["ranks"].size(), 6u) << rep["ranks"].dump(1);
+    const std::map<std::int64_t, std::string> want = {{0, "never-heard-from"}, {1, "running"}, {2, "never-heard-from"},
+                                                      {3, "running"},          {4, "never-heard-from"}, {5, "running"}};
+    for (const auto& [rank, ending] : want) {
+      const json* r = rank_of(rep, rank);
+      ASSERT_NE(r, nullptr) << rank;
+      EXPECT_EQ((*r)["ending"], ending) << "rank " << rank << ", gate " << gate << ": " << r->dump();
+    }
+    EXPECT_EQ((*rank_of(rep, 5))["node"], "h100-07");
+    EXPECT_EQ((*rank_of(rep, 5))["local_rank"], 2);
+  }
+}
+
 // One rank is no table: a single-process job's report keeps an empty `ranks` and prints none.
 TEST(RankTable, ASingleProcessJobHasNoRankSection) {
   analysis::Inputs in;
