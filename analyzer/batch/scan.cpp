@@ -58,10 +58,11 @@ std::string dump(const ordered_json& j) { return j.dump(-1, ' ', false, nlohmann
 
 std::string line_of(const std::string& name, const report::Report& job, double seconds, const std::string& format) {
   const rules::Verdict& v = job.analysis.verdict;
-  const bool failed = v.status != "healthy" && !v.category.empty();
+  const bool failed = v.status != rules::Status::Healthy && !v.category.empty();
+  const char* status = rules::status_name(v.status);
   if (format == "text") {
     char head[256];
-    std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", base::visible(name).c_str(), v.status.c_str(), failed ? v.category.c_str() : "-");
+    std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", base::visible(name).c_str(), status, failed ? v.category.c_str() : "-");
     return head + base::visible(v.summary);
   }
   std::vector<std::string> hosts;
@@ -73,9 +74,9 @@ std::string line_of(const std::string& name, const report::Report& job, double s
   const std::string pattern = pattern_of(v.summary, hosts, pids);
   std::string time;
   if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size()) time = job.events[*fe].time;
-  const bool healthy = v.status == "healthy";
+  const bool healthy = v.status == rules::Status::Healthy;
   const ordered_json j{{"job", name},
-                       {"status", v.status},
+                       {"status", status},
                        {"category", failed ? ordered_json(v.category) : ordered_json(nullptr)},
                        {"summary", v.summary},
                        {"node", text_or_null(v.node)},

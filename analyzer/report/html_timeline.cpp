@@ -54,7 +54,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
     else ++undated;
   }
   for (const rules::Finding& f : r.analysis.findings) {
-    if (f.role != "root-cause" && f.role != "consequence") continue;
+    if (f.role != rules::FindingRole::RootCause && f.role != rules::FindingRole::Consequence) continue;
     if (f.events.empty()) continue;
     // one mark per node the finding's evidence touches: its earliest event there
     std::map<std::string, const model::Event*> first_on;
@@ -64,7 +64,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
       if (slot == nullptr || (!e.time.empty() && (slot->time.empty() || e.time < slot->time))) slot = &e;
     }
     for (const auto& [lane, e] : first_on) {
-      if (auto t = seconds(e->time)) marks.push_back({lane, *t, f.role == "root-cause" ? "root" : "consequence",
+      if (auto t = seconds(e->time)) marks.push_back({lane, *t, f.role == rules::FindingRole::RootCause ? "root" : "consequence",
                                                       f.rule->title + ": " + loc(*e) + "  " + clip(e->text, 160)});
       else ++undated;
     }

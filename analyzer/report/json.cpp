@@ -58,8 +58,8 @@ std::string render_json(const Report& r) {
   const rules::Verdict& v = r.analysis.verdict;
   json j;
   j["schema"] = "dtriage.report/1";
-  j["verdict"] = {{"status", v.status},
-                  {"category", v.status == "healthy" || v.category.empty() ? json(nullptr) : json(v.category)},
+  j["verdict"] = {{"status", rules::status_name(v.status)},
+                  {"category", v.status == rules::Status::Healthy || v.category.empty() ? json(nullptr) : json(v.category)},
                   {"summary", base::sanitize_utf8(v.summary)},
                   {"remedy", or_null(v.remedy)},
                   {"node", or_null(v.node)},
@@ -72,7 +72,7 @@ std::string render_json(const Report& r) {
             {"title", f.rule->title},
             {"category", f.rule->category},
             {"severity", f.rule->severity},
-            {"role", f.role},
+            {"role", rules::role_name(f.role)},
             {"summary", base::sanitize_utf8(f.summary)},
             {"node", or_null(f.node)},
             {"rank", or_null(f.rank)},

@@ -73,7 +73,7 @@ std::vector<ConsequenceGroup> consequence_groups(const Report& r) {
   std::vector<std::set<std::string>> nodes;
   std::vector<std::set<std::int64_t>> devices;
   for (const rules::Finding& f : r.analysis.findings) {
-    if (f.role != "consequence" || f.events.empty()) continue;
+    if (f.role != rules::FindingRole::Consequence || f.events.empty()) continue;
     auto it = at.find(f.rule->id);
     if (it == at.end()) {
       it = at.emplace(f.rule->id, out.size()).first;
@@ -155,8 +155,8 @@ std::string label(base::Say key) {
 View make_view(const Report& r) {
   View v;
   const rules::Verdict& verdict = r.analysis.verdict;
-  v.status = verdict.status;
-  v.category = verdict.status == "healthy" ? "" : verdict.category;
+  v.status = rules::status_name(verdict.status);
+  v.category = verdict.status == rules::Status::Healthy ? "" : verdict.category;
   v.summary = base::visible(verdict.summary);
   v.remedy = base::visible(verdict.remedy);
   v.rule = verdict.rule;
@@ -176,7 +176,8 @@ View make_view(const Report& r) {
                               ranks_text(n.ranks, 4), first_error_text(r, n)});
   rank_rows(r, v);
   for (const rules::Finding& f : r.analysis.findings)
-    if (f.role == "related" || f.role == "warning") v.others.push_back(OtherFinding{f.role, base::visible(f.summary), f.rule->id, f.count});
+    if (f.role == rules::FindingRole::Related || f.role == rules::FindingRole::Warning)
+      v.others.push_back(OtherFinding{rules::role_name(f.role), base::visible(f.summary), f.rule->id, f.count});
   v.inputs = &r.inventory;
   v.events = r.events.size();
   v.rule_problems = &r.rule_problems;

@@ -25,6 +25,25 @@ struct Engine::Impl {
 
 Engine::~Engine() = default;
 
+const char* role_name(FindingRole r) {
+  switch (r) {
+    case FindingRole::RootCause: return "root-cause";
+    case FindingRole::Consequence: return "consequence";
+    case FindingRole::Related: return "related";
+    case FindingRole::Warning: return "warning";
+  }
+  return "related";
+}
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::Failed: return "failed";
+    case Status::Healthy: return "healthy";
+    case Status::Inconclusive: return "inconclusive";
+  }
+  return "inconclusive";
+}
+
 namespace {
 
 // How much an atom is worth keeping in a rule's cover: longer, and more letters, is rarer in log
@@ -663,15 +682,15 @@ void assign_roles(Analysis& a, int root) {
     Finding& f = a.findings[i];
     const bool same_as_root = root >= 0 && f.explained_by.empty() &&
                               f.rule == a.findings[static_cast<std::size_t>(root)].rule;
-    if (static_cast<int>(i) == root || same_as_root) f.role = "root-cause";
-    else if (f.rule->role == Role::Warning || f.rule->severity_rank() < 2) f.role = "warning";
-    else if (explained_by_root(i, 0)) f.role = "consequence";
+    if (static_cast<int>(i) == root || same_as_root) f.role = FindingRole::RootCause;
+    else if (f.rule->role == Role::Warning || f.rule->severity_rank() < 2) f.role = FindingRole::Warning;
+    else if (explained_by_root(i, 0)) f.role = FindingRole::Consequence;
     else if (root >= 0 && f.rule->role == Role::Symptom &&
              a.findings[static_cast<std::size_t>(root)].rule->role == Role::Cause) {
-      f.role = "consequence";
+      f.role = FindingRole::Consequence;
       if (f.explained_by.empty()) f.explained_by = a.findings[static_cast<std::size_t>(root)].rule->id;
     } else {
-      f.role = "related";
+      f.role = FindingRole::Related;
     }
   }
 }
@@ -679,8 +698,8 @@ void assign_roles(Analysis& a, int root) {
 void order_findings(Analysis& a) {
   const std::size_t n = a.findings.size();
   // Order: root first, then consequences, related, warnings; each by time.
-  auto rank_of = [](const std::string& role) {
-    return role == "root-cause" ? 0 : role == "consequence" ? 1 : role == "related" ? 2 : 3;
+  auto rank_of = [](FindingRole role) {
+    return static_cast<int>(role);
   };
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
@@ -714,7 +733,7 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
   // The same root rule on several nodes: lead with the one whose lines include the culprit rank,
   // not merely the earliest.
   if (culprit && !a.findings.empty()) {
-    for (std::size_t i = 1; i < a.findings.size() && a.findings[i].role == "root-cause"; ++i) {
+    for (std::size_t i = 1; i < a.findings.size() && a.findings[i].role == FindingRole::RootCause; ++i) {
       if (a.findings[i].rule != a.findings.front().rule) continue;
       if (cites_rank(a.findings[i], events, *culprit)) {
         std::rotate(a.findings.begin(), a.findings.begin() + static_cast<std::ptrdiff_t>(i),
@@ -723,14 +742,14 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
       }
     }
   }
-  if (!a.findings.empty() && a.findings.front().role == "root-cause") {
+  if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause) {
     const Finding& f = a.findings.front();
-    v.status = "failed";
+    v.status = Status::Failed;
     v.category = f.rule->category;
     v.summary = f.summary;
     std::vector<std::string> also;
     for (std::size_t i = 1; i < a.findings.size(); ++i)
-      if (a.findings[i].role == "root-cause" && !a.findings[i].node.empty() && a.findings[i].node != f.node)
+      if (a.findings[i].role == FindingRole::RootCause && !a.findings[i].node.empty() && a.findings[i].node != f.node)
         also.push_back(a.findings[i].node);
     if (!also.empty()) {
       v.summary += " (the same on " + (also.size() <= 3 ? std::string() : std::to_string(also.size()) + " nodes: ");
@@ -765,7 +784,7 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     v.root = 0;
   } else if (facts.job.first_hard_error) {
     const model::Event& e = events[*facts.job.first_hard_error];
-    v.status = "failed";
+    v.status = Status::Failed;
     v.category = "unknown";
     const std::string where = e.path + ":" + std::to_string(e.line);
     const std::string message = e.message.empty() ? e.text : e.message;
@@ -775,18 +794,18 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     v.rank = e.rank;
     v.lead = facts.job.first_hard_error;
   } else if (events.empty() && facts.job.worker_lines == 0) {
-    v.status = "inconclusive";
+    v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictNothingRecognised);
   } else if (const correlate::Fact* launched = facts.get(nullptr, "job.launched_nodes");
              launched != nullptr && launched->value != "0" && facts.job.worker_lines == 0) {
     // "Healthy" needs a run to have happened: launchers that started and no worker that wrote a
     // line means the logs stop before training (in rendezvous, or cut short).
-    v.status = "inconclusive";
+    v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictStoppedBeforeTraining, {{"nodes", launched->value}});
   } else {
     // No error, or only NCCL WARN lines no rule knows (network plugins retrying, fallbacks) on a
     // run where nothing failed.
-    v.status = "healthy";
+    v.status = Status::Healthy;
     v.summary = events.empty() ? base::say(base::Say::VerdictHealthyLines, {{"count", std::to_string(facts.job.worker_lines)}})
                                : base::say(base::Say::VerdictHealthyEvents, {{"count", std::to_string(events.size())}});
     if (facts.job.first_error) {

@@ -14,6 +14,13 @@
 
 namespace dtriage::rules {
 
+// What a finding is to the verdict; the order is the order reports list them in.
+enum class FindingRole : std::uint8_t { RootCause, Consequence, Related, Warning };
+const char* role_name(FindingRole r);  // root-cause, consequence, related, warning
+
+enum class Status : std::uint8_t { Failed, Healthy, Inconclusive };
+const char* status_name(Status s);  // failed, healthy, inconclusive
+
 struct Finding {
   const Rule* rule = nullptr;
   std::string node;
@@ -23,12 +30,12 @@ struct Finding {
   std::string time;                             // earliest evidence time, "" when undated
   std::vector<correlate::EventIndex> events;    // evidence, earliest first
   std::size_t count = 0;                        // events the rule matched
-  std::string role;                             // root-cause | consequence | warning | related
+  FindingRole role = FindingRole::Related;
   std::string explained_by;                     // rule id of the finding that explains it
 };
 
 struct Verdict {
-  std::string status;    // failed | healthy | inconclusive
+  Status status = Status::Inconclusive;
   std::string category;  // "" when healthy
   std::string summary;
   std::string remedy;
