@@ -17,9 +17,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Cases dtriage gets wrong today, with the reason (none in the committed batch); every other case
-// must be right on each point its truth names, so a case lost while another is gained fails.
-const std::map<std::string, std::string> kKnownMisses = {};
+// Cases dtriage gets wrong today, with the reason; every other case must be right on each point its
+// truth names, so a case lost while another is gained fails.
+const std::map<std::string, std::string> kKnownMisses = {
+    {"lab-0403-exception",
+     "plain logs, no rank prefixes: ranks 0 and 1 of gpu-a01 fail in the same second and the verdict takes rank 0 from the "
+     "node's Root Cause row (node-local, lowest rank on a tie); the truth is rank 1 (issue 21)"},
+};
 
 std::vector<fs::path> lab_cases() {
   std::vector<fs::path> out;
