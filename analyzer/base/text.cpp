@@ -71,6 +71,13 @@ std::string legacy_to_utf8(std::string_view s) {
   return out;
 }
 
+std::string clip_utf8(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return std::string(s);
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+  return std::string(s.substr(0, cut)) + "...";
+}
+
 void append_utf8(std::string& out, std::uint32_t c) {
   if (c < 0x80) {
     out += static_cast<char>(c);

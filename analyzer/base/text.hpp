@@ -16,6 +16,8 @@ bool is_utf8(std::string_view s);
 std::string legacy_to_utf8(std::string_view s);
 // Appends one Unicode code point (at most U+10FFFF) to `out` as UTF-8.
 void append_utf8(std::string& out, std::uint32_t code_point);
+// `s` cut to at most `max` bytes at a UTF-8 character boundary, with "..." added when cut.
+std::string clip_utf8(std::string_view s, std::size_t max);
 
 // `s` with every control character shown instead of sent: C0 bytes as ^X (ESC as ^[, newline as
 // ^J), DEL as ^?, C1 characters as <U+0085>, invalid UTF-8 bytes as \xNN; tabs stay. What a log

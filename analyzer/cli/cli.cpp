@@ -305,11 +305,10 @@ int run_checked(int argc, char** argv) {
   CLI::App* summary = add_summary(app, summary_flags);
   CLI::App* merge = add_merge(app, merge_flags);
   CLI::App* rules_cmd = add_rules(app, rules_raw, rule_action, rule_id);
-  CLI::App* events = add_events(app, events_raw);
+  add_events(app, events_raw);  // the command left when no other was given
   CLI::App* check = add_check(app, check_raw, check_launch);
   CLI::App* script = app.add_subcommand(
       "snapshot-script", "Print the node snapshot collector (bash): run it on every node, then `dtriage check` the files");
-  (void)events;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,14 +24,6 @@ struct Put {
   }
 };
 
-// "r waits on w": a number, or a word ("local", "unknown") when it waited on its own work.
-std::optional<std::int64_t> waited_rank(const std::string& w) {
-  char* end = nullptr;
-  const long long v = std::strtoll(w.c_str(), &end, 10);
-  if (end == w.c_str() || *end != '\0') return std::nullopt;
-  return v;
-}
-
 void derive_node(Node& n) {
   Put put{n.derived};
   if (!n.name.empty()) put("name", n.name);
@@ -301,6 +293,13 @@ void derive_launch_conflict(const Facts& f, const Put& put) {
 }
 
 }  // namespace
+
+std::optional<std::int64_t> waited_rank(const std::string& w) {
+  char* end = nullptr;
+  const long long v = std::strtoll(w.c_str(), &end, 10);
+  if (end == w.c_str() || *end != '\0') return std::nullopt;
+  return v;
+}
 
 void derive(Facts& f, const std::vector<model::Event>& events) {
   for (Node& n : f.nodes) derive_node(n);

@@ -12,6 +12,17 @@ std::int64_t Node::processes() const {
   return static_cast<std::int64_t>(std::max(local_ranks.size(), device_pids.size()));
 }
 
+std::optional<std::int64_t> Node::global_rank(std::int64_t local_rank) const {
+  if (!node_rank || !nproc_per_node || *nproc_per_node <= 0 || *nproc_per_node >= 4096) return std::nullopt;
+  if (local_rank < 0 || local_rank >= *nproc_per_node) return std::nullopt;
+  return *node_rank * *nproc_per_node + local_rank;
+}
+
+bool Node::holds_rank(std::int64_t rank) const {
+  return node_rank && nproc_per_node && *nproc_per_node > 0 && *nproc_per_node < 4096 && rank >= *node_rank * *nproc_per_node &&
+         rank < (*node_rank + 1) * *nproc_per_node;
+}
+
 std::optional<std::int64_t> Node::shared_device() const {
   for (const auto& [dev, users] : device_pids)
     if (users.size() >= 2) return dev;

@@ -49,6 +49,10 @@ struct Node {
 
   // Derived.
   std::int64_t processes() const;  // nproc_per_node if known, else worker pids at once
+  // Its launch range (--node_rank x --nproc_per_node): the global rank of a local rank there, and
+  // whether a global rank is one of its.
+  std::optional<std::int64_t> global_rank(std::int64_t local_rank) const;
+  bool holds_rank(std::int64_t rank) const;
   std::optional<std::int64_t> shared_device() const;  // a device used by two or more pids
 };
 
@@ -162,6 +166,9 @@ void derive(Facts& f, const std::vector<model::Event>& events);
 // after the other facts: it reads the world size and the nodes' launch ranges).
 void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports,
                       const std::vector<model::Sighting>& sightings);
+
+// The rank a "waits on" value names ("3"); nullopt for a word ("local", "unknown").
+std::optional<std::int64_t> waited_rank(const std::string& w);
 
 // "1, 2 and 3" (at most `max` shown, "(+N more)" after).
 std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max = 8);

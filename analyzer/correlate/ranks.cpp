@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/sentences.hpp"
+#include "base/text.hpp"
 #include "correlate/facts.hpp"
 
 namespace dtriage::correlate {
@@ -31,13 +32,6 @@ bool crash_signal(const std::string& sig) {
   return sig == "SIGSEGV" || sig == "SIGBUS" || sig == "SIGFPE" || sig == "SIGILL" || sig == "SIGABRT" || sig == "SIGTRAP";
 }
 
-std::string clip_words(std::string s, std::size_t max) {
-  if (s.size() <= max) return s;
-  std::size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
-  s.resize(cut);
-  return s + "...";
-}
 
 // The earliest line of each kind of ending a rank's lines show.
 struct Endings {
@@ -79,7 +73,7 @@ std::string timeout_detail(const model::Event& e) {
   if (auto seq = e.get_int("seq")) d += (d.empty() ? "seq " : " seq ") + std::to_string(*seq);
   if (auto ran = e.get_int("ran_for_ms")) d += (d.empty() ? "ran " : ", ran ") + std::to_string(*ran / 1000) + " s";
   if (auto t = e.get_int("timeout_ms")) d += (d.empty() ? "timeout " : ", timeout ") + std::to_string(*t / 1000) + " s";
-  return d.empty() ? clip_words(e.message.empty() ? e.text : e.message, 120) : d;
+  return d.empty() ? base::clip_utf8(e.message.empty() ? e.text : e.message, 120) : d;
 }
 
 // Chooses the ending: what the rank suffered from others first (a timeout, a lost peer), then what
@@ -93,11 +87,9 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
     if (auto code = ev[i].get_int("exitcode"); code && *code >= 0) r.exit_code = *code;
   };
   auto peer_of = [&]() -> std::optional<std::int64_t> {
-    if (auto w = f.job.waits_on.find(r.rank); w != f.job.waits_on.end()) {
-      const std::string& v = w->second;
-      if (!v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) && v.size() < 12) return std::stoll(v);
-    }
-    return std::nullopt;
+    const auto w = f.job.waits_on.find(r.rank);
+    const auto peer = w == f.job.waits_on.end() ? std::nullopt : waited_rank(w->second);
+    return peer && *peer >= 0 ? peer : std::nullopt;
   };
   if (x.timeout) {
     take(Ending::Timeout, *x.timeout);
@@ -106,7 +98,7 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
   } else if (x.peer_lost) {
     take(Ending::PeerLost, *x.peer_lost);
     r.peer = peer_of();
-    r.detail = clip_words(ev[*x.peer_lost].message.empty() ? ev[*x.peer_lost].text : ev[*x.peer_lost].message, 120);
+    r.detail = base::clip_utf8(ev[*x.peer_lost].message.empty() ? ev[*x.peer_lost].text : ev[*x.peer_lost].message, 120);
   } else if (x.signal) {
     const model::Event& e = ev[*x.signal];
     take(Ending::Signal, *x.signal);
@@ -121,7 +113,7 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
     take(Ending::Exception, *x.exception);
     std::string msg = e.message;
     const std::string type = e.get_str("exception");
-    r.detail = clip_words(type + (msg.empty() ? "" : ": " + msg), 160);
+    r.detail = base::clip_utf8(type + (msg.empty() ? "" : ": " + msg), 160);
     if (x.exited) {
       if (auto code = ev[*x.exited].get_int("exitcode"); code && *code >= 0) r.exit_code = *code;
     }
@@ -139,15 +131,9 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
 // The node whose launch range (--node_rank x --nproc_per_node) holds `rank`, or "".
 std::string launch_node(const Facts& f, std::int64_t rank) {
   for (const Node& n : f.nodes)
-    if (n.node_rank && n.nproc_per_node && *n.nproc_per_node > 0 && *n.nproc_per_node < 4096 && rank >= *n.node_rank * *n.nproc_per_node &&
-        rank < (*n.node_rank + 1) * *n.nproc_per_node)
-      return n.name;
+    if (n.holds_rank(rank)) return n.name;
   return "";
 }
-
-}  // namespace
-
-namespace {
 
 // The global rank a sighting names: its own, else its local rank on its node, through the pairs
 // the table already holds for that node or the node's launch range (--node_rank x --nproc_per_node).
@@ -157,10 +143,7 @@ std::optional<std::int64_t> sighted_rank(const model::Sighting& s, const std::st
   if (!s.local_rank) return std::nullopt;
   if (auto it = by_local.find({node, *s.local_rank}); it != by_local.end()) return it->second;
   const Node* n = f.node(node);
-  if (n != nullptr && n->node_rank && n->nproc_per_node && *n->nproc_per_node > 0 && *n->nproc_per_node < 4096 &&
-      *s.local_rank >= 0 && *s.local_rank < *n->nproc_per_node)
-    return *n->node_rank * *n->nproc_per_node + *s.local_rank;
-  return std::nullopt;
+  return n != nullptr ? n->global_rank(*s.local_rank) : std::nullopt;
 }
 
 // Ranks that lines named without a kept event of theirs (a worker's own prints under [defaultN]:,

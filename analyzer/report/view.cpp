@@ -22,13 +22,7 @@ EvidenceItem item(const model::Event& e) {
 
 }  // namespace
 
-std::string clip(const std::string& s, std::size_t max) {
-  std::string t = base::sanitize_utf8(s);
-  if (t.size() <= max) return t;
-  std::size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
-  return t.substr(0, cut) + "...";
-}
+std::string clip(const std::string& s, std::size_t max) { return base::clip_utf8(base::sanitize_utf8(s), max); }
 
 std::string loc(const model::Event& e) { return base::visible(e.path) + ":" + std::to_string(e.line); }
 

@@ -226,10 +226,7 @@ bool fields_match(const Rule& r, const model::Event& e) {
 std::string node_of_rank(const correlate::Facts& facts, std::int64_t rank) {
   if (auto it = facts.ranks.find(rank); it != facts.ranks.end() && !it->second.node.empty()) return it->second.node;
   for (const correlate::Node& n : facts.nodes)
-    if (n.node_rank && n.nproc_per_node && *n.nproc_per_node > 0 && *n.nproc_per_node < 4096 &&
-        rank >= *n.node_rank * *n.nproc_per_node &&
-        rank < (*n.node_rank + 1) * *n.nproc_per_node)
-      return n.name;
+    if (n.holds_rank(rank)) return n.name;
   return "";
 }
 
