@@ -39,6 +39,7 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
   opt.known = [this](const model::Event& e) { return !binds(e) || seen_.count(binding_key(e)) != 0; };
   sources_.push_back(source.path);
   std::vector<int> hits;
+  std::uint64_t plain = 0, plain_last = 0;  // lines no parser knew that passed the gate
   const auto counts = formats::parse_stream(text, source, opt, max_line_, [&](model::Event&& e) {
     bool binding_only = false;
     hits.clear();
@@ -48,8 +49,12 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
       hits_.push_back(hits);
     } else if (e.kind != "line") {
       ++inv_.events_not_kept;
+      ++plain;
+      plain_last = e.line;
     } else if (!e.text.empty()) {
       ++unparsed_;
+      ++plain;
+      plain_last = e.line;
     }
   });
   inv_.lines += counts.lines;
@@ -57,6 +62,10 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
   inv_.events_not_kept += counts.skipped_info;
   unparsed_ += counts.skipped_plain;
   for (const auto& s : counts.sightings) sightings_.push_back(s);
+  // Where a file's own prints end: launch failures a node's workers ran after were survived.
+  const std::uint64_t quiet = plain + counts.skipped_plain + counts.skipped_info;
+  if (quiet > 0)
+    sightings_.push_back(model::Sighting{source.path, source.node, std::nullopt, std::nullopt, std::max(plain_last, counts.plain_last), quiet});
 }
 
 bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& binding_only) {

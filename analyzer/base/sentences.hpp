@@ -21,18 +21,34 @@ enum class Say : std::uint16_t {
   VerdictHealthyLines,           // {count}
   VerdictHealthyEvents,          // {count}
   VerdictHealthyNcclWarnings,    // {where}
+  VerdictRecovered,              // {what}
   // how a rank ended (the rank table's detail)
   RankSignal,          // {signal}
   RankSignalOom,       // {signal}
   RankSignalCrash,     // {signal}
   RankExit,            // {code}
   RankStopped,         // {signal}
+  // why the culprit is the culprit (correlate/culprit.cpp)
+  WhyFirst,            // {rank} {what} {when}
+  WhyLater,            // {count} {rank} {what} {when}
+  WhyOnly,             // {rank} {what} {when}
+  WhyVictims,          // {count}
+  WhyDistinct,         // {rank} {what} {count} {common}
+  WhyStronger,         // {rank} {what} {others}
+  WhySilentStopped,    // {count} {rank} {signal}
+  WhySilentRunning,    // {count} {rank}
+  WhySilentAbsent,     // {count} {rank}
+  WhyLate,             // {count} {rank}
+  WhyPlainVictims,     // {count} {node}
+  WhyTie,              // {ranks}
+  WhyFirstObserved,    // {ranks} {rank}
   // report headings and labels
   HeadingEvidence,
   HeadingConsequences,
   HeadingNodes,
   HeadingRanks,
   HeadingOthers,
+  HeadingWhy,
   HeadingInputs,
   LabelFix,
   kCount  // not a sentence

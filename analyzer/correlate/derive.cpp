@@ -215,44 +215,20 @@ void derive_timeouts(const Facts& f, const Put& put) {
   if (j.timeout_ms) put("job.timeout_s", std::to_string(*j.timeout_ms / 1000), tev);
   put("job.ranks_known", std::to_string(f.ranks.size()));
   put("job.timeout_lines", std::to_string(j.timeout_lines), tev);
-  // A collective timed out and exactly one rank of the world neither timed out, lost a peer, nor
-  // ended with an error: it was still inside its own work until its launcher stopped it (or it is
-  // simply absent from every report). Works without rank prefixes: the failure tables say how the
-  // other ranks ended.
-  if (j.timeout_lines > 0 && j.world_size && *j.world_size > 0 && *j.world_size <= 4096) {
-    std::vector<std::int64_t> quiet;
-    for (std::int64_t r = 0; r < *j.world_size; ++r) {
-      if (j.victims.count(r) != 0) continue;
-      if (auto it = f.ranks.find(r); it != f.ranks.end() && it->second.own_end) continue;
-      quiet.push_back(r);
-    }
-    if (quiet.size() == 1) {
-      std::vector<EventIndex> ev = tev;
-      if (auto it = j.stopped.find(quiet.front()); it != j.stopped.end()) ev.push_back(it->second);
-      put("job.quiet_rank", std::to_string(quiet.front()), ev);
-    }
-  }
 }
 
-// The culprit: the rank that ended on its own (killed, or failed without having lost a peer or
-// timed out first) while the others were victims. A kill wins over an exit code; several
-// candidates of the same kind name none.
+// The culprit the rank table's policy chose (correlate/culprit.cpp), as facts rules can name: a
+// rank that failed on its own is job.culprit_rank; a rank inferred from the others' reports is
+// job.quiet_rank (silent) or job.late_rank (came late).
 void derive_culprit(const Facts& f, const Put& put) {
-  const Job& j = f.job;
-  std::vector<const Rank*> own, killed;
-  for (const auto& [r, info] : f.ranks) {
-    if (!info.own_end || j.victims.count(r) != 0) continue;
-    own.push_back(&info);
-    if (info.killed) killed.push_back(&info);
-  }
-  // Timeouts no rank is known for may belong to any rank that merely exited with an error: then
-  // only a kill names a culprit.
-  const std::vector<const Rank*> none;
-  const auto& pick = !killed.empty() ? killed : (j.unranked_timeouts > 0 ? none : own);
-  if (pick.size() == 1) {
-    put("job.culprit_rank", std::to_string(pick.front()->rank), {*pick.front()->own_end});
-    if (!pick.front()->node.empty()) put("job.culprit_node", pick.front()->node, {*pick.front()->own_end});
-  }
+  if (!f.culprit) return;
+  const Culprit& c = *f.culprit;
+  put("job.culprit_basis", basis_name(c.basis), c.evidence);
+  const char* name = c.own_failure() ? "job.culprit_rank" : c.basis == CulpritBasis::Silent ? "job.quiet_rank" : "job.late_rank";
+  std::vector<EventIndex> ev = c.evidence;
+  if (!c.own_failure()) add(ev, f.job.timeout_evidence);
+  put(name, std::to_string(c.rank), ev);
+  if (c.own_failure() && !c.node.empty()) put("job.culprit_node", c.node, c.evidence);
 }
 
 // Launch options the nodes disagree on: the node in the minority is the odd one.

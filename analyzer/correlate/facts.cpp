@@ -1,6 +1,9 @@
 #include "correlate/facts.hpp"
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <tuple>
 
 #include "formats/path_facts.hpp"
 #include "formats/tables.hpp"
@@ -353,6 +356,52 @@ struct Builder {
   }
 };
 
+// torchrun --log-dir keeps each restart's files under RUN/attempt_N/: those of an attempt a later
+// one replaced say nothing of how the job ended.
+std::set<std::string> superseded(const std::vector<std::string>& sources) {
+  static const re2::RE2 attempt(R"(^(.*)/attempt_(\d+)/)");
+  std::map<std::string, std::int64_t> last;  // run folder -> its last attempt
+  std::vector<std::tuple<std::string, std::string, std::int64_t>> seen;
+  for (const std::string& p : sources) {
+    std::string run;
+    std::int64_t n = 0;
+    if (!re2::RE2::PartialMatch(p, attempt, &run, &n)) continue;
+    seen.emplace_back(p, run, n);
+    auto [it, fresh] = last.emplace(run, n);
+    if (!fresh) it->second = std::max(it->second, n);
+  }
+  std::set<std::string> out;
+  for (const auto& [p, run, n] : seen)
+    if (n < last[run]) out.insert(p);
+  return out;
+}
+
+// A restart recovered the run: a launcher saw a worker fail (or a later attempt's files replaced an
+// earlier one's; two pids of one rank are not enough: two processes may have shared it), yet no launcher printed a failure table (it
+// gives up with one), and each file with an error goes on with at least 5 quiet lines (the
+// workers' own prints) after its last error, or belongs to a replaced attempt.
+bool went_on(const Facts& f, const std::vector<model::Event>& events) {
+  bool restarted = !f.superseded.empty();
+  std::map<std::string, std::pair<std::string, std::uint64_t>> last_error;  // path -> node, end line of its last error
+  for (const model::Event& e : events) {
+    if (e.code == "failure-row") return false;
+    restarted = restarted || e.code == "worker-failed";
+    // The kernel's log is the node's, not a stream the run goes on in.
+    if (!is_error(e) || f.superseded.count(e.path) != 0 || e.kind == "kernel") continue;
+    auto& [node, end] = last_error[e.path];
+    node = e.node;
+    end = std::max(end, std::max(e.line, e.end_line));
+  }
+  if (!restarted || last_error.empty()) return false;
+  for (const auto& [path, where] : last_error) {
+    const Node* n = f.node(where.first);
+    if (n == nullptr) return false;
+    const auto tail = n->plain_tail.find(path);
+    if (tail == n->plain_tail.end() || tail->second.second < 5 || tail->second.first <= where.second) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
@@ -383,12 +432,24 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     const std::int64_t launched = *f.job.nproc_values.begin() * *f.job.expected_nodes;
     if (!f.job.world_size) f.job.world_size = launched;
   }
+  std::map<std::string, std::string> path_node;  // the node correlation gave each file's lines
+  for (const model::Event& e : events) path_node.emplace(e.path, e.node);
+  for (const model::Sighting& s : sightings) {
+    const auto at = path_node.find(s.path);
+    const auto n = nodes.find(at != path_node.end() ? at->second : s.node);
+    if (n == nodes.end()) continue;
+    if (s.rank || s.local_rank) n->second.workers_seen = true;
+    else if (s.plain > 0) n->second.plain_tail[s.path] = {s.line, s.plain};
+  }
   for (auto& [name, n] : nodes) {
     if (auto it = named_by.find(name); it != named_by.end()) n.named_by = it->second;
     f.nodes.push_back(std::move(n));
   }
-  derive(f, events);
+  f.superseded = superseded(inputs.sources);
   build_rank_table(f, events, inputs.reports, sightings);
+  choose_culprit(f, events, inputs.reports);
+  f.recovered = went_on(f, events);
+  derive(f, events);
   return f;
 }
 

@@ -45,6 +45,8 @@ struct Node {
   std::map<std::string, std::string> launch;        // how its launcher was started: nnodes, master_addr, master_port
   std::map<std::string, EventIndex> launch_evidence;
   std::vector<EventIndex> pid_evidence;             // first event of each worker pid
+  bool workers_seen = false;                        // lines named a rank or local rank of its workers
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>> plain_tail;  // path -> last plain line, plain lines
   FactMap derived;                                  // node.* facts (model/fields.cpp lists them)
 
   // Derived.
@@ -97,6 +99,33 @@ struct RankRecord {
   std::optional<std::int64_t> exit_code;     // Exited (and Exception / Signal when a failure table says)
   std::optional<std::int64_t> peer;          // Timeout, PeerLost: the rank it waited on, where a line says
   std::optional<EventIndex> evidence;        // the line the ending comes from
+  std::optional<EventIndex> own_failure;     // its earliest line of failing on its own (signal, exception, exit)
+};
+
+// Why the culprit is the culprit (correlate/culprit.cpp, the policy ARCHITECTURE.md writes down).
+enum class CulpritBasis : std::uint8_t {
+  FirstFailure,    // of the ranks that failed on their own, it failed first
+  OnlyFailure,     // the only rank that failed on its own; the others were victims
+  DistinctEnding,  // at the same time as others, but the only one that ended this way
+  StrongerEnding,  // at the same time as others, with the ending that says most (kill > exception > exit)
+  FirstObserved,   // tied with others of its node; its launcher's failure table saw it first (Root Cause row)
+  Silent,          // the others timed out or lost a peer; it never reported either (hung, stalled, absent)
+  LateArrival,     // the others timed out waiting; it lost its peers afterwards: it came late
+};
+// "first-failure", "only-failure", "distinct-ending", "stronger-ending", "first-observed", "silent",
+// "late-arrival".
+const char* basis_name(CulpritBasis b);
+
+struct Culprit {
+  std::int64_t rank = 0;
+  std::string node;
+  CulpritBasis basis = CulpritBasis::OnlyFailure;
+  std::vector<std::string> why;      // the two or three facts that decided, as sentences
+  std::vector<EventIndex> evidence;  // the lines they rest on
+  std::vector<std::int64_t> passed_over;  // other ranks that failed on their own, not chosen
+  // It failed on its own (an exception, a signal, an exit code), rather than being inferred from
+  // what the others reported.
+  bool own_failure() const { return basis <= CulpritBasis::FirstObserved; }
 };
 
 struct Job {
@@ -131,6 +160,11 @@ struct Facts {
   std::map<std::int64_t, Rank> ranks;
   Job job;
   std::vector<RankRecord> rank_table;  // one record per global rank, ascending (build_rank_table)
+  std::optional<Culprit> culprit;      // the rank the job's failure started from (choose_culprit)
+  std::string culprit_node;            // its node; also set when the rank is ambiguous but the node is not
+  std::vector<std::int64_t> culprit_tie;  // no culprit: the ranks the policy could not tell apart
+  std::set<std::string> superseded;    // files of an earlier restart attempt (torchrun --log-dir attempt_N, a later one exists)
+  bool recovered = false;              // errors, but no launcher gave up and every file went on after its last error
 
   const Node* node(const std::string& name) const;
   // A fact by its registry name ("node.devices", "job.world_size"); node facts need `node`.
@@ -166,6 +200,10 @@ void derive(Facts& f, const std::vector<model::Event>& events);
 // after the other facts: it reads the world size and the nodes' launch ranges).
 void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports,
                       const std::vector<model::Sighting>& sightings);
+
+// Chooses f.culprit from the rank table (called by correlate after build_rank_table): the policy
+// ARCHITECTURE.md writes down. `reports` as for build_rank_table.
+void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports);
 
 // The rank a "waits on" value names ("3"); nullopt for a word ("local", "unknown").
 std::optional<std::int64_t> waited_rank(const std::string& w);

@@ -198,7 +198,7 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     keep_earliest(r.first, i, events);
     if (!r.last || model::earlier(events[*r.last], e)) r.last = i;
     if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
-    note_line(b, i, e, i < reports.size() ? reports[i] : 0, events);
+    if (f.superseded.count(e.path) == 0) note_line(b, i, e, i < reports.size() ? reports[i] : 0, events);
   }
   for (auto& [rank, b] : table) {
     RankRecord& r = b.rec;
@@ -209,6 +209,8 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
       if (auto c = closing.find({r.node, pid}); c != closing.end() && launcher_stop(events[c->second.front()].get_str("signal")))
         for (EventIndex i : c->second) keep_earliest(b.ends.stopped, i, events);
     decide(b, events, f, oom_pids);
+    for (const auto& own : {b.ends.signal, b.ends.exception, b.ends.exited})
+      if (own) keep_earliest(r.own_failure, *own, events);
     f.rank_table.push_back(std::move(r));
   }
   add_sighted(f, events, sightings);

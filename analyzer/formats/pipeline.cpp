@@ -181,6 +181,10 @@ struct SourceParser::Impl {
           return false;
         model::Event probe;
         if (formats::recognised(rest, probe) || scan_message(rest, probe)) return false;
+        // A logging record ("INFO [rank 0] step 3", "WARNING:root:...", its time peeled as a
+        // prefix) is the process going on, not more of the exception's message.
+        static const RE2 record(R"(^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|NOTICE)(?:[ :\]]|$))");
+        if (RE2::PartialMatch(rest, record)) return false;
         add_body(rest);
         return true;
       }
@@ -440,6 +444,7 @@ struct SourceParser::Impl {
   }
   model::Event ident;  // the binding of a line the gate may skip
   std::uint64_t skipped_info = 0, skipped_plain = 0;
+  std::uint64_t plain_last = 0;  // the line of the last plain line skipped
   std::vector<model::Sighting> sightings;
   // The rank a line names (its prefix, else its file's path): the first line of each is kept.
   void sight(const Prefix& p, std::uint64_t line) {
@@ -495,6 +500,7 @@ struct SourceParser::Impl {
         return false;
       remember_again(line.text.substr(0, start), false);
       ++skipped_info;
+      plain_last = line.number;
       return true;
     }
     const char c = rest.front();
@@ -503,6 +509,7 @@ struct SourceParser::Impl {
       // that no rule matches.
       if (options.gate->open("line")) return false;
       ++skipped_plain;
+      plain_last = line.number;
       return true;
     }
     return false;
@@ -670,6 +677,7 @@ void SourceParser::feed_many(const std::vector<lines::Line>& lines) { impl_->fee
 void SourceParser::finish() { impl_->finish(); }
 std::uint64_t SourceParser::skipped_info() const { return impl_->skipped_info; }
 std::uint64_t SourceParser::skipped_plain() const { return impl_->skipped_plain; }
+std::uint64_t SourceParser::plain_last() const { return impl_->plain_last; }
 const std::vector<model::Sighting>& SourceParser::sightings() const { return impl_->sightings; }
 
 ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source, ParseOptions options,
@@ -694,6 +702,7 @@ ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source,
   counts.lines_cut = reader.lines_cut();
   counts.skipped_info = parser.skipped_info();
   counts.skipped_plain = parser.skipped_plain();
+  counts.plain_last = parser.plain_last();
   counts.sightings = parser.sightings();
   return counts;
 }

@@ -38,6 +38,7 @@ class SourceParser {
   // Lines the gate skipped so far.
   std::uint64_t skipped_info() const;
   std::uint64_t skipped_plain() const;
+  std::uint64_t plain_last() const;  // the line number of the last line skipped (plain or informational; 0: none)
   // The ranks and local ranks its lines named, each with the first line that did.
   const std::vector<model::Sighting>& sightings() const;
 
@@ -51,6 +52,7 @@ struct ParseCounts {
   std::uint64_t lines_cut = 0;
   std::uint64_t skipped_info = 0;   // informational events the gate skipped (known binding, nothing else)
   std::uint64_t skipped_plain = 0;  // lines no parser would know, skipped by the gate
+  std::uint64_t plain_last = 0;     // the line number of the last line skipped (plain or informational)
   std::vector<model::Sighting> sightings;  // SourceParser::sightings
 };
 

@@ -51,6 +51,10 @@ struct Sighting {
   std::string path, node;
   std::optional<std::int64_t> rank, local_rank;
   std::uint64_t line = 0;
+  // With no rank and no local rank: the file's quiet lines (no kept event: a worker's own prints
+  // no parser knows, progress and loss lines, informational lines), `plain` of them, the last at
+  // `line`.
+  std::uint64_t plain = 0;
 };
 
 // The time of a line that printed no year ("3-21" or "03-21", "10:17:31.123"), dated with `year`

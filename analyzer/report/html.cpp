@@ -55,6 +55,11 @@ std::string render_html(const Report& r) {
        (v.category.empty() ? "" : " &middot; " + esc(v.category)) + (v.rule.empty() ? "" : " &middot; rule " + esc(v.rule)) +
        (v.rank ? " &middot; rank " + std::to_string(*v.rank) : "") + "</p>\n<h1 id=\"summary\">" + esc(v.summary) + "</h1>\n";
   if (!v.remedy.empty()) o += "<p class=\"fix\"><b>" + esc(heading(base::Say::LabelFix)) + ":</b> " + esc(v.remedy) + "</p>\n";
+  if (!v.why.empty()) {
+    o += "<p class=\"why\"><b>" + esc(heading(base::Say::HeadingWhy)) + ":</b></p><ul class=\"why\">";
+    for (const std::string& w : v.why) o += "<li>" + esc(w) + "</li>";
+    o += "</ul>\n";
+  }
   o += "</header>\n";
   std::size_t undated = 0;
   o += "<h2>Timeline</h2>\n" + timeline_svg(r, undated) + "\n";

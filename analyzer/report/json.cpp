@@ -65,6 +65,11 @@ std::string render_json(const Report& r) {
                   {"node", or_null(v.node)},
                   {"rank", or_null(v.rank)},
                   {"rule", or_null(v.rule)}};
+  if (!v.why.empty()) {
+    json why = json::array();
+    for (const std::string& w : v.why) why.push_back(base::sanitize_utf8(w));
+    j["verdict"]["why"] = std::move(why);
+  }
   if (v.lead) j["verdict"]["evidence"] = json::array({evidence_json(r.events[*v.lead])});
   json findings = json::array();
   for (const rules::Finding& f : r.analysis.findings) {

@@ -22,6 +22,11 @@ std::string render_markdown(const Report& r) {
   std::string o = "## dtriage: " + v.status + (v.category.empty() ? "" : " — " + v.category) + "\n\n";
   o += "**" + md_cell(v.summary) + "**\n\n";
   if (!v.remedy.empty()) o += "**" + heading(base::Say::LabelFix) + ":** " + md_cell(v.remedy) + "\n\n";
+  if (!v.why.empty()) {
+    o += "**" + heading(base::Say::HeadingWhy) + ":**\n\n";
+    for (const std::string& w : v.why) o += "- " + md_cell(w) + "\n";
+    o += "\n";
+  }
   if (!v.rule.empty()) o += "Rule `" + v.rule + "`" + (v.rank ? ", rank " + std::to_string(*v.rank) : "") + "\n\n";
   if (!v.nodes.empty()) {
     o += "| node | processes | devices | errors | ranks | first error |\n|---|---|---|---|---|---|\n";

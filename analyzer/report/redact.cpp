@@ -228,6 +228,7 @@ RedactedReport redact(const Report& r) {
   v.summary = red.apply(v.summary);
   v.remedy = red.apply(v.remedy);
   v.node = red.apply(v.node);
+  for (auto& w : v.why) w = red.apply(w);
   for (auto& p : o.inventory.unreadable) {
     p.path = red.apply(p.path);
     p.reason = red.apply(p.reason);

@@ -19,6 +19,10 @@ std::string render_text(const Report& r, bool color) {
   if (!v.category.empty()) o += std::string("  [") + v.category + "]";
   o += "\n  " + std::string(bold) + v.summary + reset + "\n";
   if (!v.remedy.empty()) o += "  " + label(base::Say::LabelFix) + ": " + v.remedy + "\n";
+  if (!v.why.empty()) {
+    o += "  " + label(base::Say::HeadingWhy) + ":\n";
+    for (const std::string& w : v.why) o += "    - " + w + "\n";
+  }
   auto line = [&](const std::string& where, const std::string& text) {
     return std::string("    ") + dim + where + reset + "  " + (text.size() > 220 ? clip(text, 217) : text) + "\n";
   };

@@ -580,6 +580,47 @@ void defer_to_culprit(const std::vector<model::Event>& events, const correlate::
   }
 }
 
+// The culprit failed on its own before (or more tellingly than) other ranks that also failed on
+// their own: findings about those others only are passed over as the root; they stay as related
+// findings, and the verdict's "why" says which rank came first.
+// Only when the root the findings would otherwise have is itself such a finding: a cause of the
+// whole job (a launch setting) stays the root, with every rank's failure its consequence.
+// Returns whether any finding was passed over.
+bool pass_over_later_failures(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a, int root) {
+  if (!facts.culprit || !facts.culprit->own_failure() || facts.culprit->passed_over.empty() || root < 0) return false;
+  const correlate::Culprit& c = *facts.culprit;
+  const std::set<std::int64_t> others(c.passed_over.begin(), c.passed_over.end());
+  auto about_others = [&](const Finding& y) {
+    return y.rule->scope == Scope::Event && y.rule->reports.empty() && !cites_rank(y, events, c.rank) &&
+           std::any_of(y.events.begin(), y.events.end(), [&](auto i) { return events[i].rank && others.count(*events[i].rank) != 0; });
+  };
+  if (!about_others(a.findings[static_cast<std::size_t>(root)])) return false;
+  for (Finding& y : a.findings)
+    if (about_others(y)) y.passed_over = true;
+  return true;
+}
+
+// Launch failures (`phase: launch`) on a node whose workers then ran: the launch went on. Its
+// workers ran when a line names one of them (a rank, a local rank), or when the file the failure
+// is in goes on with prints no parser knows (at least 5, after the failure's last line).
+void mark_survived(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
+  for (Finding& f : a.findings) {
+    if (!f.rule->launch_phase) continue;
+    const correlate::Node* n = facts.node(f.node);
+    if (n == nullptr) continue;
+    bool ran = n->workers_seen || std::any_of(facts.rank_table.begin(), facts.rank_table.end(), [&](const correlate::RankRecord& r) {
+      return r.ending != correlate::Ending::NeverHeardFrom && r.node == f.node;
+    });
+    for (auto i : f.events) {
+      if (ran) break;
+      const model::Event& e = events[i];
+      const auto tail = n->plain_tail.find(e.path);
+      ran = tail != n->plain_tail.end() && tail->second.second >= 5 && tail->second.first > std::max(e.line, e.end_line);
+    }
+    f.survived = ran;
+  }
+}
+
 void link_explanations(Analysis& a) {
   const std::size_t n = a.findings.size();
   auto same_scope = [&](const Finding& x, const Finding& y) {
@@ -605,6 +646,7 @@ void link_explanations(Analysis& a) {
     Finding& x = a.findings[i];
     Finding& y = a.findings[j];
     if (!y.explained_by.empty() || x.explained_by == y.rule->id || !same_scope(x, y)) return;
+    if (x.survived || x.passed_over) return;  // neither is the cause of anything
     if (y.rule->explains_rule(x.rule->id) && better_root(y, x)) return;
     y.explained_by = x.rule->id;
   };
@@ -645,7 +687,7 @@ int choose_root(Analysis& a) {
   int root = -1;
   for (std::size_t i = 0; i < n; ++i) {
     const Finding& f = a.findings[i];
-    if ((!f.explained_by.empty() && chain_ends(i)) || f.rule->severity_rank() < 2 || f.rule->role == Role::Warning) continue;
+    if ((!f.explained_by.empty() && chain_ends(i)) || f.rule->severity_rank() < 2 || f.rule->role == Role::Warning || f.passed_over || f.survived) continue;
     if (root < 0 || better_root(f, a.findings[static_cast<std::size_t>(root)])) root = static_cast<int>(i);
   }
   if (root >= 0) a.findings[static_cast<std::size_t>(root)].explained_by.clear();
@@ -677,10 +719,11 @@ void assign_roles(Analysis& a, int root) {
   auto explained_by_root = [&](std::size_t i, int) { return id_leads(a.findings[i].explained_by, 0); };
   for (std::size_t i = 0; i < n; ++i) {
     Finding& f = a.findings[i];
-    const bool same_as_root = root >= 0 && f.explained_by.empty() &&
+    const bool same_as_root = root >= 0 && f.explained_by.empty() && !f.passed_over && !f.survived &&
                               f.rule == a.findings[static_cast<std::size_t>(root)].rule;
     if (static_cast<int>(i) == root || same_as_root) f.role = FindingRole::RootCause;
-    else if (f.rule->role == Role::Warning || f.rule->severity_rank() < 2) f.role = FindingRole::Warning;
+    else if (f.rule->role == Role::Warning || f.rule->severity_rank() < 2 || f.survived) f.role = FindingRole::Warning;
+    else if (f.passed_over) f.role = FindingRole::Related;
     else if (explained_by_root(i, 0)) f.role = FindingRole::Consequence;
     else if (root >= 0 && f.rule->role == Role::Symptom &&
              a.findings[static_cast<std::size_t>(root)].rule->role == Role::Cause) {
@@ -716,17 +759,24 @@ void order_findings(Analysis& a) {
 
 void rank_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   defer_to_culprit(events, facts, a);
+  mark_survived(events, facts, a);
+  std::vector<std::string> deferred;
+  for (const Finding& f : a.findings) deferred.push_back(f.explained_by);
   link_explanations(a);
-  assign_roles(a, choose_root(a));
+  int root = choose_root(a);
+  if (pass_over_later_failures(events, facts, a, root)) {  // link again without the passed-over findings
+    for (std::size_t i = 0; i < a.findings.size(); ++i) a.findings[i].explained_by = deferred[i];
+    link_explanations(a);
+    root = choose_root(a);
+  }
+  assign_roles(a, root);
   order_findings(a);
 }
 
 void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   Verdict& v = a.verdict;
-  // The rank that ended on its own (correlate/derive.cpp), and its node.
+  // The rank that ended on its own (correlate/culprit.cpp).
   const std::optional<std::int64_t> culprit = culprit_rank(facts);
-  const correlate::Fact* culprit_node_fact = facts.get(nullptr, "job.culprit_node");
-  const std::string culprit_node = culprit_node_fact != nullptr ? culprit_node_fact->value : "";
   // The same root rule on several nodes: lead with the one whose lines include the culprit rank,
   // not merely the earliest.
   if (culprit && !a.findings.empty()) {
@@ -739,7 +789,13 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
       }
     }
   }
-  if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause) {
+  if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause && facts.recovered) {
+    // A failure the run survived is not a cause: healthy, with it as a warning.
+    v.status = Status::Healthy;
+    v.summary = base::say(base::Say::VerdictRecovered, {{"what", a.findings.front().summary}});
+    for (Finding& f : a.findings)
+      if (f.role == FindingRole::RootCause) f.role = FindingRole::Warning;
+  } else if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause) {
     const Finding& f = a.findings.front();
     v.status = Status::Failed;
     v.category = f.rule->category;
@@ -757,16 +813,25 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     v.remedy = f.remedy;
     v.node = f.node;
     v.rank = f.rank;
-    // The root finding's lines may come from several ranks (one finding per rule and node) or
-    // from output no rank prefix marks; the lifecycle's culprit, when it is among them or the
-    // finding names no rank, is the rank to name.
-    if (culprit && (cites_rank(f, events, *culprit) || (!v.rank && (v.node.empty() || v.node == culprit_node)))) {
-      v.rank = culprit;
-      if (v.node.empty()) v.node = culprit_node;
+    // The rank the culprit policy chose (correlate/culprit.cpp) is the verdict's when the root
+    // cites it, when the root is a victim's report (a timeout, a lost peer: the culprit is whom
+    // they waited for), or when the root is a line of no rank on the culprit's node.
+    if (const correlate::Culprit* c = facts.culprit ? &*facts.culprit : nullptr) {
+      const bool victim_root = !f.rule->reports.empty() || f.rule->defers_to_culprit;
+      const bool event_root = f.rule->scope == Scope::Event;  // a job's settings name no rank of their own
+      const bool unranked_here = !v.rank && (v.node.empty() || v.node == c->node);
+      if (victim_root || (event_root && (cites_rank(f, events, c->rank) || unranked_here))) {
+        v.rank = c->rank;
+        if (!c->node.empty()) v.node = c->node;
+      }
+      if (v.rank && *v.rank == c->rank) v.why = c->why;
+    } else if (!facts.culprit_tie.empty() && !v.rank && (v.node.empty() || v.node == facts.culprit_node)) {
+      if (v.node.empty()) v.node = facts.culprit_node;
+      v.why.push_back(base::say(base::Say::WhyTie, {{"ranks", correlate::join_ints(facts.culprit_tie)}}));
     }
     // Last resort for a worker's own failure whose output no rank prefix marks: the launcher's
     // "Root Cause (first observed failure)" row on the same node (the first to fail there).
-    if (!v.rank && !v.node.empty() && f.rule->scope == Scope::Event) {
+    if (!v.rank && !v.node.empty() && f.rule->scope == Scope::Event && facts.culprit_tie.empty()) {
       std::optional<std::int64_t> first;
       int rows = 0;
       for (const model::Event& e : events)

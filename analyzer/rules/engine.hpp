@@ -32,6 +32,8 @@ struct Finding {
   std::size_t count = 0;                        // events the rule matched
   FindingRole role = FindingRole::Related;
   std::string explained_by;                     // rule id of the finding that explains it
+  bool passed_over = false;                     // another rank's own failure, the culprit's came first
+  bool survived = false;                        // a launch failure its node's workers ran after
 };
 
 struct Verdict {
@@ -44,6 +46,7 @@ struct Verdict {
   std::string rule;
   int root = -1;                                  // index into findings
   std::optional<correlate::EventIndex> lead;      // the earliest error when no rule names the cause
+  std::vector<std::string> why;                   // why this rank: the facts that decided (the culprit policy)
 };
 
 struct Analysis {

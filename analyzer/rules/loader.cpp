@@ -79,7 +79,7 @@ std::vector<std::string> facts_named(const Rule& r) {
 std::string unknown_key(const YAML::Node& n) {
   static const std::set<std::string> known = {
       "id", "title", "description", "category", "severity", "role", "scope", "match", "when", "requires",
-      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "node", "reports", "defer"};
+      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "node", "reports", "defer", "phase"};
   for (const auto& kv : n) {
     const std::string key = kv.first.as<std::string>();
     if (known.count(key) == 0) return "unknown key '" + key + "'";
@@ -163,6 +163,10 @@ std::string read_finding(const YAML::Node& n, Rule& r) {
   r.node_field = n["node"] ? n["node"].as<std::string>() : "";
   r.reports = n["reports"] ? n["reports"].as<std::string>() : "";
   if (!r.reports.empty() && r.reports != "timeout" && r.reports != "peer-loss") return r.id + ": reports must be 'timeout' or 'peer-loss'";
+  if (n["phase"]) {
+    if (n["phase"].as<std::string>() != "launch") return r.id + ": phase must be 'launch'";
+    r.launch_phase = true;
+  }
   if (n["defer"]) {
     if (n["defer"].as<std::string>() != "culprit") return r.id + ": defer must be 'culprit'";
     r.defers_to_culprit = true;

@@ -49,6 +49,10 @@ struct Rule {
   // `defer: culprit`: this finding says where the job stopped waiting, not why; a failure of the
   // rank the lifecycle names as culprit (job.culprit_rank) is the better root.
   bool defers_to_culprit = false;
+  // `phase: launch`: a failure of the launch itself, before any worker starts (a port in use, a
+  // store that cannot be bound). Where workers of its node then ran, the launch went on (c10d
+  // agents that do not host the store retry as clients): the run survived it, a warning.
+  bool launch_phase = false;
   std::vector<std::string> facts_named;  // node.* / job.* facts in when, summary, remedy and rank
   // self-check: each example is a small dump, one or more files (path -> text); an event rule's
   // example is usually one line, as the file "example.log"

@@ -1,0 +1,348 @@
+// The culprit: which rank the job's failure started from, reasoned over the rank table.
+//
+// The policy, in order (ARCHITECTURE.md has it in prose):
+//  1. Candidates are the ranks that failed on their own: a signal their launcher did not send, an
+//     exception, an exit code. Victims (a timeout, a lost peer) are not candidates; neither are
+//     exits on a node whose timeout / lost-peer reports no prefix ties to a rank, when there are no
+//     more such exits than such reports (plain logs: those exits are the reporters').
+//  2. Of the candidates, the one whose own failure came first in time (to the second; the time of
+//     its own line, else of its launcher's failure row or error file). Two exceptions in one stream
+//     at the same second: the one printed first.
+//  3. Still tied: the one whose ending differs from the others' (one exit code 3 among exit codes
+//     1); then the ending that says most (a kill or crash, an exception, an exit code).
+//  4. No candidate, but ranks timed out or lost a peer: the one rank that reported neither (it hung,
+//     stalled, was stopped by its launcher, or never arrived).
+//  5. Everyone reported: the one rank that lost its peers among ranks that timed out (it came late).
+// Several ranks left at any step: no culprit rank; their node when they share one.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "base/sentences.hpp"
+#include "correlate/facts.hpp"
+
+namespace dtriage::correlate {
+
+const char* basis_name(CulpritBasis b) {
+  switch (b) {
+    case CulpritBasis::FirstFailure: return "first-failure";
+    case CulpritBasis::OnlyFailure: return "only-failure";
+    case CulpritBasis::DistinctEnding: return "distinct-ending";
+    case CulpritBasis::StrongerEnding: return "stronger-ending";
+    case CulpritBasis::FirstObserved: return "first-observed";
+    case CulpritBasis::Silent: return "silent";
+    case CulpritBasis::LateArrival: return "late-arrival";
+  }
+  return "only-failure";
+}
+
+namespace {
+
+bool victim(Ending e) { return e == Ending::Timeout || e == Ending::PeerLost; }
+bool own(Ending e) { return e == Ending::Signal || e == Ending::Exception || e == Ending::Exited; }
+
+// A time to the second ("2026-12-01T16:03:45"), or "" when the line has none.
+std::string second_of(const model::Event& e) {
+  if (e.time.size() < 19 || e.time[10] != 'T') return "";
+  return e.time.substr(0, 19);
+}
+
+// What the rank's own failure was, in a few words ("ValueError: ...", "SIGKILL", "exit code 3").
+std::string what(const RankRecord& r) {
+  return r.detail.empty() ? ending_name(r.ending) : r.detail;
+}
+
+// How alike two endings are: the same kind and the same type, signal or exit code.
+std::string signature(const RankRecord& r, const std::vector<model::Event>& ev) {
+  switch (r.ending) {
+    case Ending::Exception: return "exception " + (r.evidence ? ev[*r.evidence].get_str("exception") : std::string());
+    case Ending::Signal: return "signal " + r.signal;
+    case Ending::Exited: return "exit " + std::to_string(r.exit_code.value_or(0));
+    default: return ending_name(r.ending);
+  }
+}
+
+// How much an ending says of a failure of the rank's own, for ranks that failed in the same second:
+// the OOM killer's or an unexplained SIGKILL > the rank's own traceback > a crash signal (often a
+// teardown after a peer failed) > an exit code.
+int strength(const RankRecord& r) {
+  switch (r.ending) {
+    case Ending::Signal: return r.sent_by == "oom-killer" ? 5 : r.signal == "SIGKILL" ? 4 : 2;
+    case Ending::Exception: return 3;
+    case Ending::Exited: return 1;
+    default: return 0;
+  }
+}
+
+struct Chooser {
+  Facts& f;
+  const std::vector<model::Event>& ev;
+
+  std::string when(const RankRecord& r) const {
+    if (!r.own_failure) return "";
+    const std::string& t = ev[*r.own_failure].time;
+    return t.empty() ? "" : " at " + t;
+  }
+
+  void name(const RankRecord& r, CulpritBasis basis, std::vector<std::string> why, std::vector<EventIndex> evidence) {
+    Culprit c;
+    c.rank = r.rank;
+    c.node = r.node;
+    c.basis = basis;
+    c.why = std::move(why);
+    c.evidence = std::move(evidence);
+    f.culprit = std::move(c);
+    f.culprit_node = r.node;
+  }
+
+  // Exits on nodes whose timeout / lost-peer reports name no rank, when they are no more than those
+  // reports: each is taken as a reporter's exit, not a failure of its own.
+  std::set<std::int64_t> plain_victims(const std::vector<std::uint8_t>& reports, std::vector<std::string>& why) const {
+    std::map<std::string, std::size_t> unranked;  // node -> reports no rank is known for
+    for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
+      if (reports[i] != 0 && !ev[i].rank) ++unranked[ev[i].node];
+    std::map<std::string, std::vector<std::int64_t>> exits;  // node -> ranks that only exited
+    for (const RankRecord& r : f.rank_table)
+      if (r.ending == Ending::Exited) exits[r.node].push_back(r.rank);
+    std::set<std::int64_t> out;
+    for (const auto& [node, ranks] : exits) {
+      const auto it = unranked.find(node);
+      if (it == unranked.end() || ranks.size() > it->second) continue;
+      out.insert(ranks.begin(), ranks.end());
+      why.push_back(base::say(base::Say::WhyPlainVictims,
+                              {{"count", std::to_string(ranks.size())}, {"node", node.empty() ? std::string("an unnamed node") : node}}));
+    }
+    return out;
+  }
+
+  // Steps 2 and 3 over the candidates; true when one was named.
+  bool from_own_failures(std::vector<const RankRecord*> cand, std::size_t victims, std::vector<std::string> notes) {
+    auto at = [&](const RankRecord* r) { return r->own_failure ? second_of(ev[*r->own_failure]) : std::string(); };
+    std::stable_sort(cand.begin(), cand.end(), [&](const RankRecord* a, const RankRecord* b) {
+      const std::string ta = at(a), tb = at(b);
+      if (ta.empty() != tb.empty()) return !ta.empty();
+      return ta < tb;
+    });
+    // The tied first: the same second, or no time at all.
+    std::vector<const RankRecord*> first;
+    for (const RankRecord* r : cand)
+      if (at(r) == at(cand.front()) || at(r).empty()) first.push_back(r);
+    // Exceptions printed in one stream in the same second: the order of the stream.
+    if (first.size() >= 2 && std::all_of(first.begin(), first.end(), [&](const RankRecord* r) {
+          return r->ending == Ending::Exception && r->evidence && ev[*r->evidence].path == ev[*first.front()->evidence].path;
+        })) {
+      std::stable_sort(first.begin(), first.end(), [&](const RankRecord* a, const RankRecord* b) { return ev[*a->evidence].line < ev[*b->evidence].line; });
+      first.resize(1);
+    }
+    auto later_note = [&](const RankRecord& chosen) {
+      std::vector<std::int64_t> passed;
+      const RankRecord* next = nullptr;
+      for (const RankRecord* r : cand)
+        if (r != &chosen) {
+          passed.push_back(r->rank);
+          if (next == nullptr) next = r;
+        }
+      if (next != nullptr)
+        notes.push_back(base::say(base::Say::WhyLater, {{"count", std::to_string(passed.size())},
+                                                         {"rank", std::to_string(next->rank)},
+                                                         {"what", what(*next)},
+                                                         {"when", when(*next)}}));
+      else if (victims > 0)
+        notes.push_back(base::say(base::Say::WhyVictims, {{"count", std::to_string(victims)}}));
+      return passed;
+    };
+    auto evidence_of = [&](const RankRecord& r) {
+      std::vector<EventIndex> e;
+      if (r.own_failure) e.push_back(*r.own_failure);
+      if (r.evidence && (!r.own_failure || *r.evidence != *r.own_failure)) e.push_back(*r.evidence);
+      return e;
+    };
+    if (first.size() == 1) {
+      const RankRecord& r = *first.front();
+      const bool only = cand.size() == 1;
+      std::vector<std::string> why{base::say(only ? base::Say::WhyOnly : base::Say::WhyFirst,
+                                             {{"rank", std::to_string(r.rank)}, {"what", what(r)}, {"when", when(r)}})};
+      const auto passed = later_note(r);
+      why.insert(why.end(), notes.begin(), notes.end());
+      name(r, only ? CulpritBasis::OnlyFailure : CulpritBasis::FirstFailure, std::move(why), evidence_of(r));
+      f.culprit->passed_over = passed;
+      return true;
+    }
+    // The ending that differs: one of its kind among two or more of another.
+    std::map<std::string, std::vector<const RankRecord*>> by;
+    for (const RankRecord* r : first) by[signature(*r, ev)].push_back(r);
+    const RankRecord* odd = nullptr;
+    std::string common;
+    std::size_t common_n = 0;
+    int singles = 0;
+    for (const auto& [sig, rs] : by) {
+      if (rs.size() == 1) {
+        ++singles;
+        odd = rs.front();
+      } else if (rs.size() > common_n) {
+        common_n = rs.size();
+        common = what(*rs.front());
+      }
+    }
+    if (singles == 1 && common_n >= 2) {
+      std::vector<std::string> why{base::say(base::Say::WhyDistinct, {{"rank", std::to_string(odd->rank)},
+                                                                        {"what", what(*odd)},
+                                                                        {"count", std::to_string(first.size() - 1)},
+                                                                        {"common", common}})};
+      const auto passed = later_note(*odd);
+      why.insert(why.end(), notes.begin(), notes.end());
+      name(*odd, CulpritBasis::DistinctEnding, std::move(why), evidence_of(*odd));
+      f.culprit->passed_over = passed;
+      return true;
+    }
+    // One traceback among endings without one: the rank that said why it failed.
+    auto choose = [&](const RankRecord& r, CulpritBasis basis, std::string first_why) {
+      std::vector<std::string> why{std::move(first_why)};
+      const auto passed = later_note(r);
+      why.insert(why.end(), notes.begin(), notes.end());
+      name(r, basis, std::move(why), evidence_of(r));
+      f.culprit->passed_over = passed;
+      return true;
+    };
+    auto others_of = [&](const RankRecord& chosen) {
+      std::string others;
+      std::size_t shown = 0;
+      for (const RankRecord* r : first) {
+        if (r == &chosen) continue;
+        if (shown++ == 2) {
+          others += ", ...";
+          break;
+        }
+        others += (shown > 1 ? ", " : "") + what(*r);
+      }
+      return others;
+    };
+    {
+      std::vector<const RankRecord*> exc, exits;
+      for (const RankRecord* r : first) {
+        if (r->ending == Ending::Exception) exc.push_back(r);
+        if (r->ending == Ending::Exited) exits.push_back(r);
+      }
+      const bool strong_signal = std::any_of(first.begin(), first.end(), [](const RankRecord* r) { return strength(*r) > 3; });
+      if (exc.size() == 1 && !strong_signal)
+        return choose(*exc.front(), CulpritBasis::StrongerEnding,
+                      base::say(base::Say::WhyStronger, {{"rank", std::to_string(exc.front()->rank)}, {"what", what(*exc.front())}, {"others", others_of(*exc.front())}}));
+      // Exit codes alone: the one code that differs from the others' (3 among 1s).
+      if (exc.empty() && !strong_signal && exits.size() >= 3) {
+        std::map<std::int64_t, std::vector<const RankRecord*>> by_code;
+        for (const RankRecord* r : exits) by_code[r->exit_code.value_or(0)].push_back(r);
+        const RankRecord* single = nullptr;
+        const RankRecord* usual = nullptr;
+        int singles_n = 0;
+        std::size_t most = 0;
+        for (const auto& [code, rs] : by_code) {
+          if (rs.size() == 1) {
+            ++singles_n;
+            single = rs.front();
+          }
+          if (rs.size() > most) {
+            most = rs.size();
+            usual = rs.front();
+          }
+        }
+        if (singles_n == 1 && most >= 2)
+          return choose(*single, CulpritBasis::DistinctEnding,
+                        base::say(base::Say::WhyDistinct, {{"rank", std::to_string(single->rank)},
+                                                           {"what", what(*single)},
+                                                           {"count", std::to_string(exits.size() - 1)},
+                                                           {"common", what(*usual)}}));
+      }
+    }
+    // The ending that says most, when one rank alone has it.
+    std::stable_sort(first.begin(), first.end(), [](const RankRecord* a, const RankRecord* b) { return strength(*a) > strength(*b); });
+    if (strength(*first[0]) > strength(*first[1])) {
+      std::string others;
+      for (std::size_t k = 1; k < first.size() && k < 3; ++k) others += (k > 1 ? ", " : "") + what(*first[k]);
+      if (first.size() > 3) others += ", ...";
+      return choose(*first[0], CulpritBasis::StrongerEnding,
+                    base::say(base::Say::WhyStronger, {{"rank", std::to_string(first[0]->rank)}, {"what", what(*first[0])}, {"others", others}}));
+    }
+    // Tied on one node: the order its launcher saw them in (its "Root Cause (first observed
+    // failure)" row: within one second, the lowest local rank), said as such.
+    std::vector<std::int64_t> tie;
+    for (const RankRecord* r : first) tie.push_back(r->rank);
+    std::sort(tie.begin(), tie.end());
+    const bool one_node = std::all_of(first.begin(), first.end(), [&](const RankRecord* r) { return r->node == first.front()->node; });
+    if (one_node)
+      for (EventIndex i = 0; i < ev.size(); ++i) {
+        const model::Event& e = ev[i];
+        const model::Value* rc = e.get("root_cause");
+        if (e.code != "failure-row" || rc == nullptr || !std::holds_alternative<bool>(*rc) || !std::get<bool>(*rc) || !e.rank) continue;
+        const auto r = std::find_if(first.begin(), first.end(), [&](const RankRecord* x) { return x->rank == *e.rank; });
+        if (r == first.end()) continue;
+        std::vector<std::string> why{base::say(base::Say::WhyFirstObserved, {{"ranks", join_ints(tie)}, {"rank", std::to_string((*r)->rank)}})};
+        const auto passed = later_note(**r);
+        why.insert(why.end(), notes.begin(), notes.end());
+        name(**r, CulpritBasis::FirstObserved, std::move(why), {i});
+        f.culprit->passed_over = passed;
+        return true;
+      }
+    // Ambiguous: the ranks, and the node when they share one.
+    f.culprit_tie = tie;
+    if (one_node) f.culprit_node = first.front()->node;
+    return false;
+  }
+
+  // Steps 4 and 5: inferred from what the others reported.
+  void from_reports(const std::set<std::int64_t>& plain, std::size_t victims) {
+    std::vector<const RankRecord*> silent, timed_out, lost;
+    for (const RankRecord& r : f.rank_table) {
+      if (plain.count(r.rank) != 0) continue;
+      if (r.ending == Ending::Timeout) timed_out.push_back(&r);
+      else if (r.ending == Ending::PeerLost) lost.push_back(&r);
+      else if (r.ending == Ending::Running || r.ending == Ending::Stopped || r.ending == Ending::NeverHeardFrom)
+        silent.push_back(&r);
+    }
+    const std::string count = std::to_string(victims);
+    if (silent.size() == 1) {
+      const RankRecord& r = *silent.front();
+      std::vector<EventIndex> evidence;
+      if (r.evidence) evidence.push_back(*r.evidence);
+      const std::string rank = std::to_string(r.rank);
+      std::string why = r.ending == Ending::Stopped ? base::say(base::Say::WhySilentStopped, {{"count", count}, {"rank", rank}, {"signal", r.signal}})
+                        : r.ending == Ending::Running ? base::say(base::Say::WhySilentRunning, {{"count", count}, {"rank", rank}})
+                                                      : base::say(base::Say::WhySilentAbsent, {{"count", count}, {"rank", rank}});
+      name(r, CulpritBasis::Silent, {std::move(why)}, std::move(evidence));
+      return;
+    }
+    if (silent.empty() && lost.size() == 1 && !timed_out.empty()) {
+      const RankRecord& r = *lost.front();
+      std::vector<EventIndex> evidence;
+      if (r.evidence) evidence.push_back(*r.evidence);
+      name(r, CulpritBasis::LateArrival,
+           {base::say(base::Say::WhyLate, {{"count", std::to_string(timed_out.size())}, {"rank", std::to_string(r.rank)}})}, std::move(evidence));
+      return;
+    }
+    if (!silent.empty() && std::all_of(silent.begin(), silent.end(), [&](const RankRecord* r) { return r->node == silent.front()->node; }))
+      f.culprit_node = silent.front()->node;
+  }
+};
+
+}  // namespace
+
+void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
+  f.culprit.reset();
+  f.culprit_node.clear();
+  f.culprit_tie.clear();
+  Chooser c{f, events};
+  std::vector<std::string> notes;
+  const std::set<std::int64_t> plain = c.plain_victims(reports, notes);
+  std::vector<const RankRecord*> cand;
+  std::size_t victims = plain.size();
+  for (const RankRecord& r : f.rank_table) {
+    if (victim(r.ending)) ++victims;
+    if (own(r.ending) && plain.count(r.rank) == 0) cand.push_back(&r);
+  }
+  if (!cand.empty()) {
+    c.from_own_failures(std::move(cand), victims, std::move(notes));
+    return;
+  }
+  if (victims > 0) c.from_reports(plain, victims);
+}
+
+}  // namespace dtriage::correlate
