@@ -1,19 +1,29 @@
 #!/usr/bin/python3
-"""Runs one real torchrun job on the CPU (gloo) as N simulated nodes x M processes, injects one
-fault, keeps the logs the way real deployments keep them, and records the truth.
+"""Runs one real torchrun job on the CPU (gloo) as simulated nodes, injects faults, keeps the logs
+the way real deployments hand them over, and writes the truth the job itself recorded.
 
-Each node is its own torchrun in its own UTS namespace (`unshare -u`, so its own host name), all on
-127.0.0.1. Everything about the case (nodes, processes, host names, fault, its rank and step, how
-logs are kept) is drawn from --seed, so a case can be made again.
+Each node is its own torchrun in its own UTS and mount namespace (`unshare -um`: its own host name,
+and an /etc/hosts naming every node, as a cluster's DNS would), all on 127.0.0.1. Every dimension
+of the case is drawn from --seed, each with its own draw (one random.Random(seed), drawn in a fixed
+order, so one dimension never decides another):
 
-  tools/lab/run_case.py --seed 7 --out tests/lab/cases [--fault hang]
+  fault kind, nodes and processes per node (uneven, at most 12 in all), which rank, when (start-up,
+  after many steps, during a restart), restarts (none, recovering, exhausted), rendezvous (static,
+  c10d), output (launcher only, --tee, --redirects, srun -l, docker json-file, kubectl --prefix,
+  Ray), python logging, packing (folders, tar.gz per node, one tar.gz, one zip), host names,
+  launcher log file name, collective timeout, steps.
 
-Writes <out>/<case>/TRUTH.json and <out>/<case>/logs/: one folder per node (launcher output,
-per-rank files from --log-dir, dmesg where the kernel had something to say), or one <node>.tar.gz
-per node.
-Needs root (unshare, cgroups) and Debian's python3-torch.
+  tools/lab/run_case.py --seed 7 --out /tmp/lab [--fault hang] [--timeout 70]
+
+Writes <out>/lab-<seed>-<fault>/TRUTH.json and <out>/lab-<seed>-<fault>/logs/. Collectors (srun -l,
+docker, kubectl, Ray) only add the prefix or wrapping their real counterpart adds, to lines as the
+processes wrote them; no line is written by hand. The truth comes from what the workers recorded
+(rank, host, pid, attempt) and what each fault recorded before it struck, in a scratch folder
+outside the logs that is removed afterwards.
+Needs root (unshare, mount, cgroups) and Debian's python3-torch.
 """
 import argparse
+import datetime
 import json
 import os
 import random
@@ -23,42 +33,92 @@ import socket
 import subprocess
 import sys
 import tarfile
+import tempfile
+import threading
 import time
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = "/usr/bin/python3"
+MAX_WORLD = 12
 
-FAULTS = ["none", "noisy", "exception", "exit", "sigkill", "sigsegv", "hang", "mismatch", "oom",
-          "node-missing", "nnodes-differ", "wrong-port", "port-busy"]
-
-# What the fault is, in the contract's categories; who is to blame.
-TRUTH = {
-    "none": ("healthy", None), "noisy": ("healthy", None),
-    "exception": ("failed", "worker-exception"), "exit": ("failed", "worker-exception"),
-    "sigkill": ("failed", "worker-signal"), "sigsegv": ("failed", "worker-signal"),
-    "hang": ("failed", "collective-timeout"), "mismatch": ("failed", "collective-mismatch"),
-    "oom": ("failed", "host-oom-killed"),
-    "node-missing": ("failed", "rendezvous-failure"), "nnodes-differ": ("failed", "world-size-mismatch"),
-    "wrong-port": ("failed", "rendezvous-failure"), "port-busy": ("failed", "port-in-use"),
+# Fault kinds and their weights (per cent): rank-level 75, healthy 8, launch-level 17.
+WEIGHTS = {
+    "exception": 12, "exit": 9, "sigkill": 3, "sigsegv": 3, "sigabrt": 3, "sigbus": 3, "hang": 8, "slow": 6,
+    "memoryerror": 5, "oom": 6, "before-init": 6, "two-faults": 8, "mismatch": 3,
+    "none": 5, "noisy": 3,
+    "node-missing": 4, "nnodes-differ": 4, "wrong-port": 4, "port-busy": 5,
 }
+FAULTS = list(WEIGHTS)
+LAUNCH = ("node-missing", "nnodes-differ", "wrong-port", "port-busy")
+HEALTHY = ("none", "noisy")
+NEEDS_PEERS = ("hang", "slow", "before-init", "mismatch", "two-faults")
+TIMEOUT_KINDS = ("hang", "slow", "before-init")
 
-# Host names as sites name them; `k` is drawn once per case, `i` is the node's index.
-NAME_STYLES = [
-    lambda k, i: f"gpu-a{i + 1:02d}",
-    lambda k, i: f"rack{k % 9 + 1}-n{i + 1:02d}",
-    lambda k, i: f"ip-10-0-{k % 10}-{10 + i}",
-    lambda k, i: "host" + "ABCDEFGH"[i],
-    lambda k, i: f"trn{k % 90 + 10}-{i}",
-    lambda k, i: f"dgx-{['h100', 'a100'][k % 2]}-{i + 1:03d}",
-    lambda k, i: f"worker-{i}",
-    lambda k, i: f"node{i}",
+# What an event is, in the contract's categories.
+CATEGORY = {
+    "exception": "worker-exception", "exit": "worker-exception", "memoryerror": "worker-exception",
+    "before-init": "worker-exception", "pre": "worker-exception",
+    "sigkill": "worker-signal", "sigsegv": "worker-signal", "sigabrt": "worker-signal", "sigbus": "worker-signal",
+    "hang": "collective-timeout", "slow": "collective-timeout", "oom": "host-oom-killed",
+    "mismatch": "collective-mismatch",
+    "node-missing": "rendezvous-failure", "wrong-port": "rendezvous-failure",
+    "nnodes-differ": "world-size-mismatch", "port-busy": "port-in-use",
+}
+EXCEPTIONS = ["ValueError", "KeyError", "RuntimeError", "AssertionError", "ZeroDivisionError", "FileNotFoundError", "IndexError"]
+EXIT_MESSAGES = [
+    "fatal: cannot read shard {step} of the dataset, giving up",
+    "ERROR: checkpoint directory is not writable, exiting",
+    "error: loss became NaN at step {step}, aborting the run",
+    "train.py: error: argument --lr: invalid float value: '3e-4x'",
 ]
+LAUNCHER_FILES = ["launcher.log", "train.log", "stdout.txt", "torchrun.out", "slurm-{jobid}.out", "output.log",
+                  "job.out", "torchrun.log"]
+
+
+def weighted(r, table):
+    keys = list(table)
+    return r.choices(keys, weights=[table[k] for k in keys])[0]
+
+
+def host_names(r, style, n):
+    """n distinct host names in one of the ways sites name them."""
+    nums = sorted(r.sample(range(1, 64), 5))[:n]
+    if style == "short":
+        p, width = r.choice([("gpu", 2), ("node", 3), ("cn", 3), ("dgx", 2), ("trn", 2), ("compute", 2)])
+        return [f"{p}{k:0{width}d}" for k in nums]
+    if style == "fqdn":
+        p = r.choice(["n", "gpu", "node", "c"])
+        dom = f"{r.choice(['hpc', 'cluster', 'ml', 'ai'])}.example.{r.choice(['edu', 'com', 'org'])}"
+        return [f"{p}{k:03d}.{dom}" for k in nums]
+    if style == "ip":
+        a = r.randrange(0, 8)
+        lead = r.choice(["ip-", ""])
+        return [f"{lead}10-0-{a}-{k + 10}" for k in nums]
+    if style == "pod":
+        job = r.choice(["trainjob", "llm-pretrain", "bert-ft", "resnet-ddp"])
+        h = "".join(r.choice("0123456789abcdef") for _ in range(5))
+        if r.random() < 0.5:
+            return [f"{job}-{h}-worker-{i}" for i in range(n)]
+        return [f"{job}-master-0" if i == 0 else f"{job}-worker-{i - 1}" for i in range(n)]
+    rack = r.randrange(1, 40)
+    chassis = r.randrange(1, 12)
+    return [f"r{rack:02d}-c{chassis + (k // 16):02d}-n{k % 16 + 1:02d}" for k in nums]
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port < 65000:
+            with socket.socket() as s:  # the wrong-port fault uses port + 1: keep it free too
+                try:
+                    s.bind(("127.0.0.1", port + 1))
+                    return port
+                except OSError:
+                    continue
+    return port
 
 
 def memory_cgroup(name, limit_mb):
@@ -94,39 +154,267 @@ def dmesg_lines():
         return []
 
 
+def read_jsonl(path):
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError:
+                    pass
+    except OSError:
+        pass
+    return out
+
+
+# ---- collectors: they add what the real tool adds to each line, as the line arrives ----
+
+def pump(fd, sink):
+    """Reads a pipe and hands each line (bytes, with its newline; a last partial line without) to sink."""
+    def run():
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                sink(line + b"\n")
+        if buf:
+            sink(buf)
+        os.close(fd)
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def rfc3339nano(t_ns):
+    """Go's time.RFC3339Nano in UTC, as docker writes it (trailing zeros of the fraction dropped)."""
+    sec, ns = divmod(t_ns, 10 ** 9)
+    base = datetime.datetime.fromtimestamp(sec, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    frac = f"{ns:09d}".rstrip("0")
+    return base + ("." + frac if frac else "") + "Z"
+
+
+def docker_json(line, stream):
+    """One json-file record as docker's logger writes it (<, >, & escaped as Go's encoder does)."""
+    text = line.decode("utf-8", "replace")
+    enc = json.dumps(text, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    enc = enc.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return ('{"log":' + enc + ',"stream":"' + stream + '","time":"' + rfc3339nano(time.time_ns()) + '"}\n').encode()
+
+
+class Locked:
+    def __init__(self, path):
+        self.f = open(path, "ab")
+        self.lock = threading.Lock()
+
+    def write(self, data):
+        with self.lock:
+            self.f.write(data)
+            self.f.flush()
+
+    def close(self):
+        self.f.close()
+
+
+def draw(seed, fault_override):
+    """Every dimension of the case, each with its own draw, then the few fixes that make the
+    combination valid (recorded in `adjusted`)."""
+    r = random.Random(seed)
+    d = {"seed": seed}
+    # 1. fault kind (--fault replaces this draw only)
+    d["fault"] = weighted(r, WEIGHTS)
+    # 2. shape
+    d["nnodes"] = weighted(r, {1: 10, 2: 30, 3: 25, 4: 20, 5: 15})
+    nproc_all = [weighted(r, {1: 20, 2: 22, 3: 15, 4: 13, 5: 8, 6: 8, 7: 6, 8: 8}) for _ in range(5)]
+    # 3. which rank
+    d["which"] = weighted(r, {"first": 30, "middle": 25, "last": 30, "alone": 15})
+    # 4. when
+    d["when"] = weighted(r, {"start": 35, "late": 45, "restart": 20})
+    # 5. restarts
+    d["restarts"] = weighted(r, {"none": 55, "recovering": 25, "exhausted": 20})
+    d["max_restarts"] = r.randint(1, 2)
+    # 6. rendezvous
+    d["rendezvous"] = weighted(r, {"static": 50, "c10d": 50})
+    # 7. output, and python logging drawn apart
+    d["output"] = weighted(r, {"launcher": 16, "tee": 16, "redirects": 12, "srun": 14, "docker": 14, "kubectl": 14, "ray": 14})
+    collector_launcher = r.choice(["launcher", "tee"])
+    kubectl_files = r.choice(["one file", "file per pod"])
+    container = r.choice(["pytorch", "trainer", "worker"])
+    d["logging"] = r.random() < 0.35
+    # 8. packing
+    d["packing"] = weighted(r, {"folders": 40, "tar.gz per node": 20, "job tar.gz": 20, "job zip": 20})
+    # 9. names
+    d["names"] = weighted(r, {"short": 25, "fqdn": 20, "ip": 20, "pod": 15, "rack": 20})
+    hosts_all = host_names(r, d["names"], 5)
+    jobid = r.randrange(100000, 9999999)
+    d["launcher_file"] = r.choice(LAUNCHER_FILES).format(jobid=jobid)
+    # the rest
+    d["collective_timeout"] = r.randint(15, 30)
+    d["steps"] = r.randint(12, 30)
+    late_step = r.randint(8, 20)
+    restart_step = r.randint(0, 3)
+    d["step_sleep"] = round(r.uniform(0.1, 0.3), 2)
+    d["exception"] = r.choice(EXCEPTIONS)
+    d["exit_code"] = r.choice([1, 1, 2, 3, 7, 42, 127, 255])
+    exit_msg = r.choice(EXIT_MESSAGES + [""] * 3)
+    first = r.choice(["exception", "exit", "sigsegv", "sigabrt", "memoryerror", "sigkill"])
+    second = r.choice([k for k in ("sigkill", "exit", "exception", "sigsegv") if k != first])
+    second_delay = round(r.uniform(2.0, 3.5), 1)
+    pre_exc = r.choice([e for e in EXCEPTIONS if e != d["exception"]])
+    gaps = [round(r.uniform(0.2, 1.5), 2) for _ in range(5)]
+    docker_ids = ["".join(r.choice("0123456789abcdef") for _ in range(64)) for _ in range(5)]
+    ray_job = "".join(r.choice("abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ123456789") for _ in range(16))
+    ray_ips = [f"10.{r.randrange(0, 4)}.{r.randrange(0, 8)}.{r.randrange(10, 250)}" for _ in range(5)]
+    archive = r.choice(["job-{jobid}", "logs-{jobid}", "{jobid}-artifacts", "run-{jobid}"]).format(jobid=jobid)
+
+    if fault_override:
+        d["fault"] = fault_override
+    fault = d["fault"]
+    adjusted = []
+    n = d["nnodes"]
+    if fault in ("node-missing", "nnodes-differ", "wrong-port") and n < 2:
+        n = 2
+        adjusted.append("nnodes 1 -> 2 (a launch fault on one node of several)")
+    nproc = nproc_all[:n]
+    hosts = hosts_all[:n]
+    if sum(nproc) > MAX_WORLD:  # scale down, keep the node count
+        total = sum(nproc)
+        nproc = [max(1, k * MAX_WORLD // total) for k in nproc]
+        while sum(nproc) > MAX_WORLD:
+            i = max(range(n), key=lambda j: nproc[j])
+            nproc[i] -= 1
+        adjusted.append(f"processes scaled down to {MAX_WORLD}")
+    which = d["which"]
+    # The node that holds rank 0: node_rank 0 (static); with c10d torch 1.13 orders agents by host
+    # name, so the first name (the worker records say where rank 0 really was).
+    node0 = 0 if d["rendezvous"] == "static" else min(range(n), key=lambda j: hosts[j])
+    if which == "alone":
+        if n == 1:
+            which = "first"
+            adjusted.append("which alone -> first (one node)")
+        else:
+            nproc[node0] = 1
+    if fault in NEEDS_PEERS and sum(nproc) < 2:
+        nproc[0] = 2
+        adjusted.append("2 processes (the fault needs a peer)")
+    when = d["when"]
+    restarts, k = d["restarts"], d["max_restarts"]
+    timeout = d["collective_timeout"]
+    steps = d["steps"]
+    if fault in LAUNCH or fault in HEALTHY:
+        when = None
+        restarts = "unused" if restarts != "none" else "none"
+        if fault in HEALTHY:
+            which = None
+    else:
+        if fault == "before-init" and when == "late":
+            when = "start"
+            adjusted.append("when late -> start (before init there are no steps)")
+        if when == "restart" and restarts != "exhausted":
+            adjusted.append(f"restarts {restarts} -> exhausted (a fault during a restart needs one)")
+            restarts = "exhausted"
+        if fault in TIMEOUT_KINDS + ("two-faults",) and restarts != "none":
+            # each attempt waits out the collective timeout: one restart, the shortest timeout
+            if k != 1 or timeout != 15:
+                adjusted.append("max_restarts 1, timeout 15 s (a timeout fault with restarts, to fit the time limit)")
+            k, timeout = 1, 15
+            steps = min(steps, 14)
+            late_step = min(late_step, 9)
+    if restarts == "none":
+        k = 0
+    at_step = {"start": 0, "late": late_step, "restart": restart_step, None: 0}[when]
+    if at_step >= steps - 1:
+        steps = at_step + 3
+        adjusted.append(f"steps -> {steps} (past the fault's step)")
+    d.update(nodes=hosts, nproc_per_node=nproc, world=sum(nproc), which=which, when=when, restarts=restarts,
+             max_restarts=k, collective_timeout=timeout, steps=steps, at_step=at_step, adjusted=adjusted)
+    if d["output"] in ("srun", "docker", "kubectl"):
+        d["launcher_mode"] = collector_launcher  # what torchrun itself was given under the collector
+    if d["output"] == "kubectl":
+        d["kubectl_files"] = kubectl_files
+        d["container"] = container
+    if fault not in ("exception", "before-init"):
+        d.pop("exception")
+    if fault == "two-faults":
+        d["first_kind"], d["second_kind"], d["second_delay"] = first, second, second_delay
+    if fault != "exit" and not (fault == "two-faults" and "exit" in (first, second)):
+        d.pop("exit_code")
+    else:
+        d["exit_message"] = exit_msg
+    if when == "restart":
+        d["pre_exception"] = pre_exc
+    priv = {"gaps": gaps, "docker_ids": docker_ids, "ray_job": ray_job, "ray_ips": ray_ips, "archive": archive,
+            "node0": node0, "exit_msg": exit_msg, "pre_exc": pre_exc, "first": first, "second": second,
+            "second_delay": second_delay}
+    return d, priv
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--fault", choices=FAULTS)
-    ap.add_argument("--timeout", type=int, default=150, help="seconds before the whole case is stopped")
+    ap.add_argument("--timeout", type=int, default=70, help="seconds before the whole case is stopped")
     args = ap.parse_args()
-    r = random.Random(args.seed)
-    fault = args.fault or FAULTS[args.seed % len(FAULTS)]  # every fault in turn, the rest drawn
-    nnodes = r.choice([2, 2, 3]) if fault not in ("nnodes-differ", "node-missing", "wrong-port") else r.choice([2, 3])
-    nproc = r.choice([1, 2, 2, 3]) if nnodes == 2 else r.choice([1, 2])
-    style = r.choice(NAME_STYLES)
-    k = r.randrange(1000)
-    hosts = [style(k, i) for i in range(nnodes)]
-    world = nnodes * nproc
-    target_rank = r.randrange(world)
-    target_node = target_rank // nproc
-    odd_node = r.randrange(1, nnodes)  # the node a launch-level fault hits (never the master)
-    step = r.randint(1, 3)
-    keep = r.choice(["tee", "tee", "redirect", "plain"])  # how worker output is kept
-    launcher_name = r.choice(["launcher.log", "train.log", "stdout.txt", "torchrun.out"])
-    archives = r.random() < 0.25
-    port = free_port()
+    d, priv = draw(args.seed, args.fault)
+    fault = d["fault"]
+    hosts, nproc, n = d["nodes"], d["nproc_per_node"], len(d["nodes"])
     case = f"lab-{args.seed:04d}-{fault}"
     root = os.path.join(args.out, case)
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
-    work = os.path.join(root, ".work")
-    os.makedirs(work)
+    work = tempfile.mkdtemp(prefix=f"dtriage-lab-{args.seed}-")
+    token = os.path.basename(work)
+    try:
+        return run(args, d, priv, fault, hosts, nproc, n, case, root, work, token)
+    finally:
+        sweep(token)
+        shutil.rmtree(work, ignore_errors=True)
 
-    env = dict(os.environ, LAB_FAULT=fault if fault in ("exception", "exit", "sigkill", "sigsegv", "hang", "mismatch", "oom", "noisy") else "none",
-               LAB_RANK=str(target_rank), LAB_STEP=str(step), LAB_EXIT=str(r.choice([1, 2, 3, 7, 42])),
-               LAB_TIMEOUT="20", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+
+def sweep(token):
+    """Kills any process this case started that is still alive (it carries LAB_CASE=token)."""
+    me = os.getpid()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if f"LAB_CASE={token}".encode() in f.read().split(b"\0"):
+                    os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
+    r_odd = {"first": 1, "middle": max(1, n // 2), "last": n - 1, "alone": 1, None: 1}
+    odd_node = min(r_odd.get(d["which"], 1), n - 1) if n > 1 else 0  # the node a launch fault hits (never the first)
+    port = free_port()
+    records, events = os.path.join(work, "records.jsonl"), os.path.join(work, "events.jsonl")
+    ckpt, marks = os.path.join(work, "checkpoints"), os.path.join(work, "marks")
+    os.makedirs(ckpt)
+    os.makedirs(marks)
+    rank_fault = fault not in LAUNCH and fault not in HEALTHY
+    attempts = "all"
+    if d["restarts"] == "recovering":
+        attempts = "first"
+    if d["when"] == "restart":
+        attempts = "later"
+    env = dict(os.environ, LAB_CASE=token, LAB_FAULT=fault if (rank_fault or fault == "noisy") else "none",
+               LAB_WHICH=d["which"] or "first", LAB_STEP=str(d["at_step"]), LAB_STEPS=str(d["steps"]),
+               LAB_TIMEOUT=str(d["collective_timeout"]), LAB_ATTEMPTS=attempts, LAB_STEP_SLEEP=str(d["step_sleep"]),
+               LAB_SEED=str(args.seed), LAB_RECORDS=records, LAB_EVENTS=events, LAB_CKPT=ckpt, LAB_MARKS=marks,
+               LAB_EXC=d.get("exception", "ValueError"), LAB_EXIT=str(d.get("exit_code", 1)), LAB_EXIT_MSG=priv["exit_msg"],
+               LAB_FIRST=priv["first"], LAB_SECOND=priv["second"], LAB_SECOND_DELAY=str(priv["second_delay"]),
+               LAB_PRE="1" if d["when"] == "restart" else "0", LAB_PRE_EXC=priv["pre_exc"],
+               LAB_LOGGING="1" if d["logging"] else "0", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
     env.pop("LAB_CGROUP", None)
     cgroup = None
     if fault == "oom":
@@ -139,91 +427,294 @@ def main():
     dmesg_before = len(dmesg_lines())
 
     blocker = None
-    if fault == "port-busy":  # a leftover process holds the master port
+    if fault == "port-busy":  # a leftover process holds the master / rendezvous port
         blocker = socket.socket()
         blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 0)
         blocker.bind(("0.0.0.0", port))
         blocker.listen(1)
 
-    procs = []
+    out = d["output"]
+    torchrun_mode = {"launcher": "launcher", "tee": "tee", "redirects": "redirects", "ray": "redirects"}.get(out) or d["launcher_mode"]
+    shared = Locked(os.path.join(work, "shared.log")) if out == "srun" else None  # every node's stream in one file
+    kubectl_one = out == "kubectl" and d["kubectl_files"] == "one file"
+    procs, pumps, files = [], [], []
     start = time.time()
     for i, host in enumerate(hosts):
         if fault == "node-missing" and i == odd_node:
             continue  # it never started: no logs, no folder
-        node_dir = os.path.join(work, host)
-        os.makedirs(node_dir, exist_ok=True)
-        cmd = [PY, os.path.join(HERE, "torchrun.py"),
-               "--nnodes", str(nnodes + 1 if fault == "nnodes-differ" and i == odd_node else nnodes),
-               "--nproc_per_node", str(nproc), "--node_rank", str(i),
-               "--master_addr", "127.0.0.1",
-               "--master_port", str(port + 1 if fault == "wrong-port" and i == odd_node else port),
-               "--max_restarts", "0"]
-        if keep != "plain":
-            cmd += ["--log_dir", "torchrun_logs"]  # relative to the node's folder, as a job's working directory
-            cmd += ["--tee", "3"] if keep == "tee" else ["--redirects", "3"]
-        cmd += [os.path.join(HERE, "train.py")]
-        shell = "hostname " + host + " && echo '+ torchrun " + " ".join(cmd[2:-1]) + " train.py' && exec " + " ".join(cmd)
-        log = open(os.path.join(node_dir, launcher_name), "w")
-        procs.append(subprocess.Popen(["unshare", "-u", "sh", "-c", shell], stdout=log, stderr=subprocess.STDOUT, env=env,
-                                      cwd=node_dir, start_new_session=True))
-        time.sleep(r.uniform(0.2, 1.5))
+        node_dir = os.path.join(work, "nodes", host)
+        os.makedirs(node_dir)
+        hosts_file = os.path.join(work, f"hosts-{i}")
+        with open(hosts_file, "w") as f:  # the node's own name first, as the site's /etc/hosts has it
+            f.write(f"127.0.0.1\t{host}\n")
+            for other in hosts:
+                if other != host:
+                    f.write(f"127.0.0.1\t{other}\n")
+            f.write("127.0.0.1\tlocalhost\n")
+        p = port + 1 if fault == "wrong-port" and i == odd_node else port
+        nn = n + 1 if fault == "nnodes-differ" and i == odd_node else n
+        flags = ["--nnodes", str(nn), "--nproc_per_node", str(nproc[i])]
+        if d["rendezvous"] == "static":
+            flags += ["--node_rank", str(i), "--master_addr", "127.0.0.1", "--master_port", str(p)]
+        else:
+            flags += ["--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{p}", "--rdzv_id", f"lab{args.seed}"]
+        flags += ["--max_restarts", str(d["max_restarts"])]
+        if torchrun_mode != "launcher":
+            flags += ["--log_dir", "torchrun_logs", "--tee" if torchrun_mode == "tee" else "--redirects", "3"]
+        cmd = [PY, os.path.join(HERE, "torchrun.py")] + flags + [os.path.join(HERE, "train.py")]
+        shell = (f"mount --bind {hosts_file} /etc/hosts && hostname {host} && "
+                 f"echo '+ torchrun {' '.join(flags)} train.py' && exec {' '.join(cmd)}")
+        argv = ["unshare", "-u", "-m", "--propagation", "private", "sh", "-c", shell]
+        if out in ("launcher", "tee", "redirects", "ray"):
+            log = open(os.path.join(node_dir, d["launcher_file"]), "wb")
+            files.append(log)
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=node_dir, start_new_session=True)
+        elif out == "docker":
+            jf = Locked(os.path.join(node_dir, priv["docker_ids"][i] + "-json.log"))
+            files.append(jf)
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=node_dir, start_new_session=True)
+            for stream, pipe in (("stdout", proc.stdout), ("stderr", proc.stderr)):
+                pumps.append(pump(os.dup(pipe.fileno()), lambda line, s=stream, jf=jf: jf.write(docker_json(line, s))))
+                pipe.close()
+        else:  # srun -l labels, kubectl --prefix: one merged stream per node
+            label = f"{i}: " if out == "srun" else f"[pod/{host}/{d['container']}] "
+            if out == "srun":
+                sink = shared
+            else:  # kubectl logs --prefix, one file per pod, or later all pods one after the other
+                sink = Locked(os.path.join(work, f"pod-{i}.log") if kubectl_one else os.path.join(node_dir, d["launcher_file"]))
+                files.append(sink)
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=node_dir, start_new_session=True)
+            pumps.append(pump(os.dup(proc.stdout.fileno()), lambda line, lb=label.encode(), s=sink: s.write(lb + line)))
+            proc.stdout.close()
+        procs.append(proc)
+        time.sleep(priv["gaps"][i])
+
     status = "finished"
     # Launch-level faults leave the launchers waiting in rendezvous, and a hung rank keeps its
-    # node's launcher waiting: the logs stop there (as when an operator kills a stuck job).
-    limit = 50 if fault in ("node-missing", "nnodes-differ", "wrong-port", "port-busy", "hang") else args.timeout
+    # node's launcher waiting: an operator stops the job (SIGTERM, then SIGKILL, as scancel does).
+    limit = min(50 if fault in LAUNCH else 80 if d["max_restarts"] and rank_fault else 70, args.timeout)
     while any(p.poll() is None for p in procs):
         if time.time() - start > limit:
             status = "stopped after the time limit"
             for p in procs:
                 if p.poll() is None:
+                    try:
+                        os.kill(p.pid, signal.SIGTERM)
+                    except OSError:
+                        pass
+            t_end = time.time() + 6
+            while any(p.poll() is None for p in procs) and time.time() < t_end:
+                time.sleep(0.2)
+            for p in procs:
+                try:
                     os.killpg(p.pid, signal.SIGKILL)
+                except OSError:
+                    pass
             break
-        time.sleep(0.5)
-    if blocker is not None:
-        blocker.close()
-    new_kernel = dmesg_lines()[dmesg_before:]
-    if cgroup:
-        kernel = [l for l in new_kernel if "Killed process" in l or "oom-kill" in l or "out of memory" in l]
-        if kernel:
-            with open(os.path.join(work, hosts[target_node], "dmesg.txt"), "w") as f:
-                f.write("\n".join(kernel) + "\n")
+        time.sleep(0.3)
+    for p in procs:
         try:
-            os.rmdir(cgroup)
+            os.killpg(p.pid, signal.SIGKILL)  # no worker outlives its launcher
         except OSError:
             pass
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    sweep(token)
+    for t in pumps:
+        t.join(timeout=10)
+    for f in files:
+        f.close()
+    if shared:
+        shared.close()
+    seconds = round(time.time() - start, 1)
+    if blocker is not None:
+        blocker.close()
 
-    # Per-rank files: keep them under the node folder as torchrun laid them out.
-    for i, host in enumerate(hosts):
-        src = os.path.join(work, host)
-        if not os.path.isdir(src):
-            continue
-        os.makedirs(os.path.join(root, "logs"), exist_ok=True)
-        if archives:
-            with tarfile.open(os.path.join(root, "logs", host + ".tar.gz"), "w:gz") as t:
-                t.add(src, arcname=host)
-        else:
-            shutil.copytree(src, os.path.join(root, "logs", host))
-    shutil.rmtree(work)
+    recs, evs = read_jsonl(records), read_jsonl(events)
+    new_kernel = dmesg_lines()[dmesg_before:]
+    if cgroup:
+        for _ in range(20):
+            try:
+                os.rmdir(cgroup)
+                break
+            except OSError:
+                time.sleep(0.25)
 
-    st, cat = TRUTH[fault]
-    truth = {"status": st, "category": cat, "node": None, "rank": None, "fault": fault, "seed": args.seed,
-             "nodes": hosts, "nproc_per_node": nproc, "keep": keep, "archives": archives, "run": status,
-             "seconds": round(time.time() - start, 1)}
-    if fault in ("exception", "exit", "sigkill", "sigsegv", "hang", "mismatch", "oom"):
-        truth["node"], truth["rank"] = hosts[target_node], target_rank
-    elif fault in ("nnodes-differ", "wrong-port"):
-        truth["node"] = hosts[odd_node]
-    # node-missing: the node left no logs, so no name can be read from them; mismatch: which side of
-    # a size mismatch detects it depends on the algorithm, so the logs cannot tell the odd rank.
-    if fault == "mismatch":
-        truth["node"], truth["rank"] = None, None
-    elif fault == "port-busy":
-        truth["node"] = hosts[0]
+    # ---- the logs as handed over ----
+    if out in ("docker", "kubectl"):  # --log_dir files stay inside the container: `docker logs` / `kubectl logs` do not hand them over
+        for host in hosts:
+            shutil.rmtree(os.path.join(work, "nodes", host, "torchrun_logs"), ignore_errors=True)
+    if out == "ray":
+        ray_gather(d, priv, hosts, work, recs)  # per-rank files into the driver log
+    if kubectl_one:
+        with open(os.path.join(work, "shared.log"), "wb") as dst:
+            for i in range(n):
+                part = os.path.join(work, f"pod-{i}.log")
+                if os.path.exists(part):
+                    with open(part, "rb") as src:
+                        shutil.copyfileobj(src, dst)
+    top_files = []
+    if out == "srun" or kubectl_one:
+        top_files.append((os.path.join(work, "shared.log"), d["launcher_file"]))
+    if out == "ray" and os.path.getsize(os.path.join(work, "driver.log")) > 0:  # no workers ran: nothing gathered
+        top_files.append((os.path.join(work, "driver.log"), f"job-driver-raysubmit_{priv['ray_job']}.log"))
+
+    oom_events = [e for e in evs if e["kind"] == "oom"]
+    kernel = [l for l in new_kernel if "Killed process" in l or "oom-kill" in l or "out of memory" in l]
+    if kernel and oom_events:
+        node_dir = os.path.join(work, "nodes", oom_events[-1]["host"])
+        if os.path.isdir(node_dir):
+            with open(os.path.join(node_dir, "dmesg.txt"), "w") as f:
+                f.write("\n".join(kernel) + "\n")
+
+    pack(d, priv, hosts, work, root, top_files)
+
+    # ---- the truth, from what the job recorded ----
+    truth = dict(d)
+    truth.pop("nnodes", None)
+    truth.update(status="failed", category=None, node=None, rank=None, run=status, seconds=seconds)
+    t0 = start
+    starts = [w for w in recs if w["what"] == "start"]
+    for e in evs:  # the job's attempt: how many times this rank had started before (the agent's
+        # TORCHELASTIC_RESTART_COUNT, kept as "attempt", counts that agent's own restarts only)
+        e["job_attempt"] = sum(1 for w in starts if w["rank"] == e["rank"] and w["t"] <= e["t"]) - 1
+    truth["events"] = [dict(kind=e["kind"], role=e["role"], rank=e["rank"], local_rank=e["local_rank"], host=e["host"],
+                            pid=e["pid"], attempt=e["attempt"], job_attempt=e["job_attempt"], step=e["step"],
+                            at=round(e["t"] - t0, 2), detail=e["detail"])
+                       for e in sorted(evs, key=lambda e: e["t"])]
+    truth["workers"] = sorted({(w["attempt"], w["rank"], w["local_rank"], w["host"], w["pid"]) for w in recs if w["what"] == "start"})
+    truth["workers"] = [dict(zip(("attempt", "rank", "local_rank", "host", "pid"), w)) for w in truth["workers"]]
+    # A rank records "done" after the final barrier, which every rank of its group must reach.
+    completed = any(w["what"] == "done" for w in recs)
+    faults = sorted((e for e in evs if e["role"] in ("primary", "pre")), key=lambda e: e["t"])
+    problem = None
+    if fault in LAUNCH:
+        truth["category"] = CATEGORY[fault]
+        if fault != "port-busy":
+            truth["launch_fault_node"] = hosts[odd_node]  # the node started wrongly (or never), for reference
+        if fault in ("nnodes-differ", "wrong-port"):
+            truth["node"] = hosts[odd_node]
+        elif fault == "port-busy" and d["rendezvous"] == "static":
+            truth["node"] = hosts[0]  # the master node, whose launcher cannot bind the port
+        # node-missing: that node left no logs; port-busy under c10d: every agent tries to host the
+        # rendezvous store on the port, so no one node is to blame.
+        if completed:
+            problem = "the launch fault did not stop the job"
+    elif completed:
+        truth["status"] = "healthy"
+        if faults:
+            truth["survived"] = truth["events"]
+        if rank_fault and d["restarts"] != "recovering":
+            problem = "the job finished although the fault should have stopped it"
+    elif not faults:
+        problem = "the job failed without any fault firing" if fault in HEALTHY or rank_fault else None
+    else:
+        # The last attempt's fault: the last one that struck (the second of two faults, which
+        # strikes a few seconds after the first, is not one of these).
+        first = faults[-1]
+        truth["category"] = CATEGORY[first["kind"]]
+        truth["node"], truth["rank"] = first["host"], first["rank"]
+        if first["kind"] == "mismatch":  # which side detects a size mismatch depends on the algorithm
+            truth["node"], truth["rank"] = None, None
+        truth["truth_event"] = {"kind": first["kind"], "job_attempt": first["job_attempt"], "rank": first["rank"], "host": first["host"]}
+        if d["restarts"] == "recovering":
+            problem = "the restarted group did not train to the end"
+    if d.get("which") == "alone" and recs:
+        on_node = [w for w in recs if w["what"] == "start" and w["attempt"] == 0 and w["rank"] == 0]
+        if on_node:
+            mates = {w["rank"] for w in recs if w["what"] == "start" and w["attempt"] == 0 and w["host"] == on_node[0]["host"]}
+            truth["rank0_alone"] = mates == {0}
     with open(os.path.join(root, "TRUTH.json"), "w") as f:
         json.dump(truth, f, indent=1, sort_keys=True)
         f.write("\n")
-    print(case, st, cat, truth["node"], truth["rank"], status, truth["seconds"], "s")
+    if problem:
+        print(f"{case}: unexpected outcome ({problem}); case removed", file=sys.stderr)
+        shutil.rmtree(root)
+        return 4
+    print(case, truth["status"], truth["category"], truth["node"], truth["rank"], status, seconds, "s")
     return 0
+
+
+def ray_gather(d, priv, hosts, work, recs):
+    """Ray's log monitor: each worker's output into the driver's log, a prefix per line."""
+    who = {}
+    for w in recs:
+        if w["what"] == "start":
+            who[(w["host"], w["attempt"], w["local_rank"])] = (w["rank"], w["pid"])
+    ip = {}
+    for i, host in enumerate(hosts):
+        if d["names"] == "ip":
+            ip[host] = ".".join(host.split("-")[-4:])
+        else:
+            ip[host] = priv["ray_ips"][i]
+    chunks = []
+    for i, host in enumerate(hosts):
+        tl = os.path.join(work, "nodes", host, "torchrun_logs")
+        if not os.path.isdir(tl):
+            continue
+        for run_dir in sorted(os.listdir(tl)):
+            for att in sorted(os.listdir(os.path.join(tl, run_dir))):
+                a = int(att.split("_")[-1])
+                adir = os.path.join(tl, run_dir, att)
+                for lr in sorted(os.listdir(adir), key=lambda s: int(s) if s.isdigit() else 0):
+                    if not lr.isdigit():
+                        continue
+                    rank, pid = who.get((host, a, int(lr)), (None, None))
+                    if pid is None:
+                        continue  # a worker that never ran python code has no pid to name
+                    prefix = f"(RayTrainWorker pid={pid}, ip={ip[host]}) ".encode()
+                    body = b""
+                    for stream in ("stdout.log", "stderr.log"):
+                        path = os.path.join(adir, lr, stream)
+                        if os.path.exists(path):
+                            with open(path, "rb") as f:
+                                for line in f.read().splitlines(keepends=True):
+                                    body += prefix + line
+                    chunks.append(((a, rank), body))
+        shutil.rmtree(tl)
+    with open(os.path.join(work, "driver.log"), "wb") as f:
+        for _, body in sorted(chunks, key=lambda c: c[0]):
+            f.write(body)
+
+
+def pack(d, priv, hosts, work, root, top_files):
+    logs = os.path.join(root, "logs")
+    os.makedirs(logs)
+    nodes = [h for h in hosts if os.path.isdir(os.path.join(work, "nodes", h)) and os.listdir(os.path.join(work, "nodes", h))]
+    packing = d["packing"]
+    if packing in ("folders", "tar.gz per node"):
+        for h in nodes:
+            src = os.path.join(work, "nodes", h)
+            if packing == "folders":
+                shutil.copytree(src, os.path.join(logs, h))
+            else:
+                with tarfile.open(os.path.join(logs, h + ".tar.gz"), "w:gz") as t:
+                    t.add(src, arcname=h)
+        for src, name in top_files:
+            if os.path.exists(src):
+                shutil.copy(src, os.path.join(logs, name))
+        return
+    name = priv["archive"]
+    if packing == "job tar.gz":
+        with tarfile.open(os.path.join(logs, name + ".tar.gz"), "w:gz") as t:
+            for h in nodes:
+                t.add(os.path.join(work, "nodes", h), arcname=f"{name}/{h}")
+            for src, fname in top_files:
+                if os.path.exists(src):
+                    t.add(src, arcname=f"{name}/{fname}")
+    else:
+        with zipfile.ZipFile(os.path.join(logs, name + ".zip"), "w", zipfile.ZIP_DEFLATED) as z:
+            for h in nodes:
+                base = os.path.join(work, "nodes", h)
+                for dirpath, _, filenames in os.walk(base):
+                    for fn in sorted(filenames):
+                        p = os.path.join(dirpath, fn)
+                        z.write(p, f"{name}/{h}/{os.path.relpath(p, base)}")
+            for src, fname in top_files:
+                if os.path.exists(src):
+                    z.write(src, f"{name}/{fname}")
 
 
 if __name__ == "__main__":
