@@ -773,6 +773,33 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
   order_findings(a);
 }
 
+// The earliest error (not an NCCL WARN) that no finding of a failure the run survived cites, when
+// the run did not recover: what an unknown failure leads with. The store's "failed to listen on any
+// local network address" closes the bind failures before it in the same file: survived with them.
+std::optional<correlate::EventIndex> unexplained_error(const std::vector<model::Event>& events, const correlate::Facts& facts,
+                                                       const Analysis& a) {
+  if (!facts.job.first_hard_error || facts.recovered) return std::nullopt;
+  std::set<correlate::EventIndex> survived;
+  std::set<std::string_view> survived_in;  // files they are in
+  for (const Finding& f : a.findings)
+    if (f.survived)
+      for (auto i : f.events) {
+        survived.insert(i);
+        survived_in.insert(events[i].path);
+      }
+  const model::Event& first = events[*facts.job.first_hard_error];
+  if (survived.count(*facts.job.first_hard_error) == 0 && !(first.code == "listen-failed" && survived_in.count(first.path) != 0))
+    return facts.job.first_hard_error;
+  std::optional<correlate::EventIndex> lead;
+  for (correlate::EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    if (!correlate::is_error(e) || (e.kind == "nccl" && e.level == "warning") || survived.count(i) != 0) continue;
+    if (e.code == "listen-failed" && survived_in.count(e.path) != 0) continue;
+    if (!lead || model::earlier(e, events[*lead])) lead = i;
+  }
+  return lead;
+}
+
 void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   Verdict& v = a.verdict;
   // The rank that ended on its own (correlate/culprit.cpp).
@@ -844,8 +871,8 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     }
     v.rule = f.rule->id;
     v.root = 0;
-  } else if (facts.job.first_hard_error) {
-    const model::Event& e = events[*facts.job.first_hard_error];
+  } else if (const auto lead = unexplained_error(events, facts, a)) {
+    const model::Event& e = events[*lead];
     v.status = Status::Failed;
     v.category = "unknown";
     const std::string where = e.path + ":" + std::to_string(e.line);
@@ -854,7 +881,7 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
                                : base::say(base::Say::VerdictUnknownLeadOnNode, {{"where", where}, {"node", e.node}, {"message", message}});
     v.node = e.node;
     v.rank = e.rank;
-    v.lead = facts.job.first_hard_error;
+    v.lead = lead;
   } else if (events.empty() && facts.job.worker_lines == 0) {
     v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictNothingRecognised);

@@ -1,0 +1,188 @@
+// The culprit policy (correlate/culprit.cpp): which rank the verdict names and why, on small jobs
+// written here in the shapes the policy reasons about: who failed first, whose ending differs, who
+// stayed silent, who came late, what the run survived. Hosts, ranks, times and spellings differ
+// from test to test and from the lab's.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace dtriage::test {
+namespace {
+
+using nlohmann::json;
+
+json report_of(analysis::Inputs in) {
+  const auto a = analysis::analyze(std::move(in), rule_pack());
+  return json::parse(json_report(*a));
+}
+
+struct Row {
+  int rank, local;
+  int exitcode;
+  int pid;
+  std::string time;  // "2026-04-02_11:20:31"
+  std::string traceback = "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html";
+};
+
+// The failure table torchrun prints when it gives up; the first row is its Root Cause.
+std::string failure_table(const std::string& host, const std::vector<Row>& rows) {
+  auto row = [&](const Row& r, int k) {
+    return "[" + std::to_string(k) + "]:\n  time      : " + r.time + "\n  host      : " + host + "\n  rank      : " + std::to_string(r.rank) +
+           " (local_rank: " + std::to_string(r.local) + ")\n  exitcode  : " + std::to_string(r.exitcode) + " (pid: " + std::to_string(r.pid) +
+           ")\n  error_file: <N/A>\n  traceback : " + r.traceback + "\n";
+  };
+  std::string s = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+                  "============================================================\n"
+                  "pretrain.py FAILED\n"
+                  "------------------------------------------------------------\n"
+                  "Failures:\n";
+  if (rows.size() == 1) s += "  <NO_OTHER_FAILURES>\n";
+  for (std::size_t k = 1; k < rows.size(); ++k) s += row(rows[k], static_cast<int>(k));
+  s += "------------------------------------------------------------\nRoot Cause (first observed failure):\n" + row(rows.front(), 0) +
+       "============================================================\n";
+  return s;
+}
+
+std::string traceback(const std::string& prefix, const std::string& last) {
+  return prefix + "Traceback (most recent call last):\n" + prefix + "  File \"/opt/job/pretrain.py\", line 88, in <module>\n" + prefix +
+         "    step(batch)\n" + prefix + last + "\n";
+}
+
+std::string peer_lost(const std::string& prefix, const std::string& ip) {
+  return traceback(prefix, "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [" + ip + "]:41233");
+}
+
+// A rank raised first; seconds later a rank on another node was SIGKILLed. The kill does not
+// outrank the earlier exception: the verdict names the exception's rank, says why, and keeps the
+// kill as another finding.
+TEST(Culprit, TheFirstOwnFailureInTimeWinsOverALaterKill) {
+  analysis::Inputs in;
+  in.texts.emplace_back("sx-07/out.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr sx-07 pretrain.py\n" +
+                            traceback("[rank1]:", "KeyError: 'input_ids'") + peer_lost("[rank0]:", "10.4.0.8") +
+                            failure_table("sx-07", {{1, 1, 1, 3301, "2026-04-02_11:20:31"}, {0, 0, 1, 3300, "2026-04-02_11:20:31"}}));
+  in.texts.emplace_back("sx-08/out.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr sx-07 pretrain.py\n" +
+                            peer_lost("[rank3]:", "10.4.0.7") +
+                            failure_table("sx-08", {{2, 0, -9, 4410, "2026-04-02_11:20:38", "Signal 9 (SIGKILL) received by PID 4410"},
+                                                    {3, 1, 1, 4411, "2026-04-02_11:20:38"}}));
+  const json rep = report_of(std::move(in));
+  const json& v = rep["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "sx-07");
+  EXPECT_EQ(v["rank"], 1);
+  ASSERT_TRUE(v.contains("why")) << v.dump(1);
+  EXPECT_NE(v["why"][0].get<std::string>().find("Rank 1 failed on its own first"), std::string::npos) << v["why"].dump();
+  EXPECT_NE(v["why"][1].get<std::string>().find("rank 2"), std::string::npos) << v["why"].dump();
+  bool kill_kept = false;
+  for (const json& f : rep["findings"])
+    if (f["category"] == "worker-signal") kill_kept = f["role"] != "root-cause";
+  EXPECT_TRUE(kill_kept) << rep["findings"].dump(1);
+}
+
+// One node of six workers: five lost a peer (plain output, no rank prefixes), one exited with code 3
+// and printed nothing. Its launcher saw them all in the same second; the odd exit code is the one.
+TEST(Culprit, TheOneEndingThatDiffersAmongManyAtTheSameTime) {
+  std::string log = "+ torchrun --nnodes 1 --nproc_per_node 6 finetune.py\n";
+  for (int k = 0; k < 5; ++k) log += peer_lost("", "127.0.0.1");
+  std::vector<Row> rows;
+  for (int r : {0, 1, 2, 3, 4, 5}) rows.push_back({r, r, r == 4 ? 3 : 1, 9100 + r, "2026-07-19_02:03:04"});
+  log += failure_table("a100-box", rows);
+  analysis::Inputs in;
+  in.texts.emplace_back("a100-box/console.txt", log);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 4) << v.dump(1);
+  ASSERT_TRUE(v.contains("why")) << v.dump(1);
+  EXPECT_NE(v["why"][0].get<std::string>().find("exit code 3"), std::string::npos) << v["why"].dump();
+}
+
+// A hang: every rank but one reports the watchdog timeout; the silent one was stopped by its own
+// launcher after a neighbour failed. It is named, not the first row of the failure table.
+TEST(Culprit, TheSilentRankStoppedByItsOwnLauncher) {
+  analysis::Inputs in;
+  const char* hosts[] = {"g0113", "g0114"};
+  for (int n = 0; n < 2; ++n) {
+    std::string log = "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank " + std::to_string(n) + " --master_addr g0113 main.py\n";
+    std::vector<Row> rows;
+    for (int l = 0; l < 2; ++l) {
+      const int rank = n * 2 + l;
+      if (rank == 2) {
+        rows.push_back({rank, l, -15, 6200 + rank, "2026-02-11_23:59:12", "Signal 15 (SIGTERM) received by PID 6202"});
+        continue;
+      }
+      log += "[rank" + std::to_string(rank) + "]:[E211 23:59:0" + std::to_string(rank) + ".5 " + std::to_string(6200 + rank) +
+             " ProcessGroupNCCL.cpp:616] [Rank " + std::to_string(rank) +
+             "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1204, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, "
+             "Timeout(ms)=600000) ran for 600107 milliseconds before timing out.\n";
+      rows.push_back({rank, l, -6, 6200 + rank, "2026-02-11_23:59:11", "Signal 6 (SIGABRT) received by PID " + std::to_string(6200 + rank)});
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.time < b.time; });
+    log += failure_table(hosts[n], rows);
+    in.texts.emplace_back(std::string(hosts[n]) + "/stdout.log", log);
+  }
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["rank"], 2) << v.dump(1);
+  EXPECT_EQ(v["node"], "g0114");
+  ASSERT_TRUE(v.contains("why")) << v.dump(1);
+  EXPECT_NE(v["why"][0].get<std::string>().find("rank 2 never did"), std::string::npos) << v["why"].dump();
+}
+
+// c10d rendezvous: an agent that cannot host the store logs EADDRINUSE and goes on as a client; its
+// workers train to the end. That is a warning, not the job's cause.
+TEST(Culprit, ALaunchFailureTheNodeGotPastIsAWarning) {
+  analysis::Inputs in;
+  std::string b = "+ torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint 10.9.0.1:29400 train.py\n"
+                  "W0509 08:00:01.120000 901 socket.cpp:426] [c10d] The server socket has failed to bind to [::]:29400 (errno: 98 - "
+                  "Address already in use).\n"
+                  "E0509 08:00:01.121000 901 socket.cpp:462] [c10d] The server socket has failed to listen on any local network address.\n";
+  for (int s = 0; s < 12; ++s) b += "[default0]:epoch 0 step " + std::to_string(s) + " loss 2.3" + std::to_string(s) + "\n";
+  std::string a = "+ torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint 10.9.0.1:29400 train.py\n";
+  for (int s = 0; s < 12; ++s) a += "[default0]:epoch 0 step " + std::to_string(s) + " loss 2.4" + std::to_string(s) + "\n";
+  analysis::Inputs healthy;
+  healthy.texts.emplace_back("nodeA/torchrun.out", a);
+  healthy.texts.emplace_back("nodeB/torchrun.out", b);
+  const json rep = report_of(std::move(healthy));
+  EXPECT_EQ(rep["verdict"]["status"], "healthy") << rep["verdict"].dump(1);
+  bool warned = false;
+  for (const json& f : rep["findings"]) warned = warned || (f["category"] == "port-in-use" && f["role"] == "warning");
+  EXPECT_TRUE(warned) << rep["findings"].dump(1);
+
+  // The same bind failure where nothing followed: the launch stopped there.
+  analysis::Inputs stuck;
+  stuck.texts.emplace_back("nodeB/torchrun.out", b.substr(0, b.find("[default0]")) +
+                                                     traceback("", "torch.distributed.DistNetworkError: The server socket has failed to listen on any "
+                                                                   "local network address. The server socket has failed to bind to [::]:29400 "
+                                                                   "(errno: 98 - Address already in use)."));
+  EXPECT_EQ(report_of(std::move(stuck))["verdict"]["category"], "port-in-use");
+}
+
+// --max_restarts: attempt 0 failed, the launcher restarted the workers, and they trained to the end
+// without a failure table. The run is healthy; the failure it survived is kept as a warning.
+TEST(Culprit, ARestartThatRecoveredLeavesAHealthyRun) {
+  std::string log = "+ torchrun --nnodes 1 --nproc_per_node 2 --max_restarts 2 sft.py\n";
+  for (int s = 0; s < 4; ++s) log += "step " + std::to_string(s) + " loss 1.0" + std::to_string(s) + "\n";
+  log += traceback("", "FileNotFoundError: [Errno 2] No such file or directory: '/data/shard-00017.bin'");
+  log += "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 22871) of binary: /usr/bin/python3\n";
+  std::string after;
+  for (int s = 0; s < 30; ++s) after += "step " + std::to_string(s) + " loss 0.9" + std::to_string(s) + "\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("h100-node/train.log", log + after);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["status"], "healthy") << v.dump(1);
+  EXPECT_NE(v["summary"].get<std::string>().find("went on after a failure"), std::string::npos) << v.dump(1);
+
+  // Restarts exhausted: the launcher gave up with its failure table; the failure is the cause.
+  analysis::Inputs failed;
+  failed.texts.emplace_back("h100-node/train.log", log + failure_table("h100-node", {{1, 1, 1, 22871, "2026-05-30_14:00:09"}}));
+  const json w = report_of(std::move(failed))["verdict"];
+  EXPECT_EQ(w["status"], "failed") << w.dump(1);
+  EXPECT_EQ(w["category"], "worker-exception");
+}
+
+}  // namespace
+}  // namespace dtriage::test
