@@ -94,6 +94,37 @@ std::map<std::string, std::string> structural_nodes(const std::vector<std::strin
 }
 
 
+// A host named both short ("n003", a folder, an NCCL prefix) and in full ("n003.hpc.example.edu",
+// a failure table) is one node, named in full as the logs spell it: when exactly one full name
+// starts with the short one and a dot. IP addresses are not aliases.
+void join_aliases(std::vector<model::Event>& events, std::vector<model::Sighting>* sightings, std::map<std::string, std::string>& named_by) {
+  std::set<std::string> names;
+  for (const auto& e : events)
+    if (!e.node.empty()) names.insert(e.node);
+  std::map<std::string, std::string> full;  // short -> its one full name
+  for (const std::string& n : names) {
+    const auto dot = n.find('.');
+    if (dot == std::string::npos || dot == 0 || formats::short_host(n) == n) continue;  // no dot, or an IP address
+    const std::string alias = n.substr(0, dot);
+    if (names.count(alias) == 0) continue;
+    auto [it, fresh] = full.emplace(alias, n);
+    if (!fresh && it->second != n) it->second.clear();  // two full names for one alias: leave them
+  }
+  for (auto it = full.begin(); it != full.end();) it = it->second.empty() ? full.erase(it) : std::next(it);
+  if (full.empty()) return;
+  for (auto& e : events)
+    if (auto it = full.find(e.node); it != full.end()) e.node = it->second;
+  if (sightings != nullptr)
+    for (auto& s : *sightings)
+      if (auto it = full.find(s.node); it != full.end()) s.node = it->second;
+  for (const auto& [alias, name] : full) {
+    auto a = named_by.find(alias);
+    if (a == named_by.end()) continue;
+    named_by.emplace(name, a->second);
+    named_by.erase(a);
+  }
+}
+
 }  // namespace
 
 std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& events, std::vector<std::string> sources,
@@ -108,7 +139,7 @@ std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& event
   std::map<std::string, std::set<std::string>> content;  // group -> hosts its lines name
   for (const auto& e : events)
     if (e.node_from_content && !e.node.empty())
-      if (auto g = groups.find(e.path); g != groups.end()) content[g->second].insert(formats::short_host(e.node));
+      if (auto g = groups.find(e.path); g != groups.end()) content[g->second].insert(e.node);
   for (auto& e : events) {
     if (e.node_from_content && !e.node.empty()) {
       named_by[e.node] = "content";
@@ -128,6 +159,7 @@ std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& event
         const auto& hosts = content[g->second];
         si.node = hosts.size() == 1 ? *hosts.begin() : g->second;
       }
+  join_aliases(events, sightings, named_by);
   return named_by;
 }
 

@@ -237,7 +237,7 @@ struct SourceParser::Impl {
     if (k == "time" && RE2::FullMatch(v, time_re, &a, &b)) e.time = a + "T" + b;
     else if (k == "host") {
       e.set("host", v);
-      e.node = short_host(v);
+      e.node = v;  // as the log spells it (an FQDN stays whole; correlate joins a short alias to it)
       e.node_from_content = true;
     } else if (k == "rank" && RE2::FullMatch(v, rank_re, &a, &b)) {
       e.rank = to_int(a);

@@ -76,7 +76,12 @@ void redact_facts(Redactor& r, correlate::FactMap& m) {
 Redactor::Redactor(const Report& r) {
   std::size_t n = 1;
   for (const auto& node : r.facts.nodes)
-    if (!node.name.empty() && hosts_.count(node.name) == 0) hosts_[node.name] = "node#" + std::to_string(n++);
+    if (!node.name.empty() && hosts_.count(node.name) == 0) {
+      hosts_[node.name] = "node#" + std::to_string(n++);
+      // A node named in full (gpu-a01.cluster.local) is often called by its short name too (its folder).
+      if (const auto dot = node.name.find('.'); dot != std::string::npos && dot > 0 && !ipv4(node.name))
+        hosts_.emplace(node.name.substr(0, dot), hosts_[node.name]);
+    }
   next_host_ = n;
   // Host names that are not node names (FQDNs, peers named in messages) get the next numbers.
   auto learn = [&](const std::string& h) {
