@@ -621,6 +621,27 @@ void mark_survived(const std::vector<model::Event>& events, const correlate::Fac
   }
 }
 
+// Stops from outside (`phase: stop`) that came after another error finding: what the stop ended
+// had already failed. "After": both lines dated and later, or later in the same file.
+void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
+  auto before = [&](correlate::EventIndex x, correlate::EventIndex y) {
+    const model::Event& ex = events[x];
+    const model::Event& ey = events[y];
+    if (!ex.time.empty() && !ey.time.empty()) return ex.time < ey.time;
+    return ex.path == ey.path && ex.line < ey.line;
+  };
+  for (Finding& s : a.findings) {
+    if (!s.rule->stop_phase || s.events.empty()) continue;
+    for (const Finding& o : a.findings) {
+      if (&o == &s || o.rule->stop_phase || o.survived || o.rule->role == Role::Warning || o.rule->severity_rank() < 2) continue;
+      if (std::any_of(o.events.begin(), o.events.end(), [&](auto i) { return before(i, s.events.front()); })) {
+        s.late_stop = true;
+        break;
+      }
+    }
+  }
+}
+
 void link_explanations(Analysis& a) {
   const std::size_t n = a.findings.size();
   auto same_scope = [&](const Finding& x, const Finding& y) {
@@ -646,7 +667,7 @@ void link_explanations(Analysis& a) {
     Finding& x = a.findings[i];
     Finding& y = a.findings[j];
     if (!y.explained_by.empty() || x.explained_by == y.rule->id || !same_scope(x, y)) return;
-    if (x.survived || x.passed_over) return;  // neither is the cause of anything
+    if (x.survived || x.passed_over || x.late_stop) return;  // none is the cause of anything
     if (y.rule->explains_rule(x.rule->id) && better_root(y, x)) return;
     y.explained_by = x.rule->id;
   };
@@ -687,7 +708,7 @@ int choose_root(Analysis& a) {
   int root = -1;
   for (std::size_t i = 0; i < n; ++i) {
     const Finding& f = a.findings[i];
-    if ((!f.explained_by.empty() && chain_ends(i)) || f.rule->severity_rank() < 2 || f.rule->role == Role::Warning || f.passed_over || f.survived) continue;
+    if ((!f.explained_by.empty() && chain_ends(i)) || f.rule->severity_rank() < 2 || f.rule->role == Role::Warning || f.passed_over || f.survived || f.late_stop) continue;
     if (root < 0 || better_root(f, a.findings[static_cast<std::size_t>(root)])) root = static_cast<int>(i);
   }
   if (root >= 0) a.findings[static_cast<std::size_t>(root)].explained_by.clear();
@@ -719,11 +740,15 @@ void assign_roles(Analysis& a, int root) {
   auto explained_by_root = [&](std::size_t i, int) { return id_leads(a.findings[i].explained_by, 0); };
   for (std::size_t i = 0; i < n; ++i) {
     Finding& f = a.findings[i];
-    const bool same_as_root = root >= 0 && f.explained_by.empty() && !f.passed_over && !f.survived &&
+    const bool same_as_root = root >= 0 && f.explained_by.empty() && !f.passed_over && !f.survived && !f.late_stop &&
                               f.rule == a.findings[static_cast<std::size_t>(root)].rule;
     if (static_cast<int>(i) == root || same_as_root) f.role = FindingRole::RootCause;
     else if (f.rule->role == Role::Warning || f.rule->severity_rank() < 2 || f.survived) f.role = FindingRole::Warning;
     else if (f.passed_over) f.role = FindingRole::Related;
+    else if (f.late_stop && root >= 0) {
+      f.role = FindingRole::Consequence;
+      if (f.explained_by.empty()) f.explained_by = a.findings[static_cast<std::size_t>(root)].rule->id;
+    }
     else if (explained_by_root(i, 0)) f.role = FindingRole::Consequence;
     else if (root >= 0 && f.rule->role == Role::Symptom &&
              a.findings[static_cast<std::size_t>(root)].rule->role == Role::Cause) {
@@ -760,6 +785,7 @@ void order_findings(Analysis& a) {
 void rank_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   defer_to_culprit(events, facts, a);
   mark_survived(events, facts, a);
+  mark_late_stops(events, a);
   std::vector<std::string> deferred;
   for (const Finding& f : a.findings) deferred.push_back(f.explained_by);
   link_explanations(a);

@@ -34,6 +34,7 @@ struct Finding {
   std::string explained_by;                     // rule id of the finding that explains it
   bool passed_over = false;                     // another rank's own failure, the culprit's came first
   bool survived = false;                        // a launch failure its node's workers ran after
+  bool late_stop = false;                       // a stop from outside after another failure had been reported
 };
 
 struct Verdict {

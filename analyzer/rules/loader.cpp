@@ -164,8 +164,10 @@ std::string read_finding(const YAML::Node& n, Rule& r) {
   r.reports = n["reports"] ? n["reports"].as<std::string>() : "";
   if (!r.reports.empty() && r.reports != "timeout" && r.reports != "peer-loss") return r.id + ": reports must be 'timeout' or 'peer-loss'";
   if (n["phase"]) {
-    if (n["phase"].as<std::string>() != "launch") return r.id + ": phase must be 'launch'";
-    r.launch_phase = true;
+    const std::string phase = n["phase"].as<std::string>();
+    if (phase != "launch" && phase != "stop") return r.id + ": phase must be 'launch' or 'stop'";
+    r.launch_phase = phase == "launch";
+    r.stop_phase = phase == "stop";
   }
   if (n["defer"]) {
     if (n["defer"].as<std::string>() != "culprit") return r.id + ": defer must be 'culprit'";

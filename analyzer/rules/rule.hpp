@@ -53,6 +53,9 @@ struct Rule {
   // store that cannot be bound). Where workers of its node then ran, the launch went on (c10d
   // agents that do not host the store retry as clients): the run survived it, a warning.
   bool launch_phase = false;
+  // `phase: stop`: the job was stopped from outside (SIGTERM to the launcher). After another
+  // failure (a hang's timeouts, a rank's exception) it is how the stuck job ended, not its cause.
+  bool stop_phase = false;
   std::vector<std::string> facts_named;  // node.* / job.* facts in when, summary, remedy and rank
   // self-check: each example is a small dump, one or more files (path -> text); an event rule's
   // example is usually one line, as the file "example.log"
