@@ -388,9 +388,13 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
     restarted = restarted || e.code == "worker-failed";
     // The kernel's log is the node's, not a stream the run goes on in.
     if (!is_error(e) || f.superseded.count(e.path) != 0 || e.kind == "kernel") continue;
+    // Where an error is: a traceback's exception line, else its first line. Lines after it in the
+    // same stream may be read into its body (a message's continuation, interleaved streams), yet
+    // they are the processes going on.
+    const auto key_line = e.get_int("exception_line");
     auto& [node, end] = last_error[e.path];
     node = e.node;
-    end = std::max(end, std::max(e.line, e.end_line));
+    end = std::max(end, key_line ? static_cast<std::uint64_t>(*key_line) : e.line);
   }
   if (!restarted || last_error.empty()) return false;
   for (const auto& [path, where] : last_error) {

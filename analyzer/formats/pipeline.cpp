@@ -175,6 +175,9 @@ struct SourceParser::Impl {
       }
       case BlockType::ExceptionTail: {
         if (blank(rest) || b.event.body.size() > 40) return false;
+        // A process writes its exception's message at once: a line of another stream in between
+        // (the launcher, another rank) ends it; what follows is the process going on.
+        if (line.number != std::max(b.event.end_line, b.event.line) + 1) return false;
         if (starts_with(rest, "Traceback (most recent call last)") || starts_with(rest, "===") ||
             starts_with(rest, "---") || starts_with(rest, "Root Cause") || starts_with(rest, "Failures:") ||
             contains(b.event.code, "ChildFailedError"))
@@ -331,6 +334,7 @@ struct SourceParser::Impl {
     }
     if (look != nullptr && *look == Gate::Look::Quiet && open.empty() && again(line)) {
       ++skipped_info;
+      plain_last = line.number;
       return;
     }
     Prefix p;

@@ -237,7 +237,7 @@ TEST(Torchrun, FailureTableRowsWithCollectorPrefixAndSignal) {
       "2024-11-20 14:38:16   traceback : Signal 9 (SIGKILL) received by PID 14750\n");
   ASSERT_EQ(ev.size(), 2u);
   EXPECT_EQ(ev[0].code, "failure-row");
-  EXPECT_EQ(ev[0].node, "node7");  // fqdn cut like NCCL does
+  EXPECT_EQ(ev[0].node, "node7.cluster.example");  // as the log spells it (correlate joins a short alias)
   EXPECT_EQ(ev[0].rank, 9);
   EXPECT_EQ(ev[0].local_rank, 1);
   EXPECT_EQ(ev[0].pid, 3669031);

