@@ -21,8 +21,27 @@ using nlohmann::json;
 // truth names, so a case lost while another is gained fails.
 const std::map<std::string, std::string> kKnownMisses = {
     {"lab-0403-exception",
-     "plain logs, no rank prefixes: ranks 0 and 1 of gpu-a01 fail in the same second and the verdict takes rank 0 from the "
-     "node's Root Cause row (node-local, lowest rank on a tie); the truth is rank 1 (issue 21)"},
+     "plain logs, no rank prefixes: ranks 0 and 1 of gpu-a01 fail in the same second in the same way; the logs give no order "
+     "but the launcher's Root Cause row (lowest local rank on a tie), which says rank 0; the truth is rank 1"},
+    // The fresh batch of the independent-dimension lab (seeds 5001-5044), drawn after issue 21's work.
+    {"lab-5015-hang",
+     "hang with restarts exhausted, Ray driver output: the timed-out ranks' tracebacks are in the driver log (pid / ip prefixes, "
+     "no rank), so their exits are taken as own failures; the hung rank's attempt is not told apart"},
+    {"lab-5025-hang", "hang during a restart, Ray driver output: the last attempt is not told apart from the first (no attempt "
+                      "folders, the driver log interleaves both)"},
+    {"lab-5029-exit", "fault during a restart (attempt 0: another rank's AssertionError; attempts 1-2: rank 0 exits): one kubectl "
+                      "stream holds all attempts and only the last decides; the earlier traceback is taken"},
+    {"lab-5034-node-missing", "c10d on one host: every agent but the store's logs EADDRINUSE and waits in rendezvous for the "
+                              "missing node; with no worker anywhere the bind lines read as the cause (port-in-use)"},
+    {"lab-5037-two-faults", "recovering restart seen through the Ray driver log only: the node launchers' logs end at their "
+                            "EADDRINUSE lines (--redirects), so no worker line ties a node to the run that went on"},
+    {"lab-5038-noisy", "healthy c10d run seen through the Ray driver log only: as lab-5037, the launchers' EADDRINUSE lines are "
+                       "the last lines of their nodes"},
+    {"lab-5039-exception", "fault during a restart under srun -l labels: the culprit's attempt-0 peer loss is kept as its "
+                           "ending; its last-attempt exception is not preferred"},
+    {"lab-5043-hang", "hang during a restart, --redirects: world size unknown (uneven --nproc_per_node), the hung rank never "
+                      "printed in the last attempt, and a timed-out rank's exit is taken"},
+    {"lab-5028-wrong-port", "srun -l labels name tasks, not hosts: the launcher whose --master_port differs cannot be named"},
 };
 
 std::vector<fs::path> lab_cases() {
