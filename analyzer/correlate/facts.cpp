@@ -117,6 +117,26 @@ void lend_ranks(std::vector<model::Event>& events) {
   }
 }
 
+// A worker's own lines behind a platform prefix that names its pid but no rank (Ray's
+// "(RayTrainWorker pid=15370, ip=10.1.1.162)") are that worker's: the launcher's failure rows and
+// "failed (exitcode" lines tie the pid to its rank and node. Only a pid that names one rank in the
+// whole job is lent, and a node only to lines that have none.
+void lend_worker_ranks(std::vector<model::Event>& events) {
+  std::map<std::int64_t, std::set<std::pair<std::string, std::int64_t>>> by_pid;  // pid -> (node, rank)
+  for (const auto& e : events)
+    if ((e.code == "failure-row" || e.code == "worker-failed") && e.pid && e.rank) by_pid[*e.pid].insert({e.node, *e.rank});
+  if (by_pid.empty()) return;
+  for (auto& e : events) {
+    if (e.rank || !e.pid || e.kind != "python") continue;
+    const auto it = by_pid.find(*e.pid);
+    if (it == by_pid.end() || it->second.size() != 1) continue;
+    const auto& [node, rank] = *it->second.begin();
+    if (!e.node.empty() && e.node != node) continue;
+    e.rank = rank;
+    if (e.node.empty()) e.node = node;
+  }
+}
+
 void infer_years(std::vector<model::Event>& events) {
   // Lines without a year (glog "E1104 10:17:31", vLLM "11-04 10:17:31") that found no dated line
   // in their own file take the year the rest of the job was dated with.
@@ -414,6 +434,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
   lend_hosts(events);
   lend_ranks(events);
   lend_global_ranks(events);
+  lend_worker_ranks(events);
   infer_years(events);
   const PeerMaps peers = peer_maps(events);
 

@@ -184,5 +184,23 @@ TEST(Culprit, ARestartThatRecoveredLeavesAHealthyRun) {
   EXPECT_EQ(w["category"], "worker-exception");
 }
 
+// A worker's traceback behind a Ray prefix names its pid, not its rank; the launcher's failure row
+// of that pid does. The traceback is tied to the rank and node, and the verdict names them.
+TEST(Culprit, RanksBehindAPlatformPrefixAreTiedBackThroughTheirPid) {
+  analysis::Inputs in;
+  in.texts.emplace_back("driver/job-driver-raysubmit_x.log",
+                        traceback("(RayTrainWorker pid=48213, ip=10.2.0.5) ", "ZeroDivisionError: division by zero") +
+                            traceback("(RayTrainWorker pid=48190, ip=10.2.0.4) ",
+                                      "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.2.0.5]:3321"));
+  in.texts.emplace_back("w2/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --redirects 3 train.py\n" +
+                                               failure_table("w2", {{3, 1, 1, 48213, "2026-08-14_06:30:02"}}));
+  in.texts.emplace_back("w1/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --redirects 3 train.py\n" +
+                                               failure_table("w1", {{0, 0, 1, 48190, "2026-08-14_06:30:02"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+  EXPECT_EQ(v["node"], "w2") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
