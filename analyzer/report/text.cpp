@@ -1,4 +1,6 @@
 // The text report: the verdict and its evidence first, for a terminal.
+#include <algorithm>
+
 #include "base/json_escape.hpp"
 #include "base/sentences.hpp"
 #include "base/text.hpp"
@@ -42,13 +44,17 @@ std::string render_text(const Report& r, bool color) {
       o += "  - " + v.consequences[g].title + ": " + v.consequences[g].describe() + std::string("  ") + dim +
            "(first: " + v.consequence_first[g].loc + ")" + reset + "\n";
   }
+  // The node column fits the longest name (FQDNs), up to 60 characters.
+  int width = 22;
+  for (const NodeRow& n : v.nodes) width = std::max(width, static_cast<int>(std::min<std::size_t>(n.name.size(), 60)));
+  for (const RankRow& k : v.ranks) width = std::max(width, static_cast<int>(std::min<std::size_t>(k.node.size(), 60)));
   if (!v.nodes.empty()) {
     o += "\n" + label(base::Say::HeadingNodes) + ":\n";
     char buf[512];
-    std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %6s %-12s %s\n", "node", "procs", "devices", "errors", "ranks", "first error");
+    std::snprintf(buf, sizeof buf, "  %-*s %5s %7s %6s %-12s %s\n", width, "node", "procs", "devices", "errors", "ranks", "first error");
     o += buf;
     for (const NodeRow& n : v.nodes) {
-      std::snprintf(buf, sizeof buf, "  %-22s %5lld %7s %6llu %-12s %s\n", n.name.c_str(), static_cast<long long>(n.processes),
+      std::snprintf(buf, sizeof buf, "  %-*s %5lld %7s %6llu %-12s %s\n", width, n.name.c_str(), static_cast<long long>(n.processes),
                     n.devices.c_str(), static_cast<unsigned long long>(n.errors), n.ranks_short.c_str(), n.first_error.c_str());
       o += buf;
     }
@@ -56,10 +62,10 @@ std::string render_text(const Report& r, bool color) {
   if (!v.ranks.empty()) {
     o += "\n" + label(base::Say::HeadingRanks) + ":\n";
     char buf[512];
-    std::snprintf(buf, sizeof buf, "  %5s %-22s %5s %6s %-13s %-16s %s\n", "rank", "node", "local", "device", "pids", "ending", "detail");
+    std::snprintf(buf, sizeof buf, "  %5s %-*s %5s %6s %-13s %-16s %s\n", "rank", width, "node", "local", "device", "pids", "ending", "detail");
     o += buf;
     for (const RankRow& k : v.ranks) {
-      std::snprintf(buf, sizeof buf, "  %5lld %-22s %5s %6s %-13s %-16s ", static_cast<long long>(k.rank), k.node.c_str(),
+      std::snprintf(buf, sizeof buf, "  %5lld %-*s %5s %6s %-13s %-16s ", static_cast<long long>(k.rank), width, k.node.c_str(),
                     k.local_rank.c_str(), k.device.c_str(), k.pids.c_str(), k.ending.c_str());
       o += buf + k.detail + "\n";
     }
