@@ -403,6 +403,14 @@ std::set<std::string> superseded(const std::vector<std::string>& sources) {
 bool went_on(const Facts& f, const std::vector<model::Event>& events) {
   bool restarted = !f.superseded.empty();
   std::map<std::string, std::pair<std::string, std::uint64_t>> last_error;  // path -> node, end line of its last error
+  std::set<std::string> not_only_launcher;  // files with an error other than the launcher's "failed (exitcode"
+  std::set<std::string> replaced_on;        // nodes with a replaced attempt's files (they restarted)
+  for (const std::string& p : f.superseded)
+    for (const model::Event& e : events)
+      if (e.path == p) {
+        replaced_on.insert(e.node);
+        break;
+      }
   for (const model::Event& e : events) {
     if (e.code == "failure-row") return false;
     restarted = restarted || e.code == "worker-failed";
@@ -412,12 +420,16 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
     // same stream may be read into its body (a message's continuation, interleaved streams), yet
     // they are the processes going on.
     const auto key_line = e.get_int("exception_line");
+    if (e.code != "worker-failed") not_only_launcher.insert(e.path);
     auto& [node, end] = last_error[e.path];
     node = e.node;
     end = std::max(end, key_line ? static_cast<std::uint64_t>(*key_line) : e.line);
   }
   if (!restarted || last_error.empty()) return false;
   for (const auto& [path, where] : last_error) {
+    // A launcher that saw a worker fail and then restarted its node's workers into a new attempt
+    // folder (--redirects) prints nothing more: the later attempt's files are where it went on.
+    if (not_only_launcher.count(path) == 0 && replaced_on.count(where.first) != 0) continue;
     const Node* n = f.node(where.first);
     if (n == nullptr) return false;
     const auto tail = n->plain_tail.find(path);

@@ -42,8 +42,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-5043-hang", "hang during a restart, --redirects: world size unknown (uneven --nproc_per_node), the hung rank never "
                       "printed in the last attempt, and a timed-out rank's exit is taken"},
     // The trial cases of the new generator (seeds 9001-9241) the fixes were made on.
-    {"lab-9003-oom", "recovering restart after an OOM kill, --redirects: the launcher's log ends at its worker-failed line "
-                     "(the workers' output is only in per-rank files), so no file shows the run going on"},
     {"lab-9005-hang", "hang under restarts ended by the operator's SIGTERM; kubectl lines carry no time and the timed-out "
                       "ranks' exits (no rank in their tracebacks) are taken as own failures"},
     {"lab-9012-hang", "recovering restart seen through the Ray driver log only (as lab-5037): the c10d agents' EADDRINUSE lines "
