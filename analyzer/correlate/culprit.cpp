@@ -157,16 +157,22 @@ struct Chooser {
       if (r.evidence && (!r.own_failure || *r.evidence != *r.own_failure)) e.push_back(*r.evidence);
       return e;
     };
+    // Names `r`: the sentence that decided, then what the others did, on the lines given (by
+    // default its own failure's).
+    auto choose = [&](const RankRecord& r, CulpritBasis basis, std::string first_why, std::vector<EventIndex> evidence = {}) {
+      std::vector<std::string> why{std::move(first_why)};
+      const auto passed = later_note(r);
+      why.insert(why.end(), notes.begin(), notes.end());
+      name(r, basis, std::move(why), evidence.empty() ? evidence_of(r) : std::move(evidence));
+      f.culprit->passed_over = passed;
+      return true;
+    };
     if (first.size() == 1) {
       const RankRecord& r = *first.front();
       const bool only = cand.size() == 1;
-      std::vector<std::string> why{base::say(only ? base::Say::WhyOnly : base::Say::WhyFirst,
-                                             {{"rank", std::to_string(r.rank)}, {"what", what(r)}, {"when", when(r)}})};
-      const auto passed = later_note(r);
-      why.insert(why.end(), notes.begin(), notes.end());
-      name(r, only ? CulpritBasis::OnlyFailure : CulpritBasis::FirstFailure, std::move(why), evidence_of(r));
-      f.culprit->passed_over = passed;
-      return true;
+      return choose(r, only ? CulpritBasis::OnlyFailure : CulpritBasis::FirstFailure,
+                    base::say(only ? base::Say::WhyOnly : base::Say::WhyFirst,
+                              {{"rank", std::to_string(r.rank)}, {"what", what(r)}, {"when", when(r)}}));
     }
     // The ending that differs: one of its kind among two or more of another.
     std::map<std::string, std::vector<const RankRecord*>> by;
@@ -184,26 +190,13 @@ struct Chooser {
         common = what(*rs.front());
       }
     }
-    if (singles == 1 && common_n >= 2) {
-      std::vector<std::string> why{base::say(base::Say::WhyDistinct, {{"rank", std::to_string(odd->rank)},
-                                                                        {"what", what(*odd)},
-                                                                        {"count", std::to_string(first.size() - 1)},
-                                                                        {"common", common}})};
-      const auto passed = later_note(*odd);
-      why.insert(why.end(), notes.begin(), notes.end());
-      name(*odd, CulpritBasis::DistinctEnding, std::move(why), evidence_of(*odd));
-      f.culprit->passed_over = passed;
-      return true;
-    }
+    if (singles == 1 && common_n >= 2)
+      return choose(*odd, CulpritBasis::DistinctEnding,
+                    base::say(base::Say::WhyDistinct, {{"rank", std::to_string(odd->rank)},
+                                                       {"what", what(*odd)},
+                                                       {"count", std::to_string(first.size() - 1)},
+                                                       {"common", common}}));
     // One traceback among endings without one: the rank that said why it failed.
-    auto choose = [&](const RankRecord& r, CulpritBasis basis, std::string first_why) {
-      std::vector<std::string> why{std::move(first_why)};
-      const auto passed = later_note(r);
-      why.insert(why.end(), notes.begin(), notes.end());
-      name(r, basis, std::move(why), evidence_of(r));
-      f.culprit->passed_over = passed;
-      return true;
-    };
     auto others_of = [&](const RankRecord& chosen) {
       std::string others;
       std::size_t shown = 0;
@@ -275,12 +268,8 @@ struct Chooser {
         if (e.code != "failure-row" || rc == nullptr || !std::holds_alternative<bool>(*rc) || !std::get<bool>(*rc) || !e.rank) continue;
         const auto r = std::find_if(first.begin(), first.end(), [&](const RankRecord* x) { return x->rank == *e.rank; });
         if (r == first.end()) continue;
-        std::vector<std::string> why{base::say(base::Say::WhyFirstObserved, {{"ranks", join_ints(tie)}, {"rank", std::to_string((*r)->rank)}})};
-        const auto passed = later_note(**r);
-        why.insert(why.end(), notes.begin(), notes.end());
-        name(**r, CulpritBasis::FirstObserved, std::move(why), {i});
-        f.culprit->passed_over = passed;
-        return true;
+        return choose(**r, CulpritBasis::FirstObserved,
+                      base::say(base::Say::WhyFirstObserved, {{"ranks", join_ints(tie)}, {"rank", std::to_string((*r)->rank)}}), {i});
       }
     // Ambiguous: the ranks, and the node when they share one.
     f.culprit_tie = tie;

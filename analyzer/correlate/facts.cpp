@@ -405,17 +405,13 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
   std::map<std::string, std::pair<std::string, std::uint64_t>> last_error;  // path -> node, end line of its last error
   std::set<std::string> not_only_launcher;  // files with an error other than the launcher's "failed (exitcode"
   std::set<std::string> replaced_on;        // nodes with a replaced attempt's files (they restarted)
-  for (const std::string& p : f.superseded)
-    for (const model::Event& e : events)
-      if (e.path == p) {
-        replaced_on.insert(e.node);
-        break;
-      }
   for (const model::Event& e : events) {
     if (e.code == "failure-row") return false;
     restarted = restarted || e.code == "worker-failed";
+    const bool replaced = f.superseded.count(e.path) != 0;
+    if (replaced) replaced_on.insert(e.node);
     // The kernel's log is the node's, not a stream the run goes on in.
-    if (!is_error(e) || f.superseded.count(e.path) != 0 || e.kind == "kernel") continue;
+    if (!is_error(e) || replaced || e.kind == "kernel") continue;
     // Where an error is: a traceback's exception line, else its first line. Lines after it in the
     // same stream may be read into its body (a message's continuation, interleaved streams), yet
     // they are the processes going on.
