@@ -27,6 +27,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::VerdictRecovered, "verdict.recovered",
      "The run went on after a failure (a restart or a retry recovered it: no launcher gave up, and the workers kept printing "
      "after it): {what}"},
+    {Say::FindingEarlierAttempt, "finding.earlier-attempt", " (in a restart attempt; the workers were started again after it)"},
     {Say::RankSignal, "rank.signal", "{signal}"},
     {Say::RankSignalOom, "rank.signal-oom", "{signal} from the kernel's OOM killer"},
     {Say::RankSignalCrash, "rank.signal-crash", "{signal} (a crash)"},

@@ -22,6 +22,7 @@ enum class Say : std::uint16_t {
   VerdictHealthyEvents,          // {count}
   VerdictHealthyNcclWarnings,    // {where}
   VerdictRecovered,              // {what}
+  FindingEarlierAttempt,         // (appended to a finding's summary)
   // how a rank ended (the rank table's detail)
   RankSignal,          // {signal}
   RankSignalOom,       // {signal}

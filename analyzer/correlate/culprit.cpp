@@ -100,7 +100,7 @@ struct Chooser {
   std::set<std::int64_t> plain_victims(const std::vector<std::uint8_t>& reports, std::vector<std::string>& why) const {
     std::map<std::string, std::size_t> unranked;  // node -> reports no rank is known for
     for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
-      if (reports[i] != 0 && !ev[i].rank) ++unranked[ev[i].node];
+      if (reports[i] != 0 && !ev[i].rank && !f.is_replaced(i)) ++unranked[ev[i].node];
     std::map<std::string, std::vector<std::int64_t>> exits;  // node -> ranks that only exited
     for (const RankRecord& r : f.rank_table)
       if (r.ending == Ending::Exited) exits[r.node].push_back(r.rank);

@@ -16,14 +16,14 @@ std::int64_t Node::processes() const {
 }
 
 std::optional<std::int64_t> Node::global_rank(std::int64_t local_rank) const {
-  if (!node_rank || !nproc_per_node || *nproc_per_node <= 0 || *nproc_per_node >= 4096) return std::nullopt;
+  if (!rank_base || !nproc_per_node || *nproc_per_node <= 0 || *nproc_per_node >= 4096) return std::nullopt;
   if (local_rank < 0 || local_rank >= *nproc_per_node) return std::nullopt;
-  return *node_rank * *nproc_per_node + local_rank;
+  return *rank_base + local_rank;
 }
 
 bool Node::holds_rank(std::int64_t rank) const {
-  return node_rank && nproc_per_node && *nproc_per_node > 0 && *nproc_per_node < 4096 && rank >= *node_rank * *nproc_per_node &&
-         rank < (*node_rank + 1) * *nproc_per_node;
+  return rank_base && nproc_per_node && *nproc_per_node > 0 && *nproc_per_node < 4096 && rank >= *rank_base &&
+         rank < *rank_base + *nproc_per_node;
 }
 
 std::optional<std::int64_t> Node::shared_device() const {
@@ -71,17 +71,20 @@ void keep_first(std::optional<EventIndex>& slot, EventIndex i, const std::vector
 namespace {
 
 void lend_hosts(std::vector<model::Event>& events) {
-  // A source whose lines name a host (NCCL prefix, failure table) lends it to its other lines.
-  std::map<std::string, std::map<std::string, int>> content_nodes;  // path -> node -> count
+  // A stream whose lines name a host (NCCL prefix, failure table) lends it to its other lines. A
+  // stream: a source, or one srun task's lines in it (srun -l: each task's launcher prints its own
+  // failure table, naming its host).
+  using Stream = std::pair<std::string_view, std::string_view>;  // path, task
+  std::map<Stream, std::map<std::string, int>> content_nodes;     // stream -> node -> count
   for (const auto& e : events)
-    if ((e.kind == "nccl" || e.code == "failure-row") && !e.node.empty()) content_nodes[e.path][e.node]++;
-  std::map<std::string, std::string> path_host;
-  for (const auto& [path, counts] : content_nodes) {
-    if (counts.size() == 1) path_host[path] = counts.begin()->first;
+    if ((e.kind == "nccl" || e.code == "failure-row") && !e.node.empty()) content_nodes[{e.path, e.task}][e.node]++;
+  std::map<Stream, std::string> stream_host;
+  for (const auto& [stream, counts] : content_nodes) {
+    if (counts.size() == 1) stream_host[stream] = counts.begin()->first;
   }
   for (auto& e : events) {
     if (!e.node.empty()) continue;
-    if (auto it = path_host.find(e.path); it != path_host.end()) e.node = it->second;
+    if (auto it = stream_host.find({e.path, e.task}); it != stream_host.end()) e.node = it->second;
   }
 }
 
@@ -157,6 +160,36 @@ void infer_years(std::vector<model::Event>& events) {
   }
 }
 
+// Where each node's launch range starts: torchrun numbers ranks node by node in --node_rank order,
+// so a node's first rank is the sum of the --nproc_per_node of the nodes before it (node_rank x
+// nproc when every node runs as many). Nodes the lines give no such count for, or whose earlier
+// nodes are not all known (uneven counts), get none.
+std::map<std::string, std::int64_t> rank_bases(const std::map<std::string, std::pair<std::int64_t, std::int64_t>>& range) {
+  std::map<std::int64_t, std::int64_t> nproc_at;  // node_rank -> nproc_per_node; -1 when nodes disagree
+  std::set<std::int64_t> counts;
+  for (const auto& [node, r] : range) {
+    auto [it, fresh] = nproc_at.emplace(r.first, r.second);
+    if (!fresh && it->second != r.second) it->second = -1;
+    counts.insert(r.second);
+  }
+  std::map<std::string, std::int64_t> out;
+  for (const auto& [node, r] : range) {
+    if (counts.size() == 1) {
+      out[node] = r.first * r.second;
+      continue;
+    }
+    std::int64_t base = 0;
+    bool known = r.first < (1 << 12);
+    for (std::int64_t k = 0; known && k < r.first; ++k) {
+      const auto it = nproc_at.find(k);
+      known = it != nproc_at.end() && it->second > 0;
+      if (known) base += it->second;
+    }
+    if (known) out[node] = base;
+  }
+  return out;
+}
+
 // Ranks for lines that only know their local rank ([defaultN]:, attempt_N/<local_rank>/ files,
 // "failed ... local_rank: N") or only their pid (the kernel OOM killer): the pairs other lines of
 // the same node state (failure-table rows: rank, local rank and pid), else the node's rank range
@@ -170,6 +203,7 @@ void lend_global_ranks(std::vector<model::Event>& events) {
     const auto nr = e.get_int("node_rank"), np = e.get_int("nproc_per_node");
     if (nr && np && *nr >= 0 && *nr < (1 << 20) && *np > 0 && *np < 4096) range[e.node] = {*nr, *np};
   }
+  const auto base = rank_bases(range);
   for (auto& e : events) {
     if (e.rank) continue;
     if (e.local_rank) {
@@ -178,8 +212,8 @@ void lend_global_ranks(std::vector<model::Event>& events) {
           e.rank = it->second;
           continue;
         }
-      if (auto r = range.find(e.node); r != range.end() && *e.local_rank < r->second.second)
-        e.rank = r->second.first * r->second.second + *e.local_rank;
+      if (auto r = range.find(e.node); r != range.end() && *e.local_rank >= 0 && *e.local_rank < r->second.second)
+        if (auto b = base.find(e.node); b != base.end()) e.rank = b->second + *e.local_rank;
     } else if (e.pid) {
       if (auto n = by_pid.find(e.node); n != by_pid.end())
         if (auto it = n->second.find(*e.pid); it != n->second.end()) e.rank = it->second;
@@ -396,6 +430,56 @@ std::set<std::string> superseded(const std::vector<std::string>& sources) {
   return out;
 }
 
+// The restart attempts in one launcher's stream (a node's lines in one file: --tee, kubectl logs,
+// srun output): torchrun logs "failed (exitcode" once per attempt when a worker fails, and, when it
+// has restarts left, starts the workers again, whose lines follow. An attempt ends at such a line
+// followed by a worker's line; the attempt after it is real when its launcher saw a worker fail
+// again, or its failure table's root cause is a process no earlier attempt had (a worker's output
+// that arrived after the launcher's line is not a new attempt). Events of a replaced attempt, and of
+// superseded files, are marked.
+std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, const std::set<std::string>& superseded) {
+  std::vector<bool> out(events.size(), false);
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::vector<EventIndex>> streams;
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    if (superseded.count(events[i].path) != 0) out[i] = true;
+    streams[{events[i].path, events[i].node, events[i].task}].push_back(i);
+  }
+  for (auto& [key, idx] : streams) {
+    std::stable_sort(idx.begin(), idx.end(), [&](EventIndex a, EventIndex b) { return events[a].line < events[b].line; });
+    std::vector<std::size_t> starts{0};  // where each attempt's events begin in idx
+    bool pending = false;
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      const model::Event& e = events[idx[k]];
+      const bool worker = e.kind != "torchrun" && (e.rank || e.local_rank);
+      if (pending && worker) {
+        starts.push_back(k);
+        pending = false;
+      }
+      if (e.code == "worker-failed") pending = true;
+    }
+    if (starts.size() < 2) continue;
+    // The last attempt stands only on a failure of its own: a launcher line that a worker failed, or
+    // a failure row naming a new process. Else its lines are the attempt before it, late.
+    std::set<std::int64_t> earlier_pids;
+    for (std::size_t k = 0; k < starts.back(); ++k) {
+      const model::Event& e = events[idx[k]];
+      if (e.code == "worker-failed" && e.pid) earlier_pids.insert(*e.pid);
+      if (e.code == "closing-signal")
+        if (auto t = e.get_int("target_pid")) earlier_pids.insert(*t);
+    }
+    bool stands = false;
+    for (std::size_t k = starts.back(); k < idx.size() && !stands; ++k) {
+      const model::Event& e = events[idx[k]];
+      const model::Value* root = e.get("root_cause");
+      const bool root_row = root != nullptr && std::holds_alternative<bool>(*root) && std::get<bool>(*root);
+      stands = e.code == "worker-failed" || (e.code == "failure-row" && root_row && e.pid && earlier_pids.count(*e.pid) == 0);
+    }
+    const std::size_t last = stands ? starts.back() : starts[starts.size() - 2];
+    for (std::size_t k = 0; k < last; ++k) out[idx[k]] = true;
+  }
+  return out;
+}
+
 // A restart recovered the run: a launcher saw a worker fail (or a later attempt's files replaced an
 // earlier one's; two pids of one rank are not enough: two processes may have shared it), yet no launcher printed a failure table (it
 // gives up with one), and each file with an error goes on with at least 5 quiet lines (the
@@ -405,10 +489,11 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
   std::map<std::string, std::pair<std::string, std::uint64_t>> last_error;  // path -> node, end line of its last error
   std::set<std::string> not_only_launcher;  // files with an error other than the launcher's "failed (exitcode"
   std::set<std::string> replaced_on;        // nodes with a replaced attempt's files (they restarted)
-  for (const model::Event& e : events) {
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
     if (e.code == "failure-row") return false;
     restarted = restarted || e.code == "worker-failed";
-    const bool replaced = f.superseded.count(e.path) != 0;
+    const bool replaced = f.is_replaced(i);
     if (replaced) replaced_on.insert(e.node);
     // The kernel's log is the node's, not a stream the run goes on in.
     if (!is_error(e) || replaced || e.kind == "kernel") continue;
@@ -474,11 +559,18 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     if (s.rank || s.local_rank) n->second.workers_seen = true;
     else if (s.plain > 0) n->second.plain_tail[s.path] = {s.line, s.plain};
   }
+  {
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> range;  // node -> (node_rank, nproc)
+    for (const auto& [name, n] : nodes)
+      if (n.node_rank && n.nproc_per_node && *n.nproc_per_node > 0 && *n.nproc_per_node < 4096) range[name] = {*n.node_rank, *n.nproc_per_node};
+    for (const auto& [name, start] : rank_bases(range)) nodes[name].rank_base = start;
+  }
   for (auto& [name, n] : nodes) {
     if (auto it = named_by.find(name); it != named_by.end()) n.named_by = it->second;
     f.nodes.push_back(std::move(n));
   }
   f.superseded = superseded(inputs.sources);
+  f.replaced = replaced_attempts(events, f.superseded);
   build_rank_table(f, events, inputs.reports, sightings);
   choose_culprit(f, events, inputs.reports);
   f.recovered = went_on(f, events);

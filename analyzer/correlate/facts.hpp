@@ -28,6 +28,7 @@ struct Node {
   std::string named_by;                             // content (a host the lines name), folder, path
   std::optional<std::int64_t> nproc_per_node;       // launcher (command line or config dump)
   std::optional<std::int64_t> node_rank;            // launcher --node_rank
+  std::optional<std::int64_t> rank_base;            // its first global rank (rank_bases: the nodes before it)
   std::vector<EventIndex> nproc_evidence;
   std::optional<std::int64_t> devices;              // inventory: npu-smi / nvidia-smi
   std::vector<EventIndex> device_evidence;
@@ -164,9 +165,13 @@ struct Facts {
   std::string culprit_node;            // its node; also set when the rank is ambiguous but the node is not
   std::vector<std::int64_t> culprit_tie;  // no culprit: the ranks the policy could not tell apart
   std::set<std::string> superseded;    // files of an earlier restart attempt (torchrun --log-dir attempt_N, a later one exists)
+  // Per event: it belongs to a restart attempt a later one replaced (a superseded file, or the part
+  // of a launcher's stream before its workers were started again). Only the last attempt decides.
+  std::vector<bool> replaced;
   bool recovered = false;              // errors, but no launcher gave up and every file went on after its last error
 
   const Node* node(const std::string& name) const;
+  bool is_replaced(EventIndex i) const { return i < replaced.size() && replaced[i]; }
   // A fact by its registry name ("node.devices", "job.world_size"); node facts need `node`.
   const Fact* get(const Node* node, std::string_view name) const;
   // Ranks known to exist (world size, comm init, failures) that never reported a timeout.

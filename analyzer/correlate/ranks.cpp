@@ -180,7 +180,7 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
   for (EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];
     if (e.code == "oom-kill" && e.pid) oom_pids.emplace(std::make_pair(e.node, *e.pid), i);
-    if (e.code == "closing-signal")
+    if (e.code == "closing-signal" && !f.is_replaced(i))
       if (auto target = e.get_int("target_pid")) closing[{e.node, *target}].push_back(i);
     // A rank in the communicator of the whole job (nranks = world size) is the global rank.
     std::optional<std::int64_t> rank = e.rank;
@@ -198,7 +198,7 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     keep_earliest(r.first, i, events);
     if (!r.last || model::earlier(events[*r.last], e)) r.last = i;
     if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
-    if (f.superseded.count(e.path) == 0) note_line(b, i, e, i < reports.size() ? reports[i] : 0, events);
+    if (!f.is_replaced(i)) note_line(b, i, e, i < reports.size() ? reports[i] : 0, events);
   }
   for (auto& [rank, b] : table) {
     RankRecord& r = b.rec;

@@ -212,6 +212,7 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c) {
   }
   if ((c == ' ' || (c >= '0' && c <= '9')) && rx(re_srun_label(), s, m)) {
     p.key.append(m[0]);
+    p.task.assign(m[1]);
     s.remove_prefix(m[0].size());
     return Peel::Peeled;
   }

@@ -383,10 +383,17 @@ std::vector<std::uint8_t> Engine::reports(const Hits& hits) const {
 // Event rules: one pass over the events, grouped per (rule, node).
 void Engine::event_findings(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts,
                             Analysis& a) const {
-  std::map<std::pair<int, std::string>, std::vector<correlate::EventIndex>> groups;
+  // By rule and node; an error rule's lines of a restart attempt a later one replaced apart from the
+  // rest: the run went on after them (the last attempt decides).
+  std::map<std::tuple<int, std::string, bool>, std::vector<correlate::EventIndex>> groups;
   for (correlate::EventIndex i = 0; i < events.size() && i < hits.size(); ++i)
-    for (int ri : hits[i]) groups[{ri, events[i].node}].push_back(i);
-  for (auto& [key, idx] : groups) {
+    for (int ri : hits[i]) {
+      const Rule& r = rules_[static_cast<std::size_t>(ri)];
+      const bool error_rule = r.role != Role::Warning && r.severity_rank() >= 2;
+      groups[{ri, events[i].node, error_rule && facts.is_replaced(i)}].push_back(i);
+    }
+  for (auto& [key3, idx] : groups) {
+    const std::pair<int, std::string> key{std::get<0>(key3), std::get<1>(key3)};
     const Rule& r = rules_[static_cast<std::size_t>(key.first)];
     std::sort(idx.begin(), idx.end(), [&](auto x, auto y) { return model::earlier(events[x], events[y]); });
     const correlate::Node* node = facts.node(key.second);
@@ -441,9 +448,11 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
       if (auto it = vars.find(r.node_field); it != vars.end() && !it->second.empty())
         f.node = it->second.substr(0, it->second.find('.'));
     f.time = rep.time;
+    f.earlier_attempt = std::get<2>(key3);
     f.count = idx.size();
     f.events = idx;
     f.summary = fill(r.summary, vars, fv);
+    if (f.earlier_attempt) f.summary += base::say(base::Say::FindingEarlierAttempt, {});
     f.remedy = fill(r.remedy, vars, fv);
     a.findings.push_back(std::move(f));
   }
@@ -617,7 +626,7 @@ void mark_survived(const std::vector<model::Event>& events, const correlate::Fac
       const auto tail = n->plain_tail.find(e.path);
       ran = tail != n->plain_tail.end() && tail->second.second >= 5 && tail->second.first > std::max(e.line, e.end_line);
     }
-    f.survived = ran;
+    f.survived = f.survived || ran;
   }
 }
 
@@ -782,7 +791,22 @@ void order_findings(Analysis& a) {
   a.findings = std::move(sorted);
 }
 
+// Findings of a restart attempt a later one replaced: the run went on after them, so they are not
+// the root. Yet a cause of the whole job or a node (a launch setting, a device) was there in every
+// attempt: what it explains in the earlier attempts is its consequence too.
+void earlier_attempts_follow(Analysis& a, int root) {
+  if (root < 0) return;
+  const Finding& r = a.findings[static_cast<std::size_t>(root)];
+  if (r.rule->scope == Scope::Event) return;
+  for (Finding& f : a.findings)
+    if (f.earlier_attempt && (r.rule->explains_rule(f.rule->id) || f.rule->role == Role::Symptom)) {
+      f.survived = false;
+      f.explained_by = r.rule->id;
+    }
+}
+
 void rank_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
+  for (Finding& f : a.findings) f.survived = f.survived || f.earlier_attempt;
   defer_to_culprit(events, facts, a);
   mark_survived(events, facts, a);
   mark_late_stops(events, a);
@@ -795,6 +819,7 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
     link_explanations(a);
     root = choose_root(a);
   }
+  earlier_attempts_follow(a, root);
   assign_roles(a, root);
   order_findings(a);
 }
@@ -814,12 +839,12 @@ std::optional<correlate::EventIndex> unexplained_error(const std::vector<model::
         survived_in.insert(events[i].path);
       }
   const model::Event& first = events[*facts.job.first_hard_error];
-  if (survived.count(*facts.job.first_hard_error) == 0 && !(first.code == "listen-failed" && survived_in.count(first.path) != 0))
+  if (survived.count(*facts.job.first_hard_error) == 0 && !facts.is_replaced(*facts.job.first_hard_error) && !(first.code == "listen-failed" && survived_in.count(first.path) != 0))
     return facts.job.first_hard_error;
   std::optional<correlate::EventIndex> lead;
   for (correlate::EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];
-    if (!correlate::is_error(e) || (e.kind == "nccl" && e.level == "warning") || survived.count(i) != 0) continue;
+    if (!correlate::is_error(e) || (e.kind == "nccl" && e.level == "warning") || survived.count(i) != 0 || facts.is_replaced(i)) continue;
     if (e.code == "listen-failed" && survived_in.count(e.path) != 0) continue;
     if (!lead || model::earlier(e, events[*lead])) lead = i;
   }

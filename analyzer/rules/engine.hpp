@@ -33,7 +33,9 @@ struct Finding {
   FindingRole role = FindingRole::Related;
   std::string explained_by;                     // rule id of the finding that explains it
   bool passed_over = false;                     // another rank's own failure, the culprit's came first
-  bool survived = false;                        // a launch failure its node's workers ran after
+  bool survived = false;                        // the run went on after it: a launch failure its node's
+                                                // workers ran after, or a restart attempt a later one replaced
+  bool earlier_attempt = false;                 // its lines are of a restart attempt a later one replaced
   bool late_stop = false;                       // a stop from outside after another failure had been reported
 };
 

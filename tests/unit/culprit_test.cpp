@@ -202,5 +202,82 @@ TEST(Culprit, RanksBehindAPlatformPrefixAreTiedBackThroughTheirPid) {
   EXPECT_EQ(v["node"], "w2") << v.dump(1);
 }
 
+
+std::string launcher_failed(int local, int pid) {
+  return "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: " + std::to_string(local) + " (pid: " +
+         std::to_string(pid) + ") of binary: /usr/bin/python3\n";
+}
+
+// One launcher's output holds every restart attempt (--tee into one file, kubectl logs): torchrun
+// logs "failed (exitcode" when a worker fails, starts the workers again, and gives up at the end.
+// Attempt 0 failed on rank 3 (ValueError), the last attempt on rank 1 (OSError): the last attempt
+// decides; the earlier failure is a warning the run went on after.
+TEST(Culprit, OnlyTheLastAttemptOfARestartedStreamDecides) {
+  analysis::Inputs in;
+  in.texts.emplace_back("tq-11/launcher.out",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --max_restarts 1 --tee 3 fit.py\n" +
+                            peer_lost("[default0]:", "10.9.1.12") + launcher_failed(0, 5101) +
+                            traceback("[default1]:", "OSError: [Errno 5] Input/output error: '/ckpt/shard-3.pt'") + launcher_failed(1, 5230) +
+                            failure_table("tq-11", {{1, 1, 1, 5230, "2026-09-03_02:14:40"}}));
+  in.texts.emplace_back("tq-12/launcher.out",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --max_restarts 1 --tee 3 fit.py\n" +
+                            traceback("[default1]:", "ValueError: batch of 17 rows, expected 16") + launcher_failed(1, 6102) +
+                            peer_lost("[default0]:", "10.9.1.11") + launcher_failed(0, 6210) +
+                            failure_table("tq-12", {{2, 0, 1, 6210, "2026-09-03_02:14:41"}}));
+  const json rep = report_of(std::move(in));
+  const json& v = rep["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 1) << v.dump(1);
+  EXPECT_EQ(v["node"], "tq-11") << v.dump(1);
+  EXPECT_NE(v["summary"].get<std::string>().find("OSError"), std::string::npos) << v.dump(1);
+  bool earlier_is_warning = false;
+  for (const json& f : rep["findings"])
+    if (f["summary"].get<std::string>().find("ValueError") != std::string::npos) earlier_is_warning = f["role"] == "warning";
+  EXPECT_TRUE(earlier_is_warning) << rep["findings"].dump(1);
+}
+
+// Without a restart, a worker's lines that arrive after the launcher's "failed (exitcode" line
+// (its output is copied by another thread) are not a new attempt: the failure before them stands.
+TEST(Culprit, AWorkersLateLinesAreNotANewAttempt) {
+  analysis::Inputs in;
+  in.texts.emplace_back("ml-gpu-4/stdout.txt",
+                        "+ torchrun --nnodes 1 --nproc_per_node 2 fit.py\n" +
+                            traceback("[default1]:", "IndexError: index 4096 is out of bounds for dimension 0 with size 4096") +
+                            launcher_failed(1, 801) + peer_lost("[default0]:", "127.0.0.1") +
+                            failure_table("ml-gpu-4", {{1, 1, 1, 801, "2026-10-20_17:05:12"}, {0, 0, 1, 800, "2026-10-20_17:05:12"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 1) << v.dump(1);
+  EXPECT_NE(v["summary"].get<std::string>().find("IndexError"), std::string::npos) << v.dump(1);
+}
+
+// srun -l puts every node's launcher in one file behind task labels. Each task's failure table
+// names its host; the task's other lines take it. Nodes run uneven --nproc_per_node: the second
+// node's ranks start after the first node's one rank.
+TEST(Culprit, SrunTasksTakeTheHostTheirFailureTableNames) {
+  auto labelled = [](const std::string& label, const std::string& text) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+      const std::size_t nl = text.find('\n', at);
+      out += label + text.substr(at, nl - at) + "\n";
+      at = nl == std::string::npos ? text.size() : nl + 1;
+    }
+    return out;
+  };
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-90210.out",
+                        labelled("0: ", "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 0 --master_addr hpc-c3n1 fit.py\n") +
+                            labelled("1: ", "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 1 --master_addr hpc-c3n1 fit.py\n") +
+                            labelled("1: ", traceback("[default2]:", "KeyError: 'attention_mask'")) +
+                            labelled("0: ", peer_lost("[default0]:", "10.1.3.2")) +
+                            labelled("1: ", failure_table("hpc-c3n2", {{3, 2, 1, 9120, "2026-11-11_08:00:05"}})) +
+                            labelled("0: ", failure_table("hpc-c3n1", {{0, 0, 1, 9001, "2026-11-11_08:00:06"}})));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+  EXPECT_EQ(v["node"], "hpc-c3n2") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test

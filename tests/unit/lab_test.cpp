@@ -29,16 +29,12 @@ const std::map<std::string, std::string> kKnownMisses = {
      "no rank), so their exits are taken as own failures; the hung rank's attempt is not told apart"},
     {"lab-5025-hang", "hang during a restart, Ray driver output: the last attempt is not told apart from the first (no attempt "
                       "folders, the driver log interleaves both)"},
-    {"lab-5029-exit", "fault during a restart (attempt 0: another rank's AssertionError; attempts 1-2: rank 0 exits): one kubectl "
-                      "stream holds all attempts and only the last decides; the earlier traceback is taken"},
     {"lab-5034-node-missing", "c10d on one host: every agent but the store's logs EADDRINUSE and waits in rendezvous for the "
                               "missing node; with no worker anywhere the bind lines read as the cause (port-in-use)"},
     {"lab-5037-two-faults", "recovering restart seen through the Ray driver log only: the node launchers' logs end at their "
                             "EADDRINUSE lines (--redirects), so no worker line ties a node to the run that went on"},
     {"lab-5038-noisy", "healthy c10d run seen through the Ray driver log only: as lab-5037, the launchers' EADDRINUSE lines are "
                        "the last lines of their nodes"},
-    {"lab-5039-exception", "fault during a restart under srun -l labels: the culprit's attempt-0 peer loss is kept as its "
-                           "ending; its last-attempt exception is not preferred"},
     {"lab-5043-hang", "hang during a restart, --redirects: world size unknown (uneven --nproc_per_node), the hung rank never "
                       "printed in the last attempt, and a timed-out rank's exit is taken"},
     // The trial cases of the new generator (seeds 9001-9241) the fixes were made on.
