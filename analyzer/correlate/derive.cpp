@@ -232,14 +232,31 @@ void derive_culprit(const Facts& f, const Put& put) {
 }
 
 // Launch options the nodes disagree on: the node in the minority is the odd one.
+// One launcher's command: a node's, or one srun task's where no host is known.
+struct Launcher {
+  std::string name;
+  const std::map<std::string, std::string>* launch;
+  const std::map<std::string, EventIndex>* launch_evidence;
+  std::optional<std::int64_t> node_rank;
+};
+
+std::vector<Launcher> launchers(const Facts& f) {
+  std::vector<Launcher> out;
+  for (const Node& n : f.nodes)
+    if (!n.name.empty() || f.job.task_launches.empty()) out.push_back({n.name, &n.launch, &n.launch_evidence, n.node_rank});
+  for (const auto& [name, t] : f.job.task_launches) out.push_back({name, &t.launch, &t.evidence, t.node_rank});
+  return out;
+}
+
 void derive_launch_conflict(const Facts& f, const Put& put) {
+  const std::vector<Launcher> all = launchers(f);
   for (const char* key : {"nnodes", "master_port", "master_addr"}) {
-    std::map<std::string, std::vector<const Node*>> by;
-    for (const Node& n : f.nodes)
-      if (auto it = n.launch.find(key); it != n.launch.end()) by[it->second].push_back(&n);
+    std::map<std::string, std::vector<const Launcher*>> by;
+    for (const Launcher& n : all)
+      if (auto it = n.launch->find(key); it != n.launch->end()) by[it->second].push_back(&n);
     if (by.size() < 2) continue;
     auto most = std::max_element(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
-    const Node* odd = nullptr;
+    const Launcher* odd = nullptr;
     std::string odd_value;
     for (const auto& [value, nodes] : by)
       if (value != most->first && nodes.size() == 1 && most->second.size() > 1) {
@@ -257,7 +274,7 @@ void derive_launch_conflict(const Facts& f, const Put& put) {
     }
     std::vector<EventIndex> ev;
     for (const auto& [value, nodes] : by)
-      if (auto e = nodes.front()->launch_evidence.find(key); e != nodes.front()->launch_evidence.end()) ev.push_back(e->second);
+      if (auto e = nodes.front()->launch_evidence->find(key); e != nodes.front()->launch_evidence->end()) ev.push_back(e->second);
     put("job.launch_conflict", key, ev);
     put("job.launch_common_value", most->first, ev);
     if (odd != nullptr && !odd->name.empty()) {
@@ -294,7 +311,9 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
   derive_culprit(f, put);
   put("job.worker_lines", std::to_string(j.worker_lines));
   std::int64_t launches = 0;
-  for (const Node& n : f.nodes) launches += n.launch.empty() ? 0 : 1;
+  for (const Node& n : f.nodes)
+    if (!n.launch.empty())  // a node no host is known for: the srun tasks that launched there, each a node
+      launches += n.name.empty() ? std::max<std::int64_t>(1, static_cast<std::int64_t>(j.task_launches.size())) : 1;
   put("job.launched_nodes", std::to_string(launches), nproc_ev);
   derive_launch_conflict(f, put);
   derive_notify(j, put);

@@ -264,11 +264,18 @@ struct Builder {
     }
     if (e.code == "launch-command" || e.code == "launch-config") {  // the command line or torchrun's config dump
       n.launch.emplace("launched", "1");
+      Job::TaskLaunch* task = e.node.empty() && !e.task.empty() ? &f.job.task_launches["srun task " + e.task] : nullptr;
+      if (task != nullptr) task->node_rank = e.get_int("node_rank");
       for (const char* k : {"nnodes", "max_nodes", "master_addr", "master_port"}) {
         if (const model::Value* v = e.get(k)) {
           const std::string key = std::string(k) == "max_nodes" ? "nnodes" : k;
-          n.launch[key] = std::holds_alternative<std::int64_t>(*v) ? std::to_string(std::get<std::int64_t>(*v)) : e.get_str(k);
+          const std::string value = std::holds_alternative<std::int64_t>(*v) ? std::to_string(std::get<std::int64_t>(*v)) : e.get_str(k);
+          n.launch[key] = value;
           n.launch_evidence.emplace(key, i);
+          if (task != nullptr) {
+            task->launch[key] = value;
+            task->evidence.emplace(key, i);
+          }
         }
       }
     }
@@ -317,8 +324,10 @@ struct Builder {
   // Worker processes, the devices they used and the local ranks seen. NCCL lines carry the device
   // per thread, and launcher lines carry the agent's pid, so only process-level sources count here.
   void processes(Node& n, EventIndex i, const model::Event& e) {
-    if (e.rank || e.local_rank || e.kind == "nccl" || e.kind == "python" || e.kind == "plog" || e.kind == "cann" ||
-        e.kind == "torch_npu" || e.kind == "torch")
+    // c10d's server socket failing to bind is the store's host: under torchrun, its agent.
+    const bool store_host = e.code == "EADDRINUSE" || e.code == "listen-failed";
+    if ((e.rank || e.local_rank || e.kind == "nccl" || e.kind == "python" || e.kind == "plog" || e.kind == "cann" ||
+         e.kind == "torch_npu" || e.kind == "torch") && !store_host)
       ++f.job.worker_lines;
     const bool worker_source = e.kind == "plog" || e.kind == "torch_npu" || e.kind == "cann" || (e.kind == "nccl" && e.level == "info");
     if (e.pid && *e.pid > 0 && (worker_source || e.code == "failure-row" || e.code == "worker-failed"))
@@ -507,14 +516,24 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
     end = std::max(end, key_line ? static_cast<std::uint64_t>(*key_line) : e.line);
   }
   if (!restarted || last_error.empty()) return false;
-  for (const auto& [path, where] : last_error) {
-    // A launcher that saw a worker fail and then restarted its node's workers into a new attempt
-    // folder (--redirects) prints nothing more: the later attempt's files are where it went on.
-    if (not_only_launcher.count(path) == 0 && replaced_on.count(where.first) != 0) continue;
+  auto goes_on = [&](const std::string& path, const std::pair<std::string, std::uint64_t>& where) {
     const Node* n = f.node(where.first);
     if (n == nullptr) return false;
     const auto tail = n->plain_tail.find(path);
-    if (tail == n->plain_tail.end() || tail->second.second < 5 || tail->second.first <= where.second) return false;
+    return tail != n->plain_tail.end() && tail->second.second >= 5 && tail->second.first > where.second;
+  };
+  bool workers_went_on = false;  // a stream of the workers' own (not only a launcher's lines) went on
+  for (const auto& [path, where] : last_error) {
+    if (not_only_launcher.count(path) == 0) continue;
+    if (!goes_on(path, where)) return false;
+    workers_went_on = true;
+  }
+  // A launcher that saw a worker fail and restarted its workers prints nothing more when their
+  // output goes elsewhere: into a new attempt folder (--redirects), or a platform's log (Ray's
+  // driver). It went on where they did.
+  for (const auto& [path, where] : last_error) {
+    if (not_only_launcher.count(path) != 0) continue;
+    if (replaced_on.count(where.first) == 0 && !workers_went_on && !goes_on(path, where)) return false;
   }
   return true;
 }

@@ -142,6 +142,14 @@ struct Job {
   std::uint64_t unranked_timeouts = 0;                 // ... of which no rank is known
   std::map<std::int64_t, EventIndex> stopped;          // ranks the launcher stopped (SIGTERM / SIGINT) -> the line
   std::uint64_t worker_lines = 0;                      // lines the workers wrote (not the launchers)
+  // Launchers no host is known for, told apart by their srun task label: "srun task N" -> what its
+  // launch command said (nnodes, master_addr, master_port) and where.
+  struct TaskLaunch {
+    std::map<std::string, std::string> launch;
+    std::map<std::string, EventIndex> evidence;
+    std::optional<std::int64_t> node_rank;
+  };
+  std::map<std::string, TaskLaunch> task_launches;
   std::vector<EventIndex> timeout_evidence;
   std::string timeout_op;
   std::optional<std::int64_t> timeout_seq;

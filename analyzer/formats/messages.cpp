@@ -145,6 +145,13 @@ const std::vector<MessageFact>& table() {
          s.code("store-connect-timeout");
        }},
       {{"RendezvousTimeoutError"}, nullptr, [](Scan& s) { s.code("rendezvous-timeout"); }},
+      // glog's first line in a process that logs before initialising it: c10d's C++ store code in
+      // the launcher (its socket warnings follow), not a worker's print.
+      {{"Logging before InitGoogleLogging()"}, nullptr,
+       [](Scan& s) {
+         if (s.e.kind.empty()) s.e.kind = "torchrun";
+         s.code("glog-preamble");
+       }},
       {{"RendezvousConnectionError"}, nullptr, [](Scan& s) { s.code("rendezvous-connection"); }},
       {{"failed (exitcode"}, re_worker_failed,
        [](Scan& s) {
@@ -252,6 +259,7 @@ const std::vector<MessageFact>& table() {
          if (!l.master_addr.empty()) s.e.set("master_addr", l.master_addr);
          if (l.master_port) s.e.set("master_port", *l.master_port);
          if (l.node_rank) s.e.set("node_rank", *l.node_rank);
+         if (!l.rdzv_backend.empty()) s.e.set("rdzv_backend", l.rdzv_backend);
          s.code("launch-command");
        }},
       {{"VISIBLE_DEVICES"}, re_visible_devices,

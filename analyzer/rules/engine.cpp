@@ -609,12 +609,42 @@ bool pass_over_later_failures(const std::vector<model::Event>& events, const cor
   return true;
 }
 
+// Under c10d rendezvous every agent whose endpoint names its own host tries to host the store; all
+// but the first fail to bind (EADDRINUSE) and join it as clients. The rules whose lines some
+// launcher of such a job did not print (it hosted the store): a launcher is a node, or one srun
+// task's lines where no host is known.
+std::set<const Rule*> c10d_clients(const std::vector<model::Event>& events, const Analysis& a) {
+  std::set<std::string> launchers;
+  bool c10d = false;
+  auto launcher = [](const model::Event& e) { return e.node.empty() ? "task " + e.task : e.node; };
+  for (const model::Event& e : events)
+    if (e.code == "launch-command" || e.code == "launch-config") {
+      launchers.insert(launcher(e));
+      c10d = c10d || e.get_str("rdzv_backend") == "c10d";
+    }
+  std::set<const Rule*> out;
+  if (!c10d || launchers.size() < 2) return out;
+  std::map<const Rule*, std::set<std::string>> printed;
+  for (const Finding& f : a.findings)
+    if (f.rule->launch_phase)
+      for (auto i : f.events) printed[f.rule].insert(launcher(events[i]));
+  for (const auto& [rule, by] : printed)
+    if (std::any_of(launchers.begin(), launchers.end(), [&](const std::string& l) { return by.count(l) == 0; })) out.insert(rule);
+  return out;
+}
+
 // Launch failures (`phase: launch`) on a node whose workers then ran: the launch went on. Its
 // workers ran when a line names one of them (a rank, a local rank), or when the file the failure
-// is in goes on with prints no parser knows (at least 5, after the failure's last line).
+// is in goes on with prints no parser knows (at least 5, after the failure's last line). Under
+// c10d rendezvous, one that another launcher of the job did not print: it joined as a client.
 void mark_survived(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
+  const std::set<const Rule*> clients = c10d_clients(events, a);
   for (Finding& f : a.findings) {
     if (!f.rule->launch_phase) continue;
+    if (clients.count(f.rule) != 0) {
+      f.survived = true;
+      continue;
+    }
     const correlate::Node* n = facts.node(f.node);
     if (n == nullptr) continue;
     bool ran = n->workers_seen || std::any_of(facts.rank_table.begin(), facts.rank_table.end(), [&](const correlate::RankRecord& r) {

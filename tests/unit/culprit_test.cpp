@@ -279,5 +279,55 @@ TEST(Culprit, SrunTasksTakeTheHostTheirFailureTableNames) {
   EXPECT_EQ(v["node"], "hpc-c3n2") << v.dump(1);
 }
 
+
+// c10d rendezvous with the endpoint on the agents' own host: every agent but the one that hosts the
+// store fails to bind its port and joins as a client. When a node never arrives and no worker
+// starts, the missing node is the cause, not the bind lines.
+TEST(Culprit, C10dAgentsThatJoinAsClientsDoNotHideAMissingNode) {
+  const std::string launch = "torchrun --nnodes 3 --nproc_per_node 4 --rdzv_backend c10d --rdzv_endpoint localhost:36117 --rdzv_id j81 fit.py\n";
+  const std::string bind =
+      "W1104 07:31:12.004411 881 socket.cpp:426] [c10d] The server socket has failed to bind to 0.0.0.0:36117 (errno: 98 - Address already "
+      "in use).\nE1104 07:31:12.004502 881 socket.cpp:462] [c10d] The server socket has failed to listen on any local network address.\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("qa-n1/agent.log", "+ " + launch);
+  in.texts.emplace_back("qa-n2/agent.log", "+ " + launch + bind);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "rendezvous-failure") << v.dump(1);
+
+  // One agent alone with the bind failure: the port is held by something else.
+  analysis::Inputs alone;
+  alone.texts.emplace_back("qa-n2/agent.log", "+ " + launch + bind);
+  EXPECT_EQ(report_of(std::move(alone))["verdict"]["category"], "port-in-use");
+}
+
+// Launchers behind srun -l labels, no host known: the one whose --master_port differs is named by
+// its task.
+TEST(Culprit, AnSrunTaskWhoseMasterPortDiffersIsNamed) {
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-4411.out",
+                        "0: + torchrun --nnodes 3 --nproc_per_node 2 --node_rank 0 --master_addr 10.0.0.5 --master_port 29400 fit.py\n"
+                        "1: + torchrun --nnodes 3 --nproc_per_node 2 --node_rank 1 --master_addr 10.0.0.5 --master_port 29400 fit.py\n"
+                        "2: + torchrun --nnodes 3 --nproc_per_node 2 --node_rank 2 --master_addr 10.0.0.5 --master_port 29401 fit.py\n");
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "rendezvous-failure") << v.dump(1);
+  EXPECT_EQ(v["node"], "srun task 2") << v.dump(1);
+}
+
+// --redirects sends the workers' output to files of their own; the launchers' logs end at their
+// "failed (exitcode" lines while the restarted workers go on in a platform's log (a Ray driver's).
+// No launcher gave up: the restart recovered.
+TEST(Culprit, ARestartSeenGoingOnInAnotherLogRecovered) {
+  std::string driver = traceback("(RayTrainWorker pid=7710, ip=10.6.0.3) ", "ValueError: loss is nan at step 12");
+  for (int s = 0; s < 8; ++s) driver += "(RayTrainWorker pid=7801, ip=10.6.0.3) step " + std::to_string(s) + "/8 loss 0." + std::to_string(40 - s) + "\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("driver/job-driver-raysubmit_q.log", driver);
+  in.texts.emplace_back("gx-1/torchrun.out", "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 0 --max_restarts 2 --redirects 3 fit.py\n" +
+                                                  launcher_failed(0, 7710));
+  in.texts.emplace_back("gx-2/torchrun.out", "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 --max_restarts 2 --redirects 3 fit.py\n" +
+                                                  launcher_failed(0, 7712));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["status"], "healthy") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test

@@ -29,25 +29,19 @@ const std::map<std::string, std::string> kKnownMisses = {
      "no rank), so their exits are taken as own failures; the hung rank's attempt is not told apart"},
     {"lab-5025-hang", "hang during a restart, Ray driver output: the last attempt is not told apart from the first (no attempt "
                       "folders, the driver log interleaves both)"},
-    {"lab-5034-node-missing", "c10d on one host: every agent but the store's logs EADDRINUSE and waits in rendezvous for the "
-                              "missing node; with no worker anywhere the bind lines read as the cause (port-in-use)"},
-    {"lab-5037-two-faults", "recovering restart seen through the Ray driver log only: the node launchers' logs end at their "
-                            "EADDRINUSE lines (--redirects), so no worker line ties a node to the run that went on"},
-    {"lab-5038-noisy", "healthy c10d run seen through the Ray driver log only: as lab-5037, the launchers' EADDRINUSE lines are "
-                       "the last lines of their nodes"},
     {"lab-5043-hang", "hang during a restart, --redirects: world size unknown (uneven --nproc_per_node), the hung rank never "
                       "printed in the last attempt, and a timed-out rank's exit is taken"},
     // The trial cases of the new generator (seeds 9001-9241) the fixes were made on.
     {"lab-9005-hang", "hang under restarts ended by the operator's SIGTERM; kubectl lines carry no time and the timed-out "
                       "ranks' exits (no rank in their tracebacks) are taken as own failures"},
-    {"lab-9012-hang", "recovering restart seen through the Ray driver log only (as lab-5037): the c10d agents' EADDRINUSE lines "
-                      "end their nodes' logs"},
     {"lab-9020-nnodes-differ", "c10d: the odd --nnodes is in the launch commands, but under kubectl one file per pod the pods "
                                "are not told apart by a launch range, so the odd node is not named"},
     {"lab-9085-slow", "slow rank, kubectl, plain output: the others' timeouts carry no rank and the slow rank's late peer loss "
                       "is not told from theirs; a timed-out rank's exit is taken"},
-    {"lab-9241-hang", "recovering restart seen through the Ray driver log: as lab-9012"},
-    {"lab-5028-wrong-port", "srun -l labels name tasks, not hosts: the launcher whose --master_port differs cannot be named"},
+    {"lab-9241-hang", "recovering restart seen through the Ray driver log: the timed-out ranks' reports there are the last "
+                      "error lines (the restarted workers' progress is not told from the first attempt's)"},
+    {"lab-5028-wrong-port", "srun -l labels name tasks, not hosts: the launcher whose --master_port differs is named 'srun task 1' "
+                            "(the logs hold no host for it)"},
 };
 
 std::vector<fs::path> lab_cases() {
