@@ -327,6 +327,31 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
     if (victim(r.ending)) ++victims;
     if (own(r.ending) && plain.count(r.rank) == 0) cand.push_back(&r);
   }
+  // Plain output: a traceback of a worker's own (not a timeout or a lost peer) that no line ties to
+  // a rank is one of its node's ranks. When no rank's own exception is known and such tracebacks
+  // are on one node only, the candidates are that node's (its launcher's failure table orders them).
+  {
+    std::set<std::string> nodes;
+    bool ranked_exception = false;
+    for (const RankRecord& r : f.rank_table) ranked_exception = ranked_exception || r.ending == Ending::Exception;
+    for (EventIndex i = 0; i < events.size(); ++i) {
+      const model::Event& e = events[i];
+      if (e.rank || f.is_replaced(i) || (i < reports.size() && reports[i] != 0) || e.kind != "python" || e.level != "error") continue;
+      const std::string type = e.get_str("exception");
+      if (type.empty() || type.find("ChildFailedError") != std::string::npos || type.find("SignalException") != std::string::npos) continue;
+      nodes.insert(e.node);
+    }
+    if (!ranked_exception && nodes.size() == 1 && !nodes.begin()->empty()) {
+      const std::string& node = *nodes.begin();
+      std::vector<const RankRecord*> here;
+      for (const RankRecord& r : f.rank_table)
+        if (r.node == node && own(r.ending)) here.push_back(&r);
+      if (!here.empty() && here.size() < cand.size() + plain.size()) {
+        victims += cand.size() - std::min(cand.size(), here.size());
+        cand = std::move(here);
+      }
+    }
+  }
   if (!cand.empty()) {
     c.from_own_failures(std::move(cand), victims, std::move(notes));
     return;

@@ -124,20 +124,35 @@ void lend_ranks(std::vector<model::Event>& events) {
 // "(RayTrainWorker pid=15370, ip=10.1.1.162)") are that worker's: the launcher's failure rows and
 // "failed (exitcode" lines tie the pid to its rank and node. Only a pid that names one rank in the
 // whole job is lent, and a node only to lines that have none.
-void lend_worker_ranks(std::vector<model::Event>& events) {
-  std::map<std::int64_t, std::set<std::pair<std::string, std::int64_t>>> by_pid;  // pid -> (node, rank)
+// A worker's lines behind a prefix that names only its pid (Ray's "(RayTrainWorker pid=N, ip=..)")
+// take the node, rank and local rank of the launcher line of that pid (its failure row, its
+// "failed (exitcode" line), when the pid names one worker in the job. Returns whether any did.
+bool lend_worker_ranks(std::vector<model::Event>& events) {
+  using Worker = std::tuple<std::string, std::optional<std::int64_t>, std::optional<std::int64_t>>;  // node, rank, local rank
+  std::map<std::int64_t, std::set<Worker>> by_pid;
   for (const auto& e : events)
-    if ((e.code == "failure-row" || e.code == "worker-failed") && e.pid && e.rank) by_pid[*e.pid].insert({e.node, *e.rank});
-  if (by_pid.empty()) return;
+    if ((e.code == "failure-row" || e.code == "worker-failed") && e.pid && !e.node.empty())
+      by_pid[*e.pid].insert({e.node, e.rank, e.local_rank});
+  // A failure row and a "failed" line of one process: the row, which knows more.
+  for (auto& [pid, ws] : by_pid)
+    if (ws.size() == 2 && std::get<0>(*ws.begin()) == std::get<0>(*ws.rbegin())) {
+      const Worker& a = *ws.begin();
+      const Worker& b = *ws.rbegin();
+      if (!std::get<1>(a) || !std::get<1>(b) || std::get<1>(a) == std::get<1>(b)) ws = {std::get<1>(a) ? a : b};
+    }
+  bool lent = false;
   for (auto& e : events) {
     if (e.rank || !e.pid || e.kind != "python") continue;
     const auto it = by_pid.find(*e.pid);
     if (it == by_pid.end() || it->second.size() != 1) continue;
-    const auto& [node, rank] = *it->second.begin();
+    const auto& [node, rank, local] = *it->second.begin();
     if (!e.node.empty() && e.node != node) continue;
     e.rank = rank;
-    if (e.node.empty()) e.node = node;
+    if (!e.local_rank) e.local_rank = local;
+    e.node = node;
+    lent = true;
   }
+  return lent;
 }
 
 void infer_years(std::vector<model::Event>& events) {
@@ -264,7 +279,7 @@ struct Builder {
     }
     if (e.code == "launch-command" || e.code == "launch-config") {  // the command line or torchrun's config dump
       n.launch.emplace("launched", "1");
-      Job::TaskLaunch* task = e.node.empty() && !e.task.empty() ? &f.job.task_launches["srun task " + e.task] : nullptr;
+      Job::TaskLaunch* task = e.node.empty() && !e.task.empty() ? &f.job.task_launches[e.task] : nullptr;
       if (task != nullptr) task->node_rank = e.get_int("node_rank");
       for (const char* k : {"nnodes", "max_nodes", "master_addr", "master_port"}) {
         if (const model::Value* v = e.get(k)) {
@@ -516,11 +531,14 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
     end = std::max(end, key_line ? static_cast<std::uint64_t>(*key_line) : e.line);
   }
   if (!restarted || last_error.empty()) return false;
+  // A file's quiet lines are kept under the node of its lines; lines lent another node (a platform
+  // log's workers, by pid) leave them there.
   auto goes_on = [&](const std::string& path, const std::pair<std::string, std::uint64_t>& where) {
-    const Node* n = f.node(where.first);
-    if (n == nullptr) return false;
-    const auto tail = n->plain_tail.find(path);
-    return tail != n->plain_tail.end() && tail->second.second >= 5 && tail->second.first > where.second;
+    for (const Node& n : f.nodes) {
+      const auto tail = n.plain_tail.find(path);
+      if (tail != n.plain_tail.end()) return tail->second.second >= 5 && tail->second.first > where.second;
+    }
+    return false;
   };
   bool workers_went_on = false;  // a stream of the workers' own (not only a launcher's lines) went on
   for (const auto& [path, where] : last_error) {
@@ -546,7 +564,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
   lend_hosts(events);
   lend_ranks(events);
   lend_global_ranks(events);
-  lend_worker_ranks(events);
+  if (lend_worker_ranks(events)) lend_global_ranks(events);
   infer_years(events);
   const PeerMaps peers = peer_maps(events);
 

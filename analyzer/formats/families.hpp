@@ -27,7 +27,7 @@ struct Prefix {
   std::string month_day_time;              // "07-17 08:06:53" (no year)
   std::string time;                        // ISO time of a collector / container prefix
   std::string key;                         // the prefix text: lines with the same key form a stream
-  std::string task;                        // srun -l's task label ("3"): one launcher's lines in a shared file
+  std::string task;                        // one launcher's lines in a shared file: "srun task 3" (srun -l), "pod/NAME" (kubectl --prefix)
 };
 
 // Strips every recognised outer prefix; `storage` keeps unescaped container-JSON text (or the

@@ -114,6 +114,8 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
     if (close != std::string_view::npos && close < 320 &&
         s.substr(5, close - 5).find_first_of(" \t[") == std::string_view::npos) {
       p.key.append(s.substr(0, close + 2));
+      const std::string_view name = s.substr(5, close - 5);
+      p.task = "pod/" + std::string(name.substr(0, name.find('/')));
       s.remove_prefix(close + 2);
       return Peel::Peeled;
     }
@@ -212,7 +214,7 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c) {
   }
   if ((c == ' ' || (c >= '0' && c <= '9')) && rx(re_srun_label(), s, m)) {
     p.key.append(m[0]);
-    p.task.assign(m[1]);
+    p.task = "srun task " + std::string(m[1]);
     s.remove_prefix(m[0].size());
     return Peel::Peeled;
   }

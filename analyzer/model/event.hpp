@@ -26,7 +26,7 @@ struct Event {
   bool time_inferred = false;  // year / date taken from elsewhere (file name, nearby line)
   std::string node;
   bool node_from_content = false;  // the node is a host the line itself names (not the file's path)
-  std::string task;          // srun -l's task label ("3"): the lines of one task form a stream of their file
+  std::string task;          // "srun task 3" (srun -l), "pod/NAME" (kubectl --prefix): one launcher's lines in a shared file
   std::optional<std::int64_t> pid;
   std::optional<std::int64_t> rank;
   std::optional<std::int64_t> local_rank;

@@ -616,7 +616,7 @@ bool pass_over_later_failures(const std::vector<model::Event>& events, const cor
 std::set<const Rule*> c10d_clients(const std::vector<model::Event>& events, const Analysis& a) {
   std::set<std::string> launchers;
   bool c10d = false;
-  auto launcher = [](const model::Event& e) { return e.node.empty() ? "task " + e.task : e.node; };
+  auto launcher = [](const model::Event& e) { return e.node.empty() ? e.task : e.node; };
   for (const model::Event& e : events)
     if (e.code == "launch-command" || e.code == "launch-config") {
       launchers.insert(launcher(e));
@@ -679,6 +679,14 @@ void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
       }
     }
   }
+  // A stop from outside (a scheduler's time limit, an operator's scancel) reaches every node of the
+  // job at once: when it came late on one node, it came late on all, even where the node's own
+  // lines give no order (the hung rank's node printed nothing before it).
+  std::set<const Rule*> late;
+  for (const Finding& s : a.findings)
+    if (s.late_stop) late.insert(s.rule);
+  for (Finding& s : a.findings)
+    if (s.rule->stop_phase && late.count(s.rule) != 0) s.late_stop = true;
 }
 
 void link_explanations(Analysis& a) {

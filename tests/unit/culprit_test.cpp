@@ -329,5 +329,52 @@ TEST(Culprit, ARestartSeenGoingOnInAnotherLogRecovered) {
   EXPECT_EQ(v["status"], "healthy") << v.dump(1);
 }
 
+
+// kubectl logs --prefix puts every pod in one stream; no line but a pod's failure table names its
+// host. Plain worker output: the one traceback of a worker's own is tied to no rank, yet it is on
+// one pod, whose failure table orders that pod's ranks.
+TEST(Culprit, APlainTracebackBelongsToItsPodsRanks) {
+  auto pod = [](const std::string& name, const std::string& text) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+      const std::size_t nl = text.find('\n', at);
+      out += "[pod/" + name + "/trainer] " + text.substr(at, nl - at) + "\n";
+      at = nl == std::string::npos ? text.size() : nl + 1;
+    }
+    return out;
+  };
+  analysis::Inputs in;
+  in.texts.emplace_back("pods.log",
+                        pod("llm-w0", traceback("", "ZeroDivisionError: float division by zero") + peer_lost("", "10.3.0.9") +
+                                          failure_table("llm-w0", {{0, 0, 1, 412, "2026-07-07_10:00:03"}, {1, 1, 1, 413, "2026-07-07_10:00:03"}})) +
+                            pod("llm-w1", peer_lost("", "10.3.0.8") + peer_lost("", "10.3.0.8") +
+                                              failure_table("llm-w1", {{2, 0, 1, 530, "2026-07-07_10:00:03"}, {3, 1, 1, 531, "2026-07-07_10:00:03"}})));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "llm-w0") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+}
+
+// A scheduler's stop reaches every node at once. On the hung rank's node nothing came before it,
+// on the others the timeouts did: the stop is how the hang ended everywhere, not its cause, and
+// torchrun's own SignalException traceback is not a worker's error.
+TEST(Culprit, AStopThatCameLateOnOneNodeCameLateOnAll) {
+  const std::string stop =
+      "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n"
+      "Traceback (most recent call last):\n  File \"/usr/bin/torchrun\", line 8, in <module>\n    sys.exit(main())\n"
+      "torch.distributed.elastic.multiprocessing.api.SignalException: Process 3310 got signal: 15\n";
+  const std::string timeout = "[rank1]:Traceback (most recent call last):\n[rank1]:  File \"/opt/fit.py\", line 40, in <module>\n"
+                              "[rank1]:    dist.all_reduce(t)\n[rank1]:RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
+                              "Timed out waiting 1800000ms for recv operation to complete\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("vm-a/out.log", "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 0 fit.py\n" + stop);
+  in.texts.emplace_back("vm-b/out.log", "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 fit.py\n" + timeout + stop);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  EXPECT_EQ(v["node"], "vm-a") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test

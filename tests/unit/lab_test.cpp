@@ -38,8 +38,6 @@ const std::map<std::string, std::string> kKnownMisses = {
                                "are not told apart by a launch range, so the odd node is not named"},
     {"lab-9085-slow", "slow rank, kubectl, plain output: the others' timeouts carry no rank and the slow rank's late peer loss "
                       "is not told from theirs; a timed-out rank's exit is taken"},
-    {"lab-9241-hang", "recovering restart seen through the Ray driver log: the timed-out ranks' reports there are the last "
-                      "error lines (the restarted workers' progress is not told from the first attempt's)"},
     {"lab-5028-wrong-port", "srun -l labels name tasks, not hosts: the launcher whose --master_port differs is named 'srun task 1' "
                             "(the logs hold no host for it)"},
 };
