@@ -312,6 +312,47 @@ struct Chooser {
   }
 };
 
+// Steps 4 and 5 by nodes, where no rank is known (c10d rendezvous numbers ranks by arrival, plain
+// output names none), when no line anywhere shows a failure of a worker's own (an exception, a
+// kill, a crash); the others' exits are their reporters'. Of the nodes whose launcher started, the
+// one where no line reported a timeout or a lost peer; else the one whose ranks only lost their
+// peers while the others timed out (they came late).
+void quiet_node(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
+  std::set<std::string> reporters, timed_out;
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    if (f.is_replaced(i)) continue;
+    if (i < reports.size() && reports[i] != 0) {
+      reporters.insert(e.node);
+      if ((reports[i] & kReportsTimeout) != 0) timed_out.insert(e.node);
+      continue;
+    }
+    if (e.code == "oom-kill") return;
+    if (e.code == "failure-row" || e.code == "worker-failed") {
+      const std::string sig = e.get_str("signal");
+      if (!sig.empty() && sig != "SIGTERM" && sig != "SIGINT" && sig != "SIGHUP") return;
+    }
+    if (e.kind == "python" && e.level == "error") {
+      const std::string type = e.get_str("exception");
+      if (!type.empty() && type.find("ChildFailedError") == std::string::npos && type.find("SignalException") == std::string::npos) return;
+    }
+  }
+  if (reporters.empty()) return;
+  std::vector<std::string> quiet, late;
+  for (const Node& n : f.nodes) {
+    if (n.name.empty() || n.launch.empty()) continue;
+    if (reporters.count(n.name) == 0) quiet.push_back(n.name);
+    else if (timed_out.count(n.name) == 0) late.push_back(n.name);
+  }
+  if (quiet.size() == 1) {
+    f.quiet_node = quiet.front();
+    f.culprit_node = quiet.front();
+  } else if (quiet.empty() && late.size() == 1 && !timed_out.empty()) {
+    f.late_node = late.front();
+    f.culprit_node = late.front();
+  }
+}
+
 }  // namespace
 
 void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
@@ -357,6 +398,7 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
     return;
   }
   if (victims > 0) c.from_reports(plain, victims);
+  if (!f.culprit && f.culprit_node.empty()) quiet_node(f, events, reports);
 }
 
 }  // namespace dtriage::correlate

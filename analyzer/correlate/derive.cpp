@@ -221,6 +221,8 @@ void derive_timeouts(const Facts& f, const Put& put) {
 // rank that failed on its own is job.culprit_rank; a rank inferred from the others' reports is
 // job.quiet_rank (silent) or job.late_rank (came late).
 void derive_culprit(const Facts& f, const Put& put) {
+  if (!f.quiet_node.empty()) put("job.quiet_node", f.quiet_node, f.job.timeout_evidence);
+  if (!f.late_node.empty()) put("job.late_node", f.late_node, f.job.timeout_evidence);
   if (!f.culprit) return;
   const Culprit& c = *f.culprit;
   put("job.culprit_basis", basis_name(c.basis), c.evidence);
@@ -231,7 +233,6 @@ void derive_culprit(const Facts& f, const Put& put) {
   if (c.own_failure() && !c.node.empty()) put("job.culprit_node", c.node, c.evidence);
 }
 
-// Launch options the nodes disagree on: the node in the minority is the odd one.
 // One launcher's command: a node's, or one srun task's where no host is known.
 struct Launcher {
   std::string name;
@@ -248,6 +249,7 @@ std::vector<Launcher> launchers(const Facts& f) {
   return out;
 }
 
+// Launch options the launchers disagree on: the one in the minority is the odd one.
 void derive_launch_conflict(const Facts& f, const Put& put) {
   const std::vector<Launcher> all = launchers(f);
   for (const char* key : {"nnodes", "master_port", "master_addr"}) {

@@ -172,6 +172,8 @@ struct Facts {
   std::optional<Culprit> culprit;      // the rank the job's failure started from (choose_culprit)
   std::string culprit_node;            // its node; also set when the rank is ambiguous but the node is not
   std::vector<std::int64_t> culprit_tie;  // no culprit: the ranks the policy could not tell apart
+  std::string quiet_node;              // no rank known: the one launched node that reported no timeout or lost peer
+  std::string late_node;               // no rank known: the one node whose ranks lost their peers while the others timed out
   std::set<std::string> superseded;    // files of an earlier restart attempt (torchrun --log-dir attempt_N, a later one exists)
   // Per event: it belongs to a restart attempt a later one replaced (a superseded file, or the part
   // of a launcher's stream before its workers were started again). Only the last attempt decides.

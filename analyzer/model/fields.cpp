@@ -168,6 +168,8 @@ constexpr FieldInfo kFacts[] = {
     {"job.late_rank", T::Int, "after others timed out waiting, the one rank that only lost its peers: it reached the collective late"},
     {"job.culprit_node", T::Text, "its node"},
     {"job.timeout_lines", T::Int, "lines that report a collective timeout, attributed to a rank or not"},
+    {"job.quiet_node", T::Text, "after a collective timeout with no rank known (c10d, plain output), the one launched node that neither timed out, lost a peer nor failed on its own"},
+    {"job.late_node", T::Text, "after a collective timeout with no rank known, the one node whose ranks lost their peers while every other node's timed out"},
     {"job.quiet_rank", T::Int, "after a collective timeout, the one rank that neither timed out, lost a peer nor ended with an error of its own"},
     {"job.worker_lines", T::Int, "lines the workers wrote (ranked lines, NCCL, Python, plog), not the launchers'"},
     {"job.launched_nodes", T::Int, "nodes whose launch command is in the logs"},

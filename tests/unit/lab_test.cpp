@@ -32,12 +32,12 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-5043-hang", "hang during a restart, --redirects: world size unknown (uneven --nproc_per_node), the hung rank never "
                       "printed in the last attempt, and a timed-out rank's exit is taken"},
     // The trial cases of the new generator (seeds 9001-9241) the fixes were made on.
-    {"lab-9005-hang", "hang under restarts ended by the operator's SIGTERM; kubectl lines carry no time and the timed-out "
-                      "ranks' exits (no rank in their tracebacks) are taken as own failures"},
+    {"lab-9005-hang", "hang under restarts ended by the operator's SIGTERM, plain kubectl output: attempt 0's KeyError is not "
+                      "told apart from the last attempt's hang (no worker prefixes mark where the restart began)"},
     {"lab-9020-nnodes-differ", "c10d: the odd --nnodes is in the launch commands, but under kubectl one file per pod the pods "
                                "are not told apart by a launch range, so the odd node is not named"},
-    {"lab-9085-slow", "slow rank, kubectl, plain output: the others' timeouts carry no rank and the slow rank's late peer loss "
-                      "is not told from theirs; a timed-out rank's exit is taken"},
+    {"lab-9085-slow", "slow rank, kubectl, plain output, c10d: the node whose ranks came late is named (timeout-late-node), "
+                      "but no line gives the global rank of its ranks"},
     {"lab-5028-wrong-port", "srun -l labels name tasks, not hosts: the launcher whose --master_port differs is named 'srun task 1' "
                             "(the logs hold no host for it)"},
 };
