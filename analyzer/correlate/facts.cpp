@@ -601,6 +601,19 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     for (const auto& [name, n] : nodes)
       if (n.node_rank && n.nproc_per_node && *n.nproc_per_node > 0 && *n.nproc_per_node < 4096) range[name] = {*n.node_rank, *n.nproc_per_node};
     for (const auto& [name, start] : rank_bases(range)) nodes[name].rank_base = start;
+    // Uneven --nproc_per_node: the world is their sum, when every --node_rank of --nnodes is known.
+    if (!f.job.world_size && f.job.expected_nodes && *f.job.expected_nodes > 0 && *f.job.expected_nodes < 4096) {
+      std::map<std::int64_t, std::int64_t> at;  // node_rank -> nproc
+      for (const auto& [name, r] : range) at.emplace(r.first, r.second);
+      std::int64_t world = 0;
+      bool all = true;
+      for (std::int64_t k = 0; all && k < *f.job.expected_nodes; ++k) {
+        const auto it = at.find(k);
+        all = it != at.end();
+        if (all) world += it->second;
+      }
+      if (all && at.size() == static_cast<std::size_t>(*f.job.expected_nodes)) f.job.world_size = world;
+    }
   }
   for (auto& [name, n] : nodes) {
     if (auto it = named_by.find(name); it != named_by.end()) n.named_by = it->second;

@@ -25,8 +25,8 @@ const std::map<std::string, std::string> kKnownMisses = {
      "but the launcher's Root Cause row (lowest local rank on a tie), which says rank 0; the truth is rank 1"},
     // The fresh batch of the independent-dimension lab (seeds 5001-5044), drawn after issue 21's work.
     {"lab-5015-hang",
-     "hang with restarts exhausted, Ray driver output: the timed-out ranks' tracebacks are in the driver log (pid / ip prefixes, "
-     "no rank), so their exits are taken as own failures; the hung rank's attempt is not told apart"},
+     "hang with restarts exhausted, Ray driver output: the category is right, but the hung rank is not named: the driver log "
+     "interleaves both attempts behind pid prefixes, and no silent rank stands out"},
     {"lab-5025-hang", "hang during a restart, Ray driver output: the last attempt is not told apart from the first (no attempt "
                       "folders, the driver log interleaves both)"},
     {"lab-5043-hang", "hang during a restart, --redirects: world size unknown (uneven --nproc_per_node), the hung rank never "
