@@ -203,6 +203,18 @@ TEST(Culprit, RanksBehindAPlatformPrefixAreTiedBackThroughTheirPid) {
 }
 
 
+// `text` with `label` before each of its lines (srun -l, kubectl logs --prefix).
+std::string prefixed(const std::string& label, const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t nl = text.find('\n', at);
+    out += label + text.substr(at, nl - at) + "\n";
+    at = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return out;
+}
+
 std::string launcher_failed(int local, int pid) {
   return "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: " + std::to_string(local) + " (pid: " +
          std::to_string(pid) + ") of binary: /usr/bin/python3\n";
@@ -255,16 +267,7 @@ TEST(Culprit, AWorkersLateLinesAreNotANewAttempt) {
 // names its host; the task's other lines take it. Nodes run uneven --nproc_per_node: the second
 // node's ranks start after the first node's one rank.
 TEST(Culprit, SrunTasksTakeTheHostTheirFailureTableNames) {
-  auto labelled = [](const std::string& label, const std::string& text) {
-    std::string out;
-    std::size_t at = 0;
-    while (at < text.size()) {
-      const std::size_t nl = text.find('\n', at);
-      out += label + text.substr(at, nl - at) + "\n";
-      at = nl == std::string::npos ? text.size() : nl + 1;
-    }
-    return out;
-  };
+  auto labelled = prefixed;
   analysis::Inputs in;
   in.texts.emplace_back("slurm-90210.out",
                         labelled("0: ", "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 0 --master_addr hpc-c3n1 fit.py\n") +
@@ -334,16 +337,7 @@ TEST(Culprit, ARestartSeenGoingOnInAnotherLogRecovered) {
 // host. Plain worker output: the one traceback of a worker's own is tied to no rank, yet it is on
 // one pod, whose failure table orders that pod's ranks.
 TEST(Culprit, APlainTracebackBelongsToItsPodsRanks) {
-  auto pod = [](const std::string& name, const std::string& text) {
-    std::string out;
-    std::size_t at = 0;
-    while (at < text.size()) {
-      const std::size_t nl = text.find('\n', at);
-      out += "[pod/" + name + "/trainer] " + text.substr(at, nl - at) + "\n";
-      at = nl == std::string::npos ? text.size() : nl + 1;
-    }
-    return out;
-  };
+  auto pod = [](const std::string& name, const std::string& text) { return prefixed("[pod/" + name + "/trainer] ", text); };
   analysis::Inputs in;
   in.texts.emplace_back("pods.log",
                         pod("llm-w0", traceback("", "ZeroDivisionError: float division by zero") + peer_lost("", "10.3.0.9") +
