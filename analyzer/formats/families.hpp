@@ -27,7 +27,10 @@ struct Prefix {
   std::string month_day_time;              // "07-17 08:06:53" (no year)
   std::string time;                        // ISO time of a collector / container prefix
   std::string key;                         // the prefix text: lines with the same key form a stream
-  std::string task;                        // one launcher's lines in a shared file: "srun task 3" (srun -l), "pod/NAME" (kubectl --prefix)
+  // One launcher's lines in a shared file: srun -l's task number ("3") or kubectl --prefix's pod name
+  // (pod_task), a view into the line; the event's `task` is "srun task 3" or "pod/NAME".
+  std::string_view task;
+  bool pod_task = false;
 };
 
 // Strips every recognised outer prefix; `storage` keeps unescaped container-JSON text (or the

@@ -57,7 +57,12 @@ struct SourceParser::Impl {
     e.text.assign(line.text.data(), line.text.size());
     e.node = p.host.empty() ? source.node : p.host;
     e.node_from_content = !p.host.empty();
-    e.task = p.task;
+    if (p.task.empty()) {
+      e.task.clear();
+    } else {
+      e.task.assign(p.pod_task ? "pod/" : "srun task ");
+      e.task.append(p.task);
+    }
     e.rank = p.rank;
     e.local_rank = p.local_rank;
     e.pid = p.pid;

@@ -115,7 +115,8 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
         s.substr(5, close - 5).find_first_of(" \t[") == std::string_view::npos) {
       p.key.append(s.substr(0, close + 2));
       const std::string_view name = s.substr(5, close - 5);
-      p.task = "pod/" + std::string(name.substr(0, name.find('/')));
+      p.task = name.substr(0, name.find('/'));
+      p.pod_task = true;
       s.remove_prefix(close + 2);
       return Peel::Peeled;
     }
@@ -214,7 +215,8 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c) {
   }
   if ((c == ' ' || (c >= '0' && c <= '9')) && rx(re_srun_label(), s, m)) {
     p.key.append(m[0]);
-    p.task = "srun task " + std::string(m[1]);
+    p.task = std::string_view(m[1].data(), m[1].size());
+    p.pod_task = false;
     s.remove_prefix(m[0].size());
     return Peel::Peeled;
   }
