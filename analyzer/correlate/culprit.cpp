@@ -264,8 +264,7 @@ struct Chooser {
     if (one_node)
       for (EventIndex i = 0; i < ev.size(); ++i) {
         const model::Event& e = ev[i];
-        const model::Value* rc = e.get("root_cause");
-        if (e.code != "failure-row" || rc == nullptr || !std::holds_alternative<bool>(*rc) || !std::get<bool>(*rc) || !e.rank) continue;
+        if (!root_cause_row(e) || !e.rank) continue;
         const auto r = std::find_if(first.begin(), first.end(), [&](const RankRecord* x) { return x->rank == *e.rank; });
         if (r == first.end()) continue;
         return choose(**r, CulpritBasis::FirstObserved,
@@ -330,12 +329,9 @@ void quiet_node(Facts& f, const std::vector<model::Event>& events, const std::ve
     if (e.code == "oom-kill") return;
     if (e.code == "failure-row" || e.code == "worker-failed") {
       const std::string sig = e.get_str("signal");
-      if (!sig.empty() && sig != "SIGTERM" && sig != "SIGINT" && sig != "SIGHUP") return;
+      if (!sig.empty() && !launcher_stop(sig)) return;
     }
-    if (e.kind == "python" && e.level == "error") {
-      const std::string type = e.get_str("exception");
-      if (!type.empty() && type.find("ChildFailedError") == std::string::npos && type.find("SignalException") == std::string::npos) return;
-    }
+    if (own_traceback(e)) return;
   }
   if (reporters.empty()) return;
   std::vector<std::string> quiet, late;
@@ -377,9 +373,7 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
     for (const RankRecord& r : f.rank_table) ranked_exception = ranked_exception || r.ending == Ending::Exception;
     for (EventIndex i = 0; i < events.size(); ++i) {
       const model::Event& e = events[i];
-      if (e.rank || f.is_replaced(i) || (i < reports.size() && reports[i] != 0) || e.kind != "python" || e.level != "error") continue;
-      const std::string type = e.get_str("exception");
-      if (type.empty() || type.find("ChildFailedError") != std::string::npos || type.find("SignalException") != std::string::npos) continue;
+      if (e.rank || f.is_replaced(i) || (i < reports.size() && reports[i] != 0) || !own_traceback(e)) continue;
       nodes.insert(e.node);
     }
     if (!ranked_exception && nodes.size() == 1 && !nodes.begin()->empty()) {

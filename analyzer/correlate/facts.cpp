@@ -60,6 +60,19 @@ bool is_error(const model::Event& e) {
   return false;
 }
 
+bool launcher_stop(const std::string& sig) { return sig == "SIGTERM" || sig == "SIGINT" || sig == "SIGHUP"; }
+
+bool root_cause_row(const model::Event& e) {
+  const model::Value* v = e.get("root_cause");
+  return e.code == "failure-row" && v != nullptr && std::holds_alternative<bool>(*v) && std::get<bool>(*v);
+}
+
+bool own_traceback(const model::Event& e) {
+  if (e.kind != "python" || e.level != "error") return false;
+  const std::string type = e.get_str("exception");
+  return !type.empty() && type.find("ChildFailedError") == std::string::npos && type.find("SignalException") == std::string::npos;
+}
+
 namespace {
 
 void keep_first(std::optional<EventIndex>& slot, EventIndex i, const std::vector<model::Event>& ev) {
@@ -373,7 +386,7 @@ struct Builder {
       if (said == 0 && (e.code == "failure-row" || e.code == "worker-failed" || e.code == "oom-kill" ||
                         (e.kind == "python" && e.level == "error"))) {
         const std::string sig = e.get_str("signal");
-        const bool stopped = sig == "SIGTERM" || sig == "SIGINT" || sig == "SIGHUP";
+        const bool stopped = launcher_stop(sig);
         if (stopped) f.job.stopped.emplace(*e.rank, i);
         if (!stopped) {
           const bool killed = !sig.empty() || e.code == "oom-kill";
@@ -494,9 +507,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
     bool stands = false;
     for (std::size_t k = starts.back(); k < idx.size() && !stands; ++k) {
       const model::Event& e = events[idx[k]];
-      const model::Value* root = e.get("root_cause");
-      const bool root_row = root != nullptr && std::holds_alternative<bool>(*root) && std::get<bool>(*root);
-      stands = e.code == "worker-failed" || (e.code == "failure-row" && root_row && e.pid && earlier_pids.count(*e.pid) == 0);
+      stands = e.code == "worker-failed" || (root_cause_row(e) && e.pid && earlier_pids.count(*e.pid) == 0);
     }
     const std::size_t last = stands ? starts.back() : starts[starts.size() - 2];
     for (std::size_t k = 0; k < last; ++k) out[idx[k]] = true;

@@ -228,5 +228,12 @@ std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max = 8);
 
 // True for events that report a failure (used for first errors and the "failed" status).
 bool is_error(const model::Event& e);
+// A signal a launcher sends its workers to stop them (SIGTERM, SIGINT, SIGHUP), not a death of their own.
+bool launcher_stop(const std::string& sig);
+// The failure table's "Root Cause (first observed failure)" row.
+bool root_cause_row(const model::Event& e);
+// A Python traceback of a worker's own: an exception type that is neither torchrun's summary of
+// its failed children (ChildFailedError) nor torchrun being stopped (SignalException).
+bool own_traceback(const model::Event& e);
 
 }  // namespace dtriage::correlate

@@ -25,7 +25,6 @@ const char* ending_name(Ending e) {
 
 namespace {
 
-bool launcher_stop(const std::string& sig) { return sig == "SIGTERM" || sig == "SIGINT" || sig == "SIGHUP"; }
 
 // Signals a process raises on itself when it crashes (or aborts after an unrecoverable error).
 bool crash_signal(const std::string& sig) {
