@@ -47,7 +47,7 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
       if (binding_only && forked_) binding_only_.push_back(events_.size());
       events_.push_back(std::move(e));
       hits_.push_back(hits);
-    } else if (e.kind != "line") {
+    } else if (e.kind != model::Kind::Line) {
       ++inv_.events_not_kept;
       ++plain;
       plain_last = e.line;
@@ -70,8 +70,8 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
 
 bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& binding_only) {
   hits = engine_.match(e);
-  if (e.kind == "line") return !hits.empty();
-  if (correlate::is_error(e) || e.level == "warning" || !e.code.empty()) return true;
+  if (e.kind == model::Kind::Line) return !hits.empty();
+  if (correlate::is_error(e) || e.level == model::Level::Warning || !e.code.empty()) return true;
   for (const auto& [k, v] : e.fields)
     if (const model::FieldInfo* f = model::find_event_field(k); f != nullptr && f->keep) return true;
   if (!hits.empty()) return true;

@@ -679,7 +679,7 @@ void check_log_binding(Builder& b, const Input& in) {
       NodeResult& n = with_category("device-binding-duplicate", b.add(e.node, Status::Fail, "NCCL: " + std::string(trim(e.message.empty() ? e.text : e.message))));
       n.evidence.push_back(event_evidence(e));
     }
-    if (!e.rank || !e.device || *e.device < 0 || e.kind != "nccl") continue;
+    if (!e.rank || !e.device || *e.device < 0 || e.kind != model::Kind::Nccl) continue;
     ranks_on[{e.node, *e.device}].insert(*e.rank);
     first.emplace(std::make_pair(e.node, *e.device), &e);
   }
@@ -769,7 +769,7 @@ LogData log_data(const std::vector<model::Event>& events) {
   static const RE2 full_re(R"((?i)(?:len\(?\s*(?:train_)?dataset\)?|dataset (?:size|length|len)|num[ _]examples|total samples)\s*[:=]?\s*(\d[\d,]*))");
   LogData d;
   for (const model::Event& e : events) {
-    if (e.kind == "snapshot") continue;
+    if (e.kind == model::Kind::Snapshot) continue;
     const std::string who = e.rank ? std::to_string(*e.rank) : (e.pid ? e.node + ":" + std::to_string(*e.pid) : "");
     if (who.empty()) continue;
     std::string cap;

@@ -41,7 +41,7 @@ class CheckSink final : public ingest::Sink {
     opt.all_lines = true;
     formats::SourceParser parser(source, opt, [this](model::Event&& e) {
       if (e.text.find("DTRIAGE_SMOKE") != std::string::npos) return;
-      const bool binding = e.kind == "nccl" && e.rank && e.device;
+      const bool binding = e.kind == model::Kind::Nccl && e.rank && e.device;
       if (binding || mentions(e.text, {"duplicate gpu", "batch", "sav", "len(", "sampl", "exampl", "dataset"}))
         in_.events.push_back(std::move(e));
     });

@@ -55,8 +55,8 @@ std::vector<std::int64_t> Facts::ranks_without_timeout() const {
 }
 
 bool is_error(const model::Event& e) {
-  if (e.level == "error") return true;
-  if (e.kind == "nccl" && e.level == "warning") return true;  // NCCL WARN is NCCL's error level
+  if (e.level == model::Level::Error) return true;
+  if (e.kind == model::Kind::Nccl && e.level == model::Level::Warning) return true;  // NCCL WARN is NCCL's error level
   return false;
 }
 
@@ -68,7 +68,7 @@ bool root_cause_row(const model::Event& e) {
 }
 
 bool own_traceback(const model::Event& e) {
-  if (e.kind != "python" || e.level != "error") return false;
+  if (e.kind != model::Kind::Python || e.level != model::Level::Error) return false;
   const std::string type = e.get_str("exception");
   return !type.empty() && type.find("ChildFailedError") == std::string::npos && type.find("SignalException") == std::string::npos;
 }
@@ -90,7 +90,7 @@ void lend_hosts(std::vector<model::Event>& events) {
   using Stream = std::pair<std::string_view, std::string_view>;  // path, task
   std::map<Stream, std::map<std::string, int>> content_nodes;     // stream -> node -> count
   for (const auto& e : events)
-    if ((e.kind == "nccl" || e.code == "failure-row") && !e.node.empty()) content_nodes[{e.path, e.task}][e.node]++;
+    if ((e.kind == model::Kind::Nccl || e.code == "failure-row") && !e.node.empty()) content_nodes[{e.path, e.task}][e.node]++;
   std::map<Stream, std::string> stream_host;
   for (const auto& [stream, counts] : content_nodes) {
     if (counts.size() == 1) stream_host[stream] = counts.begin()->first;
@@ -155,7 +155,7 @@ bool lend_worker_ranks(std::vector<model::Event>& events) {
     }
   bool lent = false;
   for (auto& e : events) {
-    if (e.rank || !e.pid || e.kind != "python") continue;
+    if (e.rank || !e.pid || e.kind != model::Kind::Python) continue;
     const auto it = by_pid.find(*e.pid);
     if (it == by_pid.end() || it->second.size() != 1) continue;
     const auto& [node, rank, local] = *it->second.begin();
@@ -317,22 +317,22 @@ struct Builder {
 
   // What the node has: devices, their health and model, versions (npu-smi, nvidia-smi, snapshots).
   void inventory(Node& n, EventIndex i, const model::Event& e) {
-    if (e.kind == "snapshot" && e.code == "inventory") {  // a node snapshot (formats/snapshot.hpp) in the dump
+    if (e.kind == model::Kind::Snapshot && e.code == "inventory") {  // a node snapshot (formats/snapshot.hpp) in the dump
       if (const std::string a = e.get_str("master_addr"); !a.empty() && f.job.master_addr.empty()) f.job.master_addr = a;
       if (auto p = e.get_int("master_port"); p && !f.job.master_port) f.job.master_port = *p;
     }
-    if ((e.kind == "npu-smi" || e.kind == "snapshot") && e.code == "inventory") {
+    if ((e.kind == model::Kind::NpuSmi || e.kind == model::Kind::Snapshot) && e.code == "inventory") {
       if (auto dc = e.get_int("device_count"); dc && *dc > 0) {
         n.devices = *dc;
         n.device_evidence.push_back(i);
       }
     }
-    if (e.kind == "npu-smi" && e.code == "npu-device" && e.get_str("health") != "OK" && e.device) n.unhealthy_devices.insert(*e.device);
+    if (e.kind == model::Kind::NpuSmi && e.code == "npu-device" && e.get_str("health") != "OK" && e.device) n.unhealthy_devices.insert(*e.device);
     if (n.chip.empty()) {
       if (const std::string c = e.get_str("chip_name"); !c.empty()) n.chip = c;
       else if (const std::string g = e.get_str("gpu_name"); !g.empty()) n.chip = g;
     }
-    if (e.kind == "nvidia-smi" && e.code == "gpu" && e.device) {
+    if (e.kind == model::Kind::NvidiaSmi && e.code == "gpu" && e.device) {
       const std::int64_t count = *e.device + 1;
       if (!n.devices || *n.devices < count) n.devices = count;
       n.device_evidence.push_back(i);
@@ -342,7 +342,7 @@ struct Builder {
     for (std::size_t k = 0; k < nkeys; ++k) {
       const std::string field(keys[k].field);
       if (const std::string v = e.get_str(field); !v.empty()) {
-        if (e.kind == "snapshot" && n.versions.count(field) != 0) continue;  // the logs' own word wins
+        if (e.kind == model::Kind::Snapshot && n.versions.count(field) != 0) continue;  // the logs' own word wins
         n.versions[field] = v;
         n.version_evidence.emplace(field, i);
       }
@@ -354,10 +354,10 @@ struct Builder {
   void processes(Node& n, EventIndex i, const model::Event& e) {
     // c10d's server socket failing to bind is the store's host: under torchrun, its agent.
     const bool store_host = e.code == "EADDRINUSE" || e.code == "listen-failed";
-    if ((e.rank || e.local_rank || e.kind == "nccl" || e.kind == "python" || e.kind == "plog" || e.kind == "cann" ||
-         e.kind == "torch_npu" || e.kind == "torch") && !store_host)
+    if ((e.rank || e.local_rank || e.kind == model::Kind::Nccl || e.kind == model::Kind::Python || e.kind == model::Kind::Plog || e.kind == model::Kind::Cann ||
+         e.kind == model::Kind::TorchNpu || e.kind == model::Kind::Torch) && !store_host)
       ++f.job.worker_lines;
-    const bool worker_source = e.kind == "plog" || e.kind == "torch_npu" || e.kind == "cann" || (e.kind == "nccl" && e.level == "info");
+    const bool worker_source = e.kind == model::Kind::Plog || e.kind == model::Kind::TorchNpu || e.kind == model::Kind::Cann || (e.kind == model::Kind::Nccl && e.level == model::Level::Info);
     if (e.pid && *e.pid > 0 && (worker_source || e.code == "failure-row" || e.code == "worker-failed"))
       if (n.pids.insert(*e.pid).second) n.pid_evidence.push_back(i);
     if (e.pid && e.device && worker_source && *e.device >= 0) {
@@ -379,12 +379,12 @@ struct Builder {
       Rank& r = f.ranks[*e.rank];
       r.rank = *e.rank;
       if (r.node.empty()) r.node = e.node;
-      if (e.pid && !r.pid && e.kind != "torchrun") r.pid = e.pid;
+      if (e.pid && !r.pid && e.kind != model::Kind::Torchrun) r.pid = e.pid;
       if (is_error(e) && !reports_timeout) keep_first(r.first_error, i, events);
       // How the rank ended: a victim's end (timeout, lost peer) is not its own; neither is the
       // launcher's SIGTERM to the workers left after another failed.
       if (said == 0 && (e.code == "failure-row" || e.code == "worker-failed" || e.code == "oom-kill" ||
-                        (e.kind == "python" && e.level == "error"))) {
+                        (e.kind == model::Kind::Python && e.level == model::Level::Error))) {
         const std::string sig = e.get_str("signal");
         const bool stopped = launcher_stop(sig);
         if (stopped) f.job.stopped.emplace(*e.rank, i);
@@ -408,7 +408,7 @@ struct Builder {
       ++n.errors;
       keep_first(n.first_error, i, events);
       keep_first(f.job.first_error, i, events);
-      if (!(e.kind == "nccl" && e.level == "warning")) keep_first(f.job.first_hard_error, i, events);
+      if (!(e.kind == model::Kind::Nccl && e.level == model::Level::Warning)) keep_first(f.job.first_hard_error, i, events);
     }
   }
 
@@ -487,7 +487,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
     bool pending = false;
     for (std::size_t k = 0; k < idx.size(); ++k) {
       const model::Event& e = events[idx[k]];
-      const bool worker = e.kind != "torchrun" && (e.rank || e.local_rank);
+      const bool worker = e.kind != model::Kind::Torchrun && (e.rank || e.local_rank);
       if (pending && worker) {
         starts.push_back(k);
         pending = false;
@@ -531,7 +531,7 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
     const bool replaced = f.is_replaced(i);
     if (replaced) replaced_on.insert(e.node);
     // The kernel's log is the node's, not a stream the run goes on in.
-    if (!is_error(e) || replaced || e.kind == "kernel") continue;
+    if (!is_error(e) || replaced || e.kind == model::Kind::Kernel) continue;
     // Where an error is: a traceback's exception line, else its first line. Lines after it in the
     // same stream may be read into its body (a message's continuation, interleaved streams), yet
     // they are the processes going on.

@@ -63,7 +63,7 @@ void note_line(Building& b, EventIndex i, const model::Event& e, std::uint8_t sa
     else if (e.get_int("exitcode")) keep_earliest(b.ends.exited, i, ev);
     return;
   }
-  if (e.kind == "python" && e.level == "error" && !e.get_str("exception").empty()) keep_earliest(b.ends.exception, i, ev);
+  if (e.kind == model::Kind::Python && e.level == model::Level::Error && !e.get_str("exception").empty()) keep_earliest(b.ends.exception, i, ev);
 }
 
 std::string timeout_detail(const model::Event& e) {
@@ -191,9 +191,9 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     r.rank = *rank;
     if (r.node.empty()) r.node = e.node;
     if (e.local_rank && !r.local_rank) r.local_rank = e.local_rank;
-    if (e.device && !r.device && (e.kind == "nccl" || e.kind == "plog")) r.device = e.device;
+    if (e.device && !r.device && (e.kind == model::Kind::Nccl || e.kind == model::Kind::Plog)) r.device = e.device;
     // Launcher lines carry the agent's pid; its failure rows and "failed (exitcode" lines the worker's.
-    if (e.pid && *e.pid > 0 && (e.kind != "torchrun" || e.code == "failure-row" || e.code == "worker-failed")) b.pids.insert(*e.pid);
+    if (e.pid && *e.pid > 0 && (e.kind != model::Kind::Torchrun || e.code == "failure-row" || e.code == "worker-failed")) b.pids.insert(*e.pid);
     keep_earliest(r.first, i, events);
     if (!r.last || model::earlier(events[*r.last], e)) r.last = i;
     if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;

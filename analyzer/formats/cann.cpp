@@ -47,8 +47,8 @@ bool parse_cann_start(std::string_view s, model::Event& e) {
   } else {
     return false;
   }
-  e.kind = "cann";
-  e.level = e.code[0] == 'W' ? "warning" : "error";
+  e.kind = model::Kind::Cann;
+  e.level = e.code[0] == 'W' ? model::Level::Warning : model::Level::Error;
   if (auto d = find_device(e.message)) e.device = d;
   scan_message(e.message, e);
   return true;

@@ -23,7 +23,7 @@ struct Prefix {
   std::optional<std::int64_t> local_rank;  // [default3]: (torchrun --tee)
   std::optional<std::int64_t> pid;         // (EngineCore_DP0 pid=6903)
   std::string host;                        // pdsh "host: " before an NCCL line
-  std::string level;                       // vLLM "ERROR 07-17 08:06:53 [file.py:1]"
+  model::Level level = model::Level::None;  // vLLM "ERROR 07-17 08:06:53 [file.py:1]"
   std::string month_day_time;              // "07-17 08:06:53" (no year)
   std::string time;                        // ISO time of a collector / container prefix
   std::string key;                         // the prefix text: lines with the same key form a stream

@@ -48,9 +48,10 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   for (const std::string& a : rules_.atoms) add(a, kRule);
   searched_ = least_literals(lits);
   matcher_ = base::LiteralMatcher(searched_, std::vector<int>(searched_.size(), 0));
-  open_nccl_ = open_listed("nccl");
-  open_plog_ = open_listed("plog");
-  open_line_ = open_listed("line");
+  for (const std::string& k : rules_.open_kinds) {
+    if (k == "*") open_.fill(true);
+    else if (auto kind = model::kind_from_name(k)) open_[static_cast<int>(*kind)] = true;
+  }
   std::vector<std::string> marks;
   for (const Family& f : single_line_families())
     for (std::string_view m : f.markers) {
@@ -98,10 +99,5 @@ void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Loo
 }
 
 std::vector<std::pair<std::string, std::string>> Gate::literals() const { return listed_; }
-
-bool Gate::open_listed(std::string_view kind) const {
-  return std::any_of(rules_.open_kinds.begin(), rules_.open_kinds.end(),
-                     [&](const std::string& k) { return k == "*" || k == kind; });
-}
 
 }  // namespace dtriage::formats

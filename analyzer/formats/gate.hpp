@@ -17,11 +17,14 @@
 // without it.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/literals.hpp"
+
+#include "model/event.hpp"
 
 namespace dtriage::formats {
 
@@ -46,12 +49,7 @@ class Gate {
   };
   void look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const;
   // True when some rule matches events of `kind` without needing a literal: never skip those.
-  bool open(std::string_view kind) const {
-    if (kind == "nccl") return open_nccl_;
-    if (kind == "plog") return open_plog_;
-    if (kind == "line") return open_line_;
-    return open_listed(kind);
-  }
+  bool open(model::Kind kind) const { return open_[static_cast<int>(kind)]; }
   // True when `rest` (a line after its outer prefixes) holds a family marker (Family::markers).
   bool marked(std::string_view rest) const { return markers_.search(rest, 1) != 0; }
   // Every literal with its group (fact, marker, rule), for `dtriage rules literals`.
@@ -60,8 +58,7 @@ class Gate {
   const std::vector<std::string>& searched() const { return searched_; }
 
  private:
-  bool open_listed(std::string_view kind) const;
-  bool open_nccl_ = false, open_plog_ = false, open_line_ = false;  // asked per line (with "*")
+  std::array<bool, model::kKindCount> open_{};  // per kind: a rule matches it without a literal ("*": all)
 
   std::vector<std::string> searched_;
   base::LiteralMatcher matcher_;  // searched_, over the whole line

@@ -75,7 +75,7 @@ bool parse_glog(std::string_view s, model::Event& e) {
     std::string_view file, line;
     const std::size_t n = src_len(s.substr(i + 1), file, line);
     if (n == 0) return false;
-    e.kind = "torch";
+    e.kind = model::Kind::Torch;
     fill_glog(e, s[1], mmdd, clock, file, line, s.substr(i + 1 + n));
     return true;
   }
@@ -91,7 +91,7 @@ bool parse_glog(std::string_view s, model::Event& e) {
     std::string_view file, line;
     const std::size_t n = src_len(s.substr(j + 1), file, line);
     if (n == 0) return false;
-    e.kind = contains(file, "torch/distributed") ? "torchrun" : "torch";
+    e.kind = contains(file, "torch/distributed") ? model::Kind::Torchrun : model::Kind::Torch;
     fill_glog(e, s[0], s.substr(1, 4), s.substr(6, c), file, line, s.substr(j + 1 + n));
     return true;
   }

@@ -21,20 +21,20 @@ bool parse_kernel(std::string_view s, model::Event& e) {
     rest = s.substr(m[0].size());
   }
   if (rx(re_kernel_oom(), rest, m, RE2::UNANCHORED)) {
-    e.kind = "kernel";
-    e.level = "error";
+    e.kind = model::Kind::Kernel;
+    e.level = model::Level::Error;
     e.code = "oom-kill";
     e.pid = int_of(m[1]);
     e.set("process", std::string(m[2]));
   } else if (rx(re_kernel_oomkill(), rest, m, RE2::UNANCHORED)) {
-    e.kind = "kernel";
-    e.level = "error";
+    e.kind = model::Kind::Kernel;
+    e.level = model::Level::Error;
     e.code = "oom-kill";
     e.pid = int_of(m[2]);
     e.set("process", std::string(m[1]));
   } else if (rx(re_xid(), rest, m, RE2::UNANCHORED)) {
-    e.kind = "kernel";
-    e.level = "error";
+    e.kind = model::Kind::Kernel;
+    e.level = model::Level::Error;
     e.code = "Xid-" + std::string(m[2]);
     e.set("bus_id", std::string(m[1]));
     set_int(e, "xid", m[2]);

@@ -149,7 +149,7 @@ const std::vector<MessageFact>& table() {
       // the launcher (its socket warnings follow), not a worker's print.
       {{"Logging before InitGoogleLogging()"}, nullptr,
        [](Scan& s) {
-         if (s.e.kind.empty()) s.e.kind = "torchrun";
+         if (s.e.kind == model::Kind::None) s.e.kind = model::Kind::Torchrun;
          s.code("glog-preamble");
        }},
       {{"RendezvousConnectionError"}, nullptr, [](Scan& s) { s.code("rendezvous-connection"); }},
@@ -335,7 +335,7 @@ const std::vector<MessageFact>& table() {
       // LINK_ERROR_INFO rows only come in HCCL plog lines; '|' alone is common (progress bars, tables).
       {{"|"}, re_link_row,
        [](Scan& s) {
-         if (s.e.kind != "plog") return;
+         if (s.e.kind != model::Kind::Plog) return;
          s.e.set("dest_ip", std::string(s.m[1]));
          set_int(s.e, "dest_rank", s.m[2]);
          s.e.set("src_ip", std::string(s.m[3]));

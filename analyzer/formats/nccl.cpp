@@ -44,9 +44,9 @@ bool parse_nccl(std::string_view s, model::Event& e) {
   M m;
   std::string_view body;
   if (!s.empty() && s.front() == '[' && rx(re_nccl_stripped(), s, m)) {
-    e.kind = "nccl";
+    e.kind = model::Kind::Nccl;
     e.device = int_of(m[1]);
-    e.level = m[4] == "WARN" ? "warning" : level_word(m[4]);
+    e.level = m[4] == "WARN" ? model::Level::Warning : level_word(m[4]);
     if (!m[2].empty()) e.set("src", std::string(m[2]) + ":" + std::string(m[3]));
     e.message = std::string(m[5]);
     scan_message(e.message, e);
@@ -54,24 +54,24 @@ bool parse_nccl(std::string_view s, model::Event& e) {
   }
   const bool has_nccl = contains(s, "NCCL ");
   if (has_nccl && rx(re_nccl_bare(), s, m)) {  // prefix stripped down to the source file by the user
-    e.kind = "nccl";
-    e.level = m[3] == "WARN" ? "warning" : "info";
+    e.kind = model::Kind::Nccl;
+    e.level = m[3] == "WARN" ? model::Level::Warning : model::Level::Info;
     e.set("src", std::string(m[1]) + ":" + std::string(m[2]));
     e.message = std::string(m[4]);
     scan_message(e.message, e);
     return true;
   }
   if (starts_with(s, "NCCL version") && rx(re_nccl_version(), s, m)) {
-    e.kind = "nccl";
-    e.level = "info";
+    e.kind = model::Kind::Nccl;
+    e.level = model::Level::Info;
     e.code = "nccl-version";
     e.set("nccl_version", std::string(m[1]));
     e.message = std::string(s);
     return true;
   }
   if (starts_with(s, "NCCL failure") && rx(re_nccl_failure(), s, m)) {
-    e.kind = "nccl";
-    e.level = "error";
+    e.kind = model::Kind::Nccl;
+    e.level = model::Level::Error;
     e.code = "nccl-failure";
     e.message = std::string(m[3]);
     e.set("src", std::string(m[1]) + ":" + std::string(m[2]));
@@ -93,28 +93,28 @@ bool parse_nccl(std::string_view s, model::Event& e) {
   const std::string_view host = h.host, pid = h.pid, tid = h.tid, dev = h.dev;
   body = h.body;
   M b;
-  std::string level;
+  model::Level level = model::Level::None;
   std::string msg;
   if (starts_with(body, "NCCL INFO ")) {
-    level = "info";
+    level = model::Level::Info;
     msg = std::string(body.substr(10));
   } else if (contains(body, "NCCL WARN") && rx(re_nccl_body_warn(), body, b)) {
-    level = "warning";
+    level = model::Level::Warning;
     msg = std::string(b[3]);
     if (!b[1].empty()) e.set("src", std::string(b[1]) + ":" + std::string(b[2]));
   } else if (contains(body, "NCCL TRACE") && rx(re_nccl_body_trace(), body, b)) {
-    level = "trace";
+    level = model::Level::Trace;
     msg = std::string(b[3]);
   } else if (starts_with(body, "NCCL CALL ")) {
-    level = "trace";
+    level = model::Level::Trace;
     msg = std::string(body.substr(10));
   } else if (rx(re_nccl_body_old(), body, b)) {  // NCCL 2.2: no "NCCL" token
-    level = b[3] == "WARN" ? "warning" : "info";
+    level = b[3] == "WARN" ? model::Level::Warning : model::Level::Info;
     msg = std::string(b[4]);
   } else {
     return false;
   }
-  e.kind = "nccl";
+  e.kind = model::Kind::Nccl;
   e.level = level;
   if (!date.empty()) set_time_full(e, date, clock, frac);
   e.node = std::string(host);

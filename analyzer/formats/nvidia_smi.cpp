@@ -17,8 +17,8 @@ DT_RE(re_nvsmi_proc,
 bool parse_nvidia_smi(std::string_view s, model::Event& e) {
   M m;
   if (starts_with(s, "GPU ") && rx(re_nvsmi_list(), s, m)) {
-    e.kind = "nvidia-smi";
-    e.level = "info";
+    e.kind = model::Kind::NvidiaSmi;
+    e.level = model::Level::Info;
     e.code = "gpu";
     e.device = int_of(m[1]);
     e.set("gpu_name", std::string(m[2]));
@@ -27,8 +27,8 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
   }
   if (s.empty() || s.front() != '|') return false;
   if (contains(s, "NVIDIA-SMI") && rx(re_nvsmi_header(), s, m, RE2::UNANCHORED)) {
-    e.kind = "nvidia-smi";
-    e.level = "info";
+    e.kind = model::Kind::NvidiaSmi;
+    e.level = model::Level::Info;
     e.code = "versions";
     e.set("nvidia_smi_version", std::string(m[1]));
     e.set("driver_version", std::string(m[2]));
@@ -36,8 +36,8 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
     return true;
   }
   if (rx(re_nvsmi_gpu(), s, m)) {
-    e.kind = "nvidia-smi";
-    e.level = "info";
+    e.kind = model::Kind::NvidiaSmi;
+    e.level = model::Level::Info;
     e.code = "gpu";
     e.device = int_of(m[1]);
     e.set("gpu_name", std::string(trim(m[2])));
@@ -45,8 +45,8 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
     return true;
   }
   if (rx(re_nvsmi_proc(), s, m)) {
-    e.kind = "nvidia-smi";
-    e.level = "info";
+    e.kind = model::Kind::NvidiaSmi;
+    e.level = model::Level::Info;
     e.code = "gpu-process";
     e.device = int_of(m[1]);
     e.pid = int_of(m[2]);

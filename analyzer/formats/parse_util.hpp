@@ -66,6 +66,6 @@ inline void set_time_full(model::Event& e, std::string_view date, std::string_vi
 }
 
 // "E" / "ERROR" / "WARN" ... -> error, warning, info, debug, trace, event.
-std::string level_word(std::string_view l);
+inline model::Level level_word(std::string_view l) { return model::level_from_word(l); }
 
 }  // namespace dtriage::formats

@@ -67,7 +67,7 @@ struct SourceParser::Impl {
     e.local_rank = p.local_rank;
     e.pid = p.pid;
     e.device.reset();
-    e.kind.clear();
+    e.kind = model::Kind::None;
     e.level = p.level;
     e.code.clear();
     e.time = p.time;
@@ -281,8 +281,8 @@ struct SourceParser::Impl {
     e.line = 1;
     e.text = snapshot_lines.front();
     snapshot_lines.clear();
-    e.kind = "snapshot";
-    e.level = "info";
+    e.kind = model::Kind::Snapshot;
+    e.level = model::Level::Info;
     e.code = "inventory";
     e.node = snap.host.empty() ? source.node : snap.host;
     e.node_from_content = !snap.host.empty();
@@ -364,14 +364,14 @@ struct SourceParser::Impl {
       return;
     }
     if (scan_message(rest, e)) {
-      if (e.kind.empty()) e.kind = "log";
-      if (e.level.empty()) e.level = "info";
+      if (e.kind == model::Kind::None) e.kind = model::Kind::Log;
+      if (e.level == model::Level::None) e.level = model::Level::Info;
       e.message = std::string(trim(rest));
       emit_event(std::move(e), &p);
       return;
     }
     if (options.all_lines) {
-      e.kind = "line";
+      e.kind = model::Kind::Line;
       emit_event(std::move(e), &p);
     }
   }
@@ -480,7 +480,7 @@ struct SourceParser::Impl {
     if (rest.front() == '[') {
       // plog INFO / DEBUG / TRACE: split_plog's header, as parse_plog reads it (the first family).
       PlogHeader h;
-      if (rest.size() < 30 || !split_plog(rest, h) || options.gate->open("plog")) return false;
+      if (rest.size() < 30 || !split_plog(rest, h) || options.gate->open(model::Kind::Plog)) return false;
       if (h.level != "INFO" && h.level != "DEBUG" && h.level != "TRACE") return false;
       if (year.empty() || h.date.substr(0, 4) != year) return false;  // the full path would learn the year
       raw_key.assign(outer);
@@ -499,7 +499,7 @@ struct SourceParser::Impl {
     }
     if (NcclHeader h; split_nccl_header(rest, h) && starts_with(h.body, kNcclInfo)) {
       // "host:pid:tid [dev] NCCL INFO msg": the binding is all before the message.
-      if (options.gate->open("nccl")) return false;
+      if (options.gate->open(model::Kind::Nccl)) return false;
       const std::size_t start = outer.size() + static_cast<std::size_t>(h.body.data() - rest.data()) + kNcclInfo.size();
       if (!known_raw(line.text.substr(0, start), [&] {
             binding(p);
@@ -517,7 +517,7 @@ struct SourceParser::Impl {
     if (c >= 'a' && c <= 'z' && !options.gate->marked(rest)) {
       // No family recognises it (Family::markers), scan_message finds no trigger: a "line" event
       // that no rule matches.
-      if (options.gate->open("line")) return false;
+      if (options.gate->open(model::Kind::Line)) return false;
       ++skipped_plain;
       plain_last = line.number;
       return true;
@@ -611,8 +611,8 @@ struct SourceParser::Impl {
   // npu-smi table.
   bool open_block(const std::string& key, const lines::Line& line, std::string_view rest, model::Event& e) {
     if (starts_with(rest, "Traceback (most recent call last)")) {
-      e.kind = "python";
-      e.level = "error";
+      e.kind = model::Kind::Python;
+      e.level = model::Level::Error;
       e.code = "traceback";
       open.emplace(key, Block{BlockType::Traceback, std::move(e), {}});
       return true;
@@ -624,8 +624,8 @@ struct SourceParser::Impl {
     }
     if (section.count(key) != 0 && t.size() >= 4 && t.front() == '[' && t.back() == ':' && t[t.size() - 2] == ']') {
       if (auto idx = to_int(t.substr(1, t.size() - 3))) {
-        e.kind = "torchrun";
-        e.level = "error";
+        e.kind = model::Kind::Torchrun;
+        e.level = model::Level::Error;
         e.code = "failure-row";
         e.set("index", *idx);
         e.set("root_cause", section[key] == "root");
@@ -634,8 +634,8 @@ struct SourceParser::Impl {
       }
     }
     if (!rest.empty() && rest.front() == '|' && contains(rest, "npu-smi") && contains(rest, "Version")) {
-      e.kind = "npu-smi";
-      e.level = "info";
+      e.kind = model::Kind::NpuSmi;
+      e.level = model::Level::Info;
       e.code = "inventory";
       Block b{BlockType::NpuSmi, std::move(e), {}};
       b.lines.emplace_back(line.number, std::string(rest));
@@ -647,20 +647,20 @@ struct SourceParser::Impl {
 
   // A single-line family recognised the line: emit it, or open the block it starts.
   void after_family(const std::string& key, model::Event& e, const Prefix& p) {
-    if (e.kind == "plog") {
+    if (e.kind == model::Kind::Plog) {
       // Framework lines (MindSpore) may end in a CANN error-code message whose body follows.
       static const RE2 embedded(R"(\b([EW][A-Z0-9]\d{4}): )");
       std::string code;
       if (contains(e.message, "Ascend Error Message") && RE2::PartialMatch(e.message, embedded, &code)) {
         e.code = code;
-        e.kind = "cann";
+        e.kind = model::Kind::Cann;
         open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
         return;
       }
-    } else if (e.kind == "cann") {
+    } else if (e.kind == model::Kind::Cann) {
       open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
       return;
-    } else if ((e.kind == "torch" || e.kind == "torchrun" || e.kind == "python") && e.get("exception") == nullptr &&
+    } else if ((e.kind == model::Kind::Torch || e.kind == model::Kind::Torchrun || e.kind == model::Kind::Python) && e.get("exception") == nullptr &&
                contains(e.message, "Starting elastic_operator with launch configs")) {
       e.code = "launch-config";
       open.emplace(key, Block{BlockType::LaunchConfig, std::move(e), {}});

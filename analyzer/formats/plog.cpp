@@ -94,7 +94,7 @@ bool parse_plog(std::string_view s, model::Event& e) {
   if (s.size() < 30 || s.front() != '[') return false;
   PlogHeader h;
   if (!split_plog(s, h)) return false;
-  e.kind = "plog";
+  e.kind = model::Kind::Plog;
   e.level = level_word(h.level);
   e.set("module", std::string(h.module));
   e.pid = int_of(h.pid);

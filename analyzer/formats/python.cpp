@@ -29,7 +29,7 @@ bool parse_python_logging(std::string_view s, model::Event& e) {
   } else {
     return false;
   }
-  e.kind = starts_with(logger, "torch.distributed") ? "torchrun" : "python";
+  e.kind = starts_with(logger, "torch.distributed") ? model::Kind::Torchrun : model::Kind::Python;
   e.level = level_word(level);
   e.set("logger", std::string(logger));
   e.message = std::string(msg);
@@ -48,8 +48,8 @@ bool parse_exception_line(std::string_view s, model::Event& e) {
     return false;
   M m;
   if (!rx(re_exception(), s, m)) return false;
-  e.kind = "python";
-  e.level = "error";
+  e.kind = model::Kind::Python;
+  e.level = model::Level::Error;
   e.code = std::string(m[1]);
   e.set("exception", std::string(m[1]));
   e.message = std::string(m[2]);

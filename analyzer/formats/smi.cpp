@@ -101,8 +101,8 @@ void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& row
     }
     if (!bus_cell && first.size() >= 2 && c.size() >= 3 && numeric(c[1])) {  // process row
       model::Event p;
-      p.kind = "npu-smi";
-      p.level = "info";
+      p.kind = model::Kind::NpuSmi;
+      p.level = model::Level::Info;
       p.code = "npu-process";
       const std::int64_t npu = *to_int(first[0]);
       const std::int64_t chip = *to_int(first[1]);
@@ -139,8 +139,8 @@ void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& row
     d.line = ch.line;
     d.text = ch.text;
     d.node = summary.node;
-    d.kind = "npu-smi";
-    d.level = "info";  // what a health value means is the rule pack's call (ascend.unhealthy-device)
+    d.kind = model::Kind::NpuSmi;
+    d.level = model::Level::Info;  // what a health value means is the rule pack's call (ascend.unhealthy-device)
     d.code = "npu-device";
     d.device = ch.device;
     d.set("npu", ch.npu);

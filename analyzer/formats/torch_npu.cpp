@@ -14,8 +14,8 @@ bool parse_torch_npu(std::string_view s, model::Event& e) {
   if (!starts_with(s, "[ERROR] ")) return false;
   M m;
   if (!rx(re_torch_npu(), s, m)) return false;
-  e.kind = "torch_npu";
-  e.level = "error";
+  e.kind = model::Kind::TorchNpu;
+  e.level = model::Level::Error;
   set_time_full(e, m[1], m[2], {});
   e.pid = int_of(m[3]);
   if (auto d = int_of(m[4]); d && *d >= 0) e.device = d;

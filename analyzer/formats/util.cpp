@@ -79,17 +79,6 @@ std::optional<std::int64_t> find_int_after(std::string_view text, std::string_vi
   return std::nullopt;
 }
 
-std::string level_word(std::string_view l) {
-  if (l == "E" || l == "ERROR" || l == "CRITICAL" || l == "EXCEPTION" || l == "F") return "error";
-  if (l == "W" || l == "WARNING" || l == "WARN") return "warning";
-  if (l == "I" || l == "INFO") return "info";
-  if (l == "DEBUG") return "debug";
-  if (l == "TRACE") return "trace";
-  if (l == "EVENT") return "event";
-  std::string s(l);
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 namespace {
 constexpr std::string_view kDeviceMarkers[] = {"device_id", "deviceId", "devId", "devid", "logicDevId", "deviceLogicId",

@@ -1,10 +1,52 @@
 #include "model/event.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <iterator>
 
 #include "base/json_escape.hpp"
 
 namespace dtriage::model {
+
+namespace {
+constexpr std::string_view kKindNames[] = {"",        "plog",   "cann",       "torch_npu", "nccl",     "torch", "torchrun",
+                                           "python",  "npu-smi", "nvidia-smi", "kernel",    "snapshot", "log",   "line"};
+static_assert(std::size(kKindNames) == kKindCount);
+constexpr std::string_view kLevelNames[] = {"", "trace", "debug", "info", "event", "warning", "error"};
+static_assert(std::size(kLevelNames) == static_cast<int>(Level::Error) + 1);
+}  // namespace
+
+std::string_view kind_name(Kind k) { return kKindNames[static_cast<int>(k)]; }
+
+std::optional<Kind> kind_from_name(std::string_view name) {
+  for (int i = 1; i < kKindCount; ++i)
+    if (kKindNames[i] == name) return static_cast<Kind>(i);
+  return std::nullopt;
+}
+
+std::string_view level_name(Level l) { return kLevelNames[static_cast<int>(l)]; }
+
+std::optional<Level> level_from_name(std::string_view name) {
+  for (std::size_t i = 1; i < std::size(kLevelNames); ++i)
+    if (kLevelNames[i] == name) return static_cast<Level>(i);
+  return std::nullopt;
+}
+
+Level level_from_word(std::string_view l) {
+  auto is = [&](std::string_view w) {
+    return l.size() == w.size() && std::equal(l.begin(), l.end(), w.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  if (l == "E" || l == "F" || is("error") || is("critical") || is("exception")) return Level::Error;
+  if (l == "W" || is("warning") || is("warn")) return Level::Warning;
+  if (l == "I" || is("info")) return Level::Info;
+  if (is("debug")) return Level::Debug;
+  if (is("trace")) return Level::Trace;
+  if (is("event")) return Level::Event;
+  return Level::None;
+}
 
 void Event::set(std::string key, Value v) {
   for (auto& [k, val] : fields) {
@@ -60,7 +102,7 @@ void key(std::string& out, std::string_view k) {
   out += "\":";
 }
 
-void str_field(std::string& out, std::string_view k, const std::string& v) {
+void str_field(std::string& out, std::string_view k, std::string_view v) {
   if (v.empty()) return;
   key(out, k);
   base::append_json_string(out, v);
@@ -97,8 +139,8 @@ void append_jsonl(std::string& out, const Event& e) {
     key(out, "end_line");
     out += std::to_string(e.end_line);
   }
-  str_field(out, "kind", e.kind);
-  str_field(out, "level", e.level);
+  str_field(out, "kind", kind_name(e.kind));
+  str_field(out, "level", level_name(e.level));
   str_field(out, "code", e.code);
   str_field(out, "time", e.time);
   if (e.time_inferred) out += ",\"time_inferred\":true";

@@ -12,6 +12,36 @@ namespace dtriage::model {
 
 using Value = std::variant<std::int64_t, double, std::string, bool>;
 
+// The log family a line came from. `None` = not known; named (kind_name) only when written out or
+// matched against a rule's `kind:` list.
+enum class Kind : std::uint8_t {
+  None,
+  Plog,       // CANN plog / device log header lines
+  Cann,       // CANN error codes (EE8888, EI0002) outside a plog header
+  TorchNpu,   // torch_npu's [ERROR] / [WARNING] lines
+  Nccl,       // NCCL_DEBUG output
+  Torch,      // PyTorch C++ (c10d, ProcessGroupNCCL / HCCL) lines
+  Torchrun,   // the elastic launcher (torchrun, torch.distributed.run, the failure table)
+  Python,     // Python tracebacks and logging
+  NpuSmi,     // npu-smi info tables
+  NvidiaSmi,  // nvidia-smi tables and queries
+  Kernel,     // dmesg / journal kernel lines
+  Snapshot,   // dtriage's own node snapshot
+  Log,        // a timestamped line no parser knew (kept by a rule)
+  Line,       // any other line (kept by a rule, or --all-lines)
+};
+inline constexpr int kKindCount = static_cast<int>(Kind::Line) + 1;
+std::string_view kind_name(Kind k);                         // "plog", "npu-smi", "" for None
+std::optional<Kind> kind_from_name(std::string_view name);  // nullopt: no such kind
+
+// How severe the line says it is. `None` = the line said nothing this knows.
+enum class Level : std::uint8_t { None, Trace, Debug, Info, Event, Warning, Error };
+std::string_view level_name(Level l);  // "error", "" for None
+std::optional<Level> level_from_name(std::string_view name);
+// A log's own level word ("E", "ERROR", "CRITICAL", "W", "WARN", "INFO", "DEBUG", "event", ...):
+// None when it is none of these.
+Level level_from_word(std::string_view word);
+
 struct Event {
   // Where it came from (evidence).
   std::string path;          // origin path, archive members as a.tar.gz!x/y
@@ -19,8 +49,8 @@ struct Event {
   std::string text;          // the raw first line
 
   // What it is. Empty / nullopt = unknown.
-  std::string kind;          // plog, nccl, torch, torchrun, python, npu-smi, nvidia-smi, kernel, ...
-  std::string level;         // error, warning, info, debug, trace, event
+  Kind kind = Kind::None;
+  Level level = Level::None;
   std::string code;          // EE8888, EI0002, Xid-79, ...
   std::string time;          // ISO 8601 with the precision of the log
   bool time_inferred = false;  // year / date taken from elsewhere (file name, nearby line)

@@ -110,7 +110,7 @@ Engine::Literals required_literals(const std::vector<Rule>& rules) {
     }
     if (mine.empty()) {
       if (r.kinds.empty()) open.insert("*");
-      open.insert(r.kinds.begin(), r.kinds.end());
+      for (model::Kind k : r.kinds) open.insert(std::string(model::kind_name(k)));
       continue;
     }
     atoms.insert(mine.begin(), mine.end());
@@ -206,8 +206,8 @@ bool fields_match(const Rule& r, const model::Event& e) {
   if (!r.codes.empty() && std::find(r.codes.begin(), r.codes.end(), e.code) == r.codes.end()) return false;
   for (const auto& [k, want] : r.fields) {
     std::string have;
-    if (k == "level") have = e.level;
-    else if (k == "kind") have = e.kind;
+    if (k == "level") have = model::level_name(e.level);
+    else if (k == "kind") have = model::kind_name(e.kind);
     else if (k == "code") have = e.code;
     else if (const model::Value* v = e.get(k)) have = value_str(*v);
     else return false;
@@ -326,9 +326,9 @@ std::string fill(const std::string& tmpl, const std::map<std::string, std::strin
 
 std::map<std::string, std::string> event_vars(const model::Event& e) {
   std::map<std::string, std::string> v;
-  v["kind"] = e.kind;
+  v["kind"] = model::kind_name(e.kind);
   v["code"] = e.code;
-  v["level"] = e.level;
+  v["level"] = model::level_name(e.level);
   v["time"] = e.time;
   if (!e.node.empty()) v["node"] = e.node;
   v["message"] = e.message;
@@ -882,7 +882,7 @@ std::optional<correlate::EventIndex> unexplained_error(const std::vector<model::
   std::optional<correlate::EventIndex> lead;
   for (correlate::EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];
-    if (!correlate::is_error(e) || (e.kind == "nccl" && e.level == "warning") || survived.count(i) != 0 || facts.is_replaced(i)) continue;
+    if (!correlate::is_error(e) || (e.kind == model::Kind::Nccl && e.level == model::Level::Warning) || survived.count(i) != 0 || facts.is_replaced(i)) continue;
     if (e.code == "listen-failed" && survived_in.count(e.path) != 0) continue;
     if (!lead || model::earlier(e, events[*lead])) lead = i;
   }

@@ -118,7 +118,11 @@ std::string read_identity(const YAML::Node& n, const std::string& file, Rule& r)
 // or "" when they are read and the regexes compile.
 std::string read_match(const YAML::Node& n, Rule& r) {
   if (const YAML::Node m = n["match"]) {
-    r.kinds = string_list(m["kind"]);
+    for (const std::string& k : string_list(m["kind"])) {
+      auto kind = model::kind_from_name(k);
+      if (!kind) return r.id + ": match.kind: no log family '" + k + "' (the families are in `dtriage fields`)";
+      r.kinds.push_back(*kind);
+    }
     r.codes = string_list(m["code"]);
     if (m["regex"]) r.regex = m["regex"].as<std::string>();
     if (m["unless"]) r.unless = m["unless"].as<std::string>();

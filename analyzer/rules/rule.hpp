@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "model/event.hpp"
+
 namespace re2 {
 class RE2;
 }
@@ -32,7 +34,7 @@ struct Rule {
   Role role = Role::Cause;
   Scope scope = Scope::Event;
   // match (events)
-  std::vector<std::string> kinds;
+  std::vector<model::Kind> kinds;
   std::vector<std::string> codes;
   std::string regex;  // RE2, searched in the event's text, message and body
   std::string unless;  // RE2: an event whose text, message or body matches is not matched

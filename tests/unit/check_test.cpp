@@ -338,7 +338,7 @@ model::Event log_line(const std::string& node, int rank, const std::string& text
   e.node = node;
   e.rank = rank;
   e.text = text;
-  e.kind = "line";
+  e.kind = model::Kind::Line;
   return e;
 }
 

@@ -90,7 +90,7 @@ TEST(Corpus, KeyEvidenceLinesBecomeEvents) {
       ++total;
       bool hit = false;
       for (const auto& e : got.events) {
-        if (e.kind.empty() || e.kind == "line") continue;
+        if (e.kind == model::Kind::None || e.kind == model::Kind::Line) continue;
         hit = e.text.find(probe) != std::string::npos;
         for (const auto& b : e.body) hit = hit || b.find(probe) != std::string::npos;
         if (hit) break;

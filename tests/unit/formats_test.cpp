@@ -30,8 +30,8 @@ model::Event one(const std::string& text, const std::string& path = "logs/x.log"
 TEST(Plog, HostLineWithDeviceAndReportedCode) {
   auto e = one("[ERROR] RUNTIME(51302,python3):2025-06-04-10:14:21.402.250 [error_message_manage.cc:53]51302 "
                "FuncErrorReason:report error module_type=3, module_name=EE8888\n");
-  EXPECT_EQ(e.kind, "plog");
-  EXPECT_EQ(e.level, "error");
+  EXPECT_EQ(e.kind, model::Kind::Plog);
+  EXPECT_EQ(e.level, model::Level::Error);
   EXPECT_EQ(e.pid, 51302);
   EXPECT_EQ(e.time, "2025-06-04T10:14:21.402250");
   EXPECT_EQ(e.code, "EE8888");
@@ -110,7 +110,7 @@ TEST(Cann, ErrorCodeBlockKeepsItsBodyAndItsVariants) {
 
 TEST(TorchNpu, ErrorLineUnderARankPrefix) {
   auto e = one("[rank7]: [ERROR] 2025-03-08-16:21:40 (PID:524, Device:7, RankID:7) ERR00100 PTA call acl api failed\n");
-  EXPECT_EQ(e.kind, "torch_npu");
+  EXPECT_EQ(e.kind, model::Kind::TorchNpu);
   EXPECT_EQ(e.code, "ERR00100");
   EXPECT_EQ(e.pid, 524);
   EXPECT_EQ(e.device, 7);
@@ -123,10 +123,10 @@ TEST(TorchNpu, ErrorLineUnderARankPrefix) {
 TEST(Nccl, PrefixVariantsAcrossVersions) {
   // 2.2: no NCCL token
   auto old = one("gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n");
-  EXPECT_EQ(old.kind, "nccl");
+  EXPECT_EQ(old.kind, model::Kind::Nccl);
   EXPECT_EQ(old.node, "gpu-bql-144-103");
   EXPECT_EQ(old.pid, 18553);
-  EXPECT_EQ(old.level, "warning");
+  EXPECT_EQ(old.level, model::Level::Warning);
   // 2.4-2.2x
   auto mid = one("42692884fcba:140:39062 [0] NCCL INFO comm 0x7f558bec9670 rank 0 nranks 1 cudaDev 0 nvmlDev 0 - Init COMPLETE\n");
   EXPECT_EQ(mid.code, "nccl-comm-init");
@@ -143,7 +143,7 @@ TEST(Nccl, PrefixVariantsAcrossVersions) {
   auto stripped = one("[1] misc/shmutils.cc:114 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-Nz (size 9637888)\n");
   EXPECT_EQ(stripped.device, 1);
   auto bare = one("include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device\n");
-  EXPECT_EQ(bare.kind, "nccl");
+  EXPECT_EQ(bare.kind, model::Kind::Nccl);
   // pdsh prefix and the comm line with busId / commId
   auto pdsh = one("rdma-test-gpu-worker-1: rdma-test-gpu-worker-1:4275:4275 [3] NCCL INFO comm 0x1 rank 11 nranks 16 "
                   "cudaDev 3 nvmlDev 3 busId 9b000 commId 0x5ae77eb5ea4ec1ee - Init COMPLETE\n");
@@ -158,7 +158,7 @@ TEST(Torch, WatchdogTimeoutOldAndNewHeaders) {
   auto old = one("[rank5]:[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective operation timeout: "
                  "WorkNCCL(SeqNum=15734, OpType=ALLREDUCE, NumelIn=220084533, NumelOut=220084533, Timeout(ms)=600000) "
                  "ran for 600037 milliseconds before timing out.\n");
-  EXPECT_EQ(old.kind, "torch");
+  EXPECT_EQ(old.kind, model::Kind::Torch);
   EXPECT_EQ(old.code, "watchdog-timeout");
   EXPECT_EQ(old.rank, 5);
   EXPECT_EQ(old.get_int("seq"), 15734);
@@ -185,7 +185,7 @@ TEST(Torch, SocketErrorsAndStoreTimeouts) {
 
 TEST(Torchrun, LauncherLinesInEveryHeaderStyle) {
   auto a = one("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: /bin/python\n");
-  EXPECT_EQ(a.kind, "torchrun");
+  EXPECT_EQ(a.kind, model::Kind::Torchrun);
   EXPECT_EQ(a.code, "worker-failed");
   EXPECT_EQ(a.get_int("exitcode"), 1);
   EXPECT_EQ(a.local_rank, 2);
@@ -259,7 +259,7 @@ TEST(Python, TracebackIsOneEventPerRankEvenWhenInterleaved) {
       "[rank0]: ValueError: bad shape\n");
   ASSERT_EQ(ev.size(), 2u);
   for (const auto& e : ev) {
-    EXPECT_EQ(e.kind, "python");
+    EXPECT_EQ(e.kind, model::Kind::Python);
     if (e.rank == 1) {
       EXPECT_EQ(e.code, "RuntimeError");
       EXPECT_EQ(e.get_str("cuda_error"), "invalid device ordinal");
@@ -356,7 +356,7 @@ TEST(Smi, NpuSmiTableWithProcesses) {
   std::size_t devices = 0;
   bool summary = false, process = false;
   for (const auto& e : ev) {
-    EXPECT_EQ(e.kind, "npu-smi");
+    EXPECT_EQ(e.kind, model::Kind::NpuSmi);
     if (e.code == "inventory") {
       summary = true;
       EXPECT_EQ(e.get_int("device_count"), 2);
@@ -418,7 +418,7 @@ TEST(Prefixes, KubectlPodPrefix) {
   EXPECT_EQ(e.rank, 11);
   auto p = one("[pod/pt-job-master-0/trainer] [ERROR] RUNTIME(4711,python3):2025-06-04-10:14:21.402.250 "
                "[error_message_manage.cc:53]4711 FuncErrorReason:report error module_type=3, module_name=EE8888\n");
-  EXPECT_EQ(p.kind, "plog");
+  EXPECT_EQ(p.kind, model::Kind::Plog);
   EXPECT_EQ(p.pid, 4711);
   EXPECT_EQ(p.code, "EE8888");
   // Two pods' tracebacks interleaved stay two tracebacks.
@@ -457,7 +457,7 @@ TEST(Prefixes, TerminalEscapesAreReadWithout) {
   EXPECT_EQ(without_terminal_escapes("\x1b]8;;http://h/\x1b\\link\x1b]8;;\x1b\\ \x1b"), "link ");
   auto e = one("\x1b[31m[ERROR] RUNTIME(51302,python3):2025-06-04-10:14:21.402.250 [error_message_manage.cc:53]51302 "
                "FuncErrorReason:report error module_type=3, module_name=EE8888\x1b[0m\n");
-  EXPECT_EQ(e.kind, "plog");
+  EXPECT_EQ(e.kind, model::Kind::Plog);
   EXPECT_EQ(e.pid, 51302);
   EXPECT_EQ(e.code, "EE8888");
   auto t = parse("\x1b[0mTraceback (most recent call last):\n\x1b[0m  File \"x.py\", line 3, in <module>\n"
