@@ -73,7 +73,7 @@ std::string line_of(const std::string& name, const report::Report& job, double s
   }
   const std::string pattern = pattern_of(v.summary, hosts, pids);
   std::string time;
-  if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size()) time = job.events[*fe].time;
+  if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size()) time = job.events[*fe].time.text;
   const bool healthy = v.status == rules::Status::Healthy;
   const ordered_json j{{"job", name},
                        {"status", status},

@@ -41,11 +41,8 @@ namespace {
 bool victim(Ending e) { return e == Ending::Timeout || e == Ending::PeerLost; }
 bool own(Ending e) { return e == Ending::Signal || e == Ending::Exception || e == Ending::Exited; }
 
-// A time to the second ("2026-12-01T16:03:45"), or "" when the line has none.
-std::string second_of(const model::Event& e) {
-  if (e.time.size() < 19 || e.time[10] != 'T') return "";
-  return e.time.substr(0, 19);
-}
+// The whole second of a line's time, or nullopt when the line has none.
+std::optional<std::int64_t> second_of(const model::Event& e) { return e.time.second(); }
 
 // What the rank's own failure was, in a few words ("ValueError: ...", "SIGKILL", "exit code 3").
 std::string what(const RankRecord& r) {
@@ -80,7 +77,7 @@ struct Chooser {
 
   std::string when(const RankRecord& r) const {
     if (!r.own_failure) return "";
-    const std::string& t = ev[*r.own_failure].time;
+    const std::string& t = ev[*r.own_failure].time.text;
     return t.empty() ? "" : " at " + t;
   }
 
@@ -117,16 +114,16 @@ struct Chooser {
 
   // Steps 2 and 3 over the candidates; true when one was named.
   bool from_own_failures(std::vector<const RankRecord*> cand, std::size_t victims, std::vector<std::string> notes) {
-    auto at = [&](const RankRecord* r) { return r->own_failure ? second_of(ev[*r->own_failure]) : std::string(); };
+    auto at = [&](const RankRecord* r) { return r->own_failure ? second_of(ev[*r->own_failure]) : std::nullopt; };
     std::stable_sort(cand.begin(), cand.end(), [&](const RankRecord* a, const RankRecord* b) {
-      const std::string ta = at(a), tb = at(b);
-      if (ta.empty() != tb.empty()) return !ta.empty();
+      const auto ta = at(a), tb = at(b);
+      if (ta.has_value() != tb.has_value()) return ta.has_value();
       return ta < tb;
     });
     // The tied first: the same second, or no time at all.
     std::vector<const RankRecord*> first;
     for (const RankRecord* r : cand)
-      if (at(r) == at(cand.front()) || at(r).empty()) first.push_back(r);
+      if (at(r) == at(cand.front()) || !at(r)) first.push_back(r);
     // Exceptions printed in one stream in the same second: the order of the stream.
     if (first.size() >= 2 && std::all_of(first.begin(), first.end(), [&](const RankRecord* r) {
           return r->ending == Ending::Exception && r->evidence && ev[*r->evidence].path == ev[*first.front()->evidence].path;

@@ -173,7 +173,7 @@ void infer_years(std::vector<model::Event>& events) {
   // in their own file take the year the rest of the job was dated with.
   std::map<std::string, int> years;
   for (const auto& e : events)
-    if (e.time.size() >= 10 && e.time[4] == '-' && !e.time_inferred) years[e.time.substr(0, 4)]++;
+    if (e.time.text.size() >= 10 && e.time.text[4] == '-' && !e.time.year_inferred) years[e.time.text.substr(0, 4)]++;
   if (!years.empty()) {
     const std::string year =
         std::max_element(years.begin(), years.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
@@ -182,8 +182,7 @@ void infer_years(std::vector<model::Event>& events) {
       std::string md = e.get_str("month_day");
       const std::string clock = e.get_str("clock");
       if (md.empty() || clock.empty()) continue;
-      e.time = model::time_with_year(year, std::move(md), clock);
-      e.time_inferred = true;
+      e.set_time(model::time_with_year(year, std::move(md), clock), true);
     }
   }
 }

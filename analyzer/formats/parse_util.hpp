@@ -62,7 +62,7 @@ inline bool digits(std::string_view s) {
 }
 
 inline void set_time_full(model::Event& e, std::string_view date, std::string_view time, std::string_view frac) {
-  e.time = iso(date, time, frac);
+  e.set_time(iso(date, time, frac));
 }
 
 // "E" / "ERROR" / "WARN" ... -> error, warning, info, debug, trace, event.

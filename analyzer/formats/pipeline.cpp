@@ -70,8 +70,8 @@ struct SourceParser::Impl {
     e.kind = model::Kind::None;
     e.level = p.level;
     e.code.clear();
-    e.time = p.time;
-    e.time_inferred = false;
+    if (p.time.empty()) e.time = {};
+    else e.set_time(p.time);
     e.message.clear();
     e.body.clear();
     e.end_line = 0;
@@ -91,8 +91,8 @@ struct SourceParser::Impl {
 
   void finish_event(model::Event& e, const Prefix* p) {
     fill_from_path(e);
-    if (!e.time.empty() && e.time.size() >= 10 && e.time[4] == '-') {
-      year = e.time.substr(0, 4);
+    if (!e.time.empty() && e.time.text.size() >= 10 && e.time.text[4] == '-') {
+      year = e.time.text.substr(0, 4);
     } else if (e.time.empty()) {
       std::string md = e.get_str("month_day");
       std::string clock = e.get_str("clock");
@@ -101,8 +101,7 @@ struct SourceParser::Impl {
         clock = p->month_day_time.substr(6);
       }
       if (!md.empty() && !clock.empty() && !year.empty()) {
-        e.time = model::time_with_year(year, std::move(md), clock);
-        e.time_inferred = true;
+        e.set_time(model::time_with_year(year, std::move(md), clock), true);
       }
     }
   }
@@ -243,7 +242,7 @@ struct SourceParser::Impl {
     static const RE2 exit_re(R"((-?\d+) \(pid: (\d+)\)(?: \((SIG\w+)\))?)");
     static const RE2 time_re(R"((\d{4}-\d{2}-\d{2})_(\d{2}:\d{2}:\d{2}))");
     std::string a, b, c;
-    if (k == "time" && RE2::FullMatch(v, time_re, &a, &b)) e.time = a + "T" + b;
+    if (k == "time" && RE2::FullMatch(v, time_re, &a, &b)) e.set_time(a + "T" + b);
     else if (k == "host") {
       e.set("host", v);
       e.node = v;  // as the log spells it (an FQDN stays whole; correlate joins a short alias to it)

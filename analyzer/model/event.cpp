@@ -58,19 +58,9 @@ void Event::set(std::string key, Value v) {
   fields.emplace_back(std::move(key), std::move(v));
 }
 
-std::string time_with_year(std::string_view year, std::string month_day, std::string_view clock) {
-  if (month_day.size() == 4) month_day = "0" + month_day;  // "3-21" -> "03-21"
-  std::string t(year);
-  t += '-';
-  t += month_day;
-  t += 'T';
-  t += clock;
-  return t;
-}
-
 bool earlier(const Event& a, const Event& b) {
   if (a.time.empty() != b.time.empty()) return !a.time.empty();
-  if (a.time != b.time) return a.time < b.time;
+  if (const auto c = compare(a.time, b.time); c != 0) return c < 0;
   if (a.path != b.path) return a.path < b.path;
   return a.line < b.line;
 }
@@ -142,8 +132,8 @@ void append_jsonl(std::string& out, const Event& e) {
   str_field(out, "kind", kind_name(e.kind));
   str_field(out, "level", level_name(e.level));
   str_field(out, "code", e.code);
-  str_field(out, "time", e.time);
-  if (e.time_inferred) out += ",\"time_inferred\":true";
+  str_field(out, "time", e.time.text);
+  if (e.time.year_inferred) out += ",\"time_inferred\":true";
   str_field(out, "node", e.node);
   int_field(out, "pid", e.pid);
   int_field(out, "rank", e.rank);

@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "model/time.hpp"
+
 namespace dtriage::model {
 
 using Value = std::variant<std::int64_t, double, std::string, bool>;
@@ -52,8 +54,7 @@ struct Event {
   Kind kind = Kind::None;
   Level level = Level::None;
   std::string code;          // EE8888, EI0002, Xid-79, ...
-  std::string time;          // ISO 8601 with the precision of the log
-  bool time_inferred = false;  // year / date taken from elsewhere (file name, nearby line)
+  Time time;                 // ISO 8601 with the precision of the log, read once (model/time.hpp)
   std::string node;
   bool node_from_content = false;  // the node is a host the line itself names (not the file's path)
   std::string task;          // "srun task 3" (srun -l), "pod/NAME" (kubectl --prefix): one launcher's lines in a shared file
@@ -68,6 +69,8 @@ struct Event {
   // Format-specific fields (nproc_per_node, exitcode, signal, op_type, seq, timeout_ms, ...).
   std::vector<std::pair<std::string, Value>> fields;
 
+  // The line's time from the ISO text a parser wrote (`year_inferred`: its year came from elsewhere).
+  void set_time(std::string iso, bool year_inferred = false) { time = Time::parse(std::move(iso), year_inferred); }
   void set(std::string key, Value v);
   const Value* get(std::string_view key) const;
   std::optional<std::int64_t> get_int(std::string_view key) const;
@@ -87,11 +90,6 @@ struct Sighting {
   // `line`.
   std::uint64_t plain = 0;
 };
-
-// The time of a line that printed no year ("3-21" or "03-21", "10:17:31.123"), dated with `year`
-// ("2025"): "2025-03-21T10:17:31.123". The one place undated lines get their year, whether from
-// an earlier line of their file (formats) or from the rest of the job (correlate).
-std::string time_with_year(std::string_view year, std::string month_day, std::string_view clock);
 
 // The order every stage uses for "first": dated events before undated ones, then by time, path, line.
 bool earlier(const Event& a, const Event& b);

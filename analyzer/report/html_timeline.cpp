@@ -10,22 +10,6 @@
 namespace dtriage::report {
 namespace {
 
-// Seconds since the epoch of an ISO time as the parsers write it (no zone: read as UTC, which is
-// only used to place events relative to each other).
-std::optional<double> seconds(const std::string& iso) {
-  if (iso.size() < 19 || iso[4] != '-' || iso[10] != 'T') return std::nullopt;
-  std::tm tm{};
-  tm.tm_year = std::atoi(iso.substr(0, 4).c_str()) - 1900;
-  tm.tm_mon = std::atoi(iso.substr(5, 2).c_str()) - 1;
-  tm.tm_mday = std::atoi(iso.substr(8, 2).c_str());
-  tm.tm_hour = std::atoi(iso.substr(11, 2).c_str());
-  tm.tm_min = std::atoi(iso.substr(14, 2).c_str());
-  tm.tm_sec = std::atoi(iso.substr(17, 2).c_str());
-  double t = static_cast<double>(timegm(&tm));
-  if (iso.size() > 20 && iso[19] == '.') t += std::atof(("0" + iso.substr(19)).c_str());
-  return t;
-}
-
 std::string fmt(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f", v);
@@ -50,7 +34,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
   for (const auto& n : r.facts.nodes) {
     if (!n.first_error) continue;
     const model::Event& e = r.events[*n.first_error];
-    if (auto t = seconds(e.time)) marks.push_back({lane_of(n.name), *t, "first-error", "first error: " + loc(e) + "  " + clip(e.text, 160)});
+    if (auto t = e.time.seconds()) marks.push_back({lane_of(n.name), *t, "first-error", "first error: " + loc(e) + "  " + clip(e.text, 160)});
     else ++undated;
   }
   for (const rules::Finding& f : r.analysis.findings) {
@@ -64,7 +48,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
       if (slot == nullptr || (!e.time.empty() && (slot->time.empty() || e.time < slot->time))) slot = &e;
     }
     for (const auto& [lane, e] : first_on) {
-      if (auto t = seconds(e->time)) marks.push_back({lane, *t, f.role == rules::FindingRole::RootCause ? "root" : "consequence",
+      if (auto t = e->time.seconds()) marks.push_back({lane, *t, f.role == rules::FindingRole::RootCause ? "root" : "consequence",
                                                       f.rule->title + ": " + loc(*e) + "  " + clip(e->text, 160)});
       else ++undated;
     }

@@ -19,14 +19,14 @@ json evidence_json(const model::Event& e) {
     j["key_line"] = *at;
     j["key_text"] = base::sanitize_utf8(e.get_str("exception_text"));
   }
-  if (!e.time.empty()) j["time"] = e.time;
-  if (e.time_inferred) j["time_inferred"] = true;  // the year (or date) came from elsewhere
+  if (!e.time.empty()) j["time"] = e.time.text;
+  if (e.time.year_inferred) j["time_inferred"] = true;  // the year (or date) came from elsewhere
   if (!e.node.empty()) j["node"] = e.node;
   return j;
 }
 
 json time_of(const Report& r, const std::optional<correlate::EventIndex>& i) {
-  return i && !r.events[*i].time.empty() ? json(r.events[*i].time) : json(nullptr);
+  return i && !r.events[*i].time.empty() ? json(r.events[*i].time.text) : json(nullptr);
 }
 
 // The rank table: every rank, who it was and how it ended.
@@ -81,7 +81,7 @@ std::string render_json(const Report& r) {
             {"summary", base::sanitize_utf8(f.summary)},
             {"node", or_null(f.node)},
             {"rank", or_null(f.rank)},
-            {"time", or_null(f.time)},
+            {"time", or_null(f.time.text)},
             {"count", f.count}};
     if (!f.remedy.empty()) fj["remedy"] = base::sanitize_utf8(f.remedy);
     if (!f.explained_by.empty()) fj["explained_by"] = f.explained_by;

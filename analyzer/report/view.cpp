@@ -50,7 +50,7 @@ std::string ranks_text(const std::set<std::int64_t>& s, std::size_t max) {
 std::string first_error_text(const Report& r, const correlate::Node& n) {
   if (!n.first_error) return "-";
   const model::Event& e = r.events[*n.first_error];
-  return base::visible((e.time.empty() ? std::string() : e.time + " ") + (e.code.empty() ? std::string(model::kind_name(e.kind)) : e.code) + " " + e.path + ":" +
+  return base::visible((e.time.empty() ? std::string() : e.time.text + " ") + (e.code.empty() ? std::string(model::kind_name(e.kind)) : e.code) + " " + e.path + ":" +
                        std::to_string(e.line));
 }
 

@@ -329,7 +329,7 @@ std::map<std::string, std::string> event_vars(const model::Event& e) {
   v["kind"] = model::kind_name(e.kind);
   v["code"] = e.code;
   v["level"] = model::level_name(e.level);
-  v["time"] = e.time;
+  v["time"] = e.time.text;
   if (!e.node.empty()) v["node"] = e.node;
   v["message"] = e.message;
   v["path"] = e.path;

@@ -27,7 +27,7 @@ struct Finding {
   std::optional<std::int64_t> rank;
   std::string summary;
   std::string remedy;
-  std::string time;                             // earliest evidence time, "" when undated
+  model::Time time;                             // earliest evidence time, empty when undated
   std::vector<correlate::EventIndex> events;    // evidence, earliest first
   std::size_t count = 0;                        // events the rule matched
   FindingRole role = FindingRole::Related;

@@ -33,7 +33,7 @@ TEST(Plog, HostLineWithDeviceAndReportedCode) {
   EXPECT_EQ(e.kind, model::Kind::Plog);
   EXPECT_EQ(e.level, model::Level::Error);
   EXPECT_EQ(e.pid, 51302);
-  EXPECT_EQ(e.time, "2025-06-04T10:14:21.402250");
+  EXPECT_EQ(e.time.text, "2025-06-04T10:14:21.402250");
   EXPECT_EQ(e.code, "EE8888");
   EXPECT_EQ(e.get_str("module"), "RUNTIME");
   EXPECT_EQ(e.get_str("src"), "error_message_manage.cc:53");
@@ -103,7 +103,7 @@ TEST(Cann, ErrorCodeBlockKeepsItsBodyAndItsVariants) {
   EXPECT_EQ(ev[1].code, "EI9999");
   EXPECT_EQ(ev[2].code, "EI0006");
   EXPECT_EQ(ev[2].pid, 749);
-  EXPECT_EQ(ev[2].time, "2025-12-29T03:16:15.787356");
+  EXPECT_EQ(ev[2].time.text, "2025-12-29T03:16:15.787356");
   EXPECT_EQ(ev[3].code, "EZ9999");
   EXPECT_EQ(ev[3].pid, 3058434);
 }
@@ -134,7 +134,7 @@ TEST(Nccl, PrefixVariantsAcrossVersions) {
   // recent: timestamp in front of WARN, inside a Ray prefix
   auto recent = one("(MegatronPolicyWorker pid=1391870) [2026-07-10 06:19:36] pool0-00008:1391870:1393239 [7] init.cc:904 "
                     "NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA device e4000\n");
-  EXPECT_EQ(recent.time, "2026-07-10T06:19:36");
+  EXPECT_EQ(recent.time.text, "2026-07-10T06:19:36");
   EXPECT_EQ(recent.node, "pool0-00008");
   EXPECT_EQ(recent.device, 7);
   EXPECT_EQ(recent.code, "duplicate-gpu");
@@ -169,8 +169,8 @@ TEST(Torch, WatchdogTimeoutOldAndNewHeaders) {
                   "job_2025-03-20/console.log");
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].get_int("last_completed"), 1579);
-  EXPECT_EQ(ev[0].time, "2025-03-21T02:07:08.465150152");  // year from the path, marked as inferred
-  EXPECT_TRUE(ev[0].time_inferred);
+  EXPECT_EQ(ev[0].time.text, "2025-03-21T02:07:08.465150152");  // year from the path, marked as inferred
+  EXPECT_TRUE(ev[0].time.year_inferred);
 }
 
 TEST(Torch, SocketErrorsAndStoreTimeouts) {
@@ -246,7 +246,7 @@ TEST(Torchrun, FailureTableRowsWithCollectorPrefixAndSignal) {
   EXPECT_TRUE(std::get<bool>(*ev[1].get("root_cause")));
   EXPECT_EQ(ev[1].get_int("exitcode"), -9);
   EXPECT_EQ(ev[1].get_str("signal"), "SIGKILL");
-  EXPECT_EQ(ev[1].time, "2024-11-20T14:38:03");
+  EXPECT_EQ(ev[1].time.text, "2024-11-20T14:38:03");
 }
 
 TEST(Python, TracebackIsOneEventPerRankEvenWhenInterleaved) {
@@ -332,7 +332,7 @@ TEST(Python, TracebackUnderKubectlTimestampsStaysOneEvent) {
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].code, "ValueError");
   EXPECT_EQ(ev[0].body.size(), 5u);
-  EXPECT_EQ(ev[0].time.substr(0, 19), "2025-03-04T05:06:07");
+  EXPECT_EQ(ev[0].time.text.substr(0, 19), "2025-03-04T05:06:07");
 }
 
 TEST(Smi, NpuSmiTableWithProcesses) {
