@@ -269,12 +269,12 @@ int run_scan(ScanFlags& f, Config& config) {
   s.progress = !f.quiet && isatty(fileno(stderr)) != 0;
   s.say_resumed = f.resume && !f.quiet;
   if (!f.shard.empty()) {
-    std::string why;
-    s.shard = batch::parse_shard(f.shard, why);
-    if (!s.shard) {
-      std::fprintf(stderr, "dtriage: %s\n", why.c_str());
+    const auto shard = batch::parse_shard(f.shard);
+    if (!shard) {
+      std::fprintf(stderr, "dtriage: %s\n", shard.error().c_str());
       return 2;
     }
+    s.shard = shard.value();
   }
   return cmd_scan(config, std::move(s), f.resume, f.summary);
 }
