@@ -2,7 +2,8 @@
 // table says of an ending, report headings. Each sentence has a key and a template with named
 // placeholders ({node}, {count}); code asks for it by key and fills it in, so that no stage holds
 // the wording and a translation (a second table) changes no code. Rule summaries live in the rule
-// pack; check messages and input error reasons are still written where they are made (to move).
+// pack. The messages of the pre-launch checks and the reasons an input could not be read live here
+// too; only identifiers (check names, categories, flag names inside a sentence) stay in code.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +53,181 @@ enum class Say : std::uint16_t {
   HeadingWhy,
   HeadingInputs,
   LabelFix,
+  // pre-launch checks (check/check.cpp): what each check looks at
+  CheckTitleDevices,
+  CheckTitleTopology,
+  CheckTitleVersions,
+  CheckTitleLaunch,
+  CheckTitleBinding,
+  CheckTitleData,
+  // check 1, devices
+  CheckNoAccelerator,            // {tools}
+  CheckNoDevices,                // {tools} {count}
+  CheckDeviceCount,              // {count} {reference}
+  CheckMixedModels,              // {models}
+  CheckModelCount,               // {count} {model}
+  CheckOtherModel,               // {model} {reference}
+  CheckSmallerMemory,            // {device} {mib} {model} {largest}
+  CheckDeviceHealth,             // {device} {health}
+  CheckMemoryHeld,               // {pid} {process} {amount} {where} (fragments below)
+  CheckMemoryHeldProcess,        // {process}
+  CheckMemoryHeldMib,            // {mib}
+  CheckMemoryHeldUnknown,
+  CheckMemoryHeldOnDevice,       // {device}
+  CheckNprocAboveDevices,        // {nproc} {count}
+  CheckNprocAboveVisible,        // {nproc} {count} {var}
+  CheckNprocBelowDevices,        // {nproc} {count}
+  CheckTorchDevicesVisible,      // {torch} {var} {count}
+  CheckTorchDevicesTools,        // {torch} {platform} {count}
+  CheckDevicesPass,              // {count} {model} {memory} (fragment below)
+  CheckDevicesPassMemory,        // {mib}
+  // check 2, topology and reach
+  CheckTopologyMissing,
+  CheckTopologyRowOne,           // {mine} {nodes} {theirs}
+  CheckTopologyRowMany,          // {mine} {nodes} {theirs}
+  CheckTopologyRows,             // {rows} {nodes}
+  CheckTopologyDiffers,          // {diff}
+  CheckTopologyPass,             // {count}
+  CheckMasterAnswers,            // {addr}
+  CheckMasterRefused,            // {addr}
+  CheckMasterNotTested,
+  CheckMasterUnreachable,        // {addr} {port} {reach}
+  CheckMasterTimeout,            // {addr} {port} {reach}
+  CheckShmTooSmall,              // {mib} {count}
+  CheckShmSmall,                 // {mib} {count}
+  // check 3, versions
+  CheckVersionMissing,           // {name}
+  CheckVersionDiffersOne,        // {name} {value} {nodes} {reference}
+  CheckVersionDiffersMany,       // {name} {value} {nodes} {reference}
+  CheckCudaNeedsDriver,          // {runtime} {driver} {cuda}
+  CheckCudaNewerThanDriver,      // {runtime} {cuda}
+  CheckVariableDiffers,          // {name} {value} {nodes} {reference}
+  CheckVariableUnset,
+  CheckNoVersions,
+  CheckVersionsPass,             // {versions}
+  // check 4, launch
+  CheckWorldSizeMismatch,        // {world} {nnodes} {nproc} {product}
+  CheckWorldSizeAddsUp,          // {world} {nnodes} {nproc}
+  CheckWorldSizeImplied,         // {world} {nnodes} {nproc}
+  CheckNodeRankOutside,          // {rank} {last}
+  CheckMasterAddrDiffers,        // {addr} {reference}
+  CheckMasterPortDiffers,        // {port} {reference}
+  CheckPortBound,                // {port} {who}
+  CheckPortHolderPid,            // {pid}
+  CheckPortHolderUnknown,
+  CheckPortHolderProcess,        // {who} {process}
+  CheckPortFree,                 // {port}
+  CheckStillRunning,             // {command}
+  CheckNoLaunchVariables,
+  CheckNodeRankShared,           // {rank} {nodes}
+  CheckTooManySnapshots,         // {count} {nnodes}
+  CheckFewerSnapshots,           // {count} {nnodes}
+  CheckSmokeWorldSizes,          // {sizes}
+  // check 5, binding
+  CheckRanksOnOneDevice,         // {ranks} {device}
+  CheckRanksOnDeviceZero,        // {ranks} {device}
+  CheckSmokeRankFailed,          // {rank} {error}
+  CheckSmokeWrongSum,            // {rank} {reduced} {expected}
+  CheckBindingPass,              // {ranks} {devices}
+  CheckRanksNeverReported,       // {ranks} {world}
+  CheckRankOnTwoNodes,           // {rank} {nodes}
+  CheckNcclDuplicateGpu,         // {message}
+  CheckLogRanksOnOneDevice,      // {ranks} {device}
+  CheckLogBindingPass,
+  CheckNoBindingInput,
+  // check 6, data and checkpoints
+  CheckWholeDatasetOne,          // {ranks} {count}
+  CheckWholeDatasetMany,         // {ranks} {count}
+  CheckSmokeSameBatch,           // {ranks} {batch}
+  CheckSmokeSameCheckpoint,      // {ranks} {path}
+  CheckLogSameBatch,             // {ranks} {batch}
+  CheckLogSameCheckpoint,        // {ranks} {path}
+  CheckLogWholeDataset,          // {rank} {count}
+  CheckDataPass,
+  CheckNoDataInput,
+  // any check
+  CheckNoSnapshots,
+  CheckNothingToCompare,
+  CheckNoSection,                // {section}
+  // the check report (check/render.cpp)
+  CheckReportNodesOne,           // {count}
+  CheckReportNodesMany,          // {count}
+  CheckReportStatus,             // {status}
+  CheckReportResult,             // {status}
+  CheckReportFailed,             // {checks}
+  CheckReportWarnings,           // {checks}
+  CheckReportUnreadable,         // {path} {reason}
+  CheckReportUnreadableMarkdown, // {path} {reason}
+  CheckReportJob,
+  CheckReportColumns,
+  // input error reasons (ingest): why an input, or part of one, was not read
+  InputNotReadToEnd,             // {error}
+  InputTimeBudget,
+  InputTotalLimit,               // {size}
+  InputTotalLimitNotRead,
+  InputLinesKept,                // {reason}
+  InputBinary,
+  InputNestedTooDeep,            // {depth}
+  InputShrank,                   // {read} {size}
+  InputSymlinkOutside,           // {target} {root}
+  InputBrokenSymlink,            // {error}
+  InputSymlinkLoop,
+  InputSameDirectory,            // {path}
+  InputSameFile,                 // {path}
+  InputSameInput,                // {path}
+  InputNotRegular,
+  // compressed streams (ingest/decompress.cpp)
+  InputRatio,                    // {ratio} {out} {in}
+  InputAllLayers,                // {reason}
+  InputInStream,                 // {codec} {reason}
+  InputTruncated,
+  InputCannotInitialise,         // {library}
+  InputCorrupt,                  // {detail}
+  InputCorruptCode,              // {code}
+  InputCorruptLibraryCode,       // {library} {code}
+  InputInflateFailed,
+  InputZstdWindow,               // {log}
+  InputGarbageSkipped,           // {count} {offset}
+  InputGarbageAtEnd,             // {count} {offset}
+  // archives (ingest/tar.cpp, the zip walk in ingest.cpp)
+  InputLinkInArchive,
+  InputNotRegularInArchive,
+  InputAfterMembers,             // {reason} {count}
+  InputPathAfterMembers,         // {path} {count}
+  InputRestOfArchive,            // {reason}
+  InputTarMemberCut,
+  InputTarHeaderOversized,       // {size}
+  InputTarExtendedHeaderCut,
+  InputTarHeaderCut,             // {offset}
+  InputTarBadChecksum,           // {offset}
+  InputTarBadSize,               // {offset}
+  InputTarSparseHeaderCut,       // {offset}
+  InputNameCut,                  // {name} {size}
+  InputZip,                      // {message}
+  InputZipReadError,
+  InputZipUnreadable,
+  InputZipEncrypted,
+  InputZipCentralOnly,
+  InputUnnamedMember,
+  // what the command line says of its inputs and output (cli)
+  InputNothingReadable,
+  InputCannotRead,               // {count}
+  InputSkipped,                  // {path} {reason}
+  InputLinesCut,                 // {count}
+  InputNoCheckInput,
+  InputNoSuchFile,               // {path}
+  InputLeftOut,                  // {problem}
+  InputHalfWrittenLine,          // {path}
+  // scan result files and scan folders (batch)
+  InputNotJob,
+  InputNotResultLine,            // {path} {line}
+  InputKeptAsItIs,               // {problem}
+  InputCannotCutLine,            // {path} {error}
+  InputDroppedHalfLine,          // {path}
+  InputJobTwice,                 // {path} {line} {job} {first} {at}
+  OutputFileError,               // {path} {error}
+  OutputCannotWrite,             // {what}
+  OutputWriteFailed,             // {error}
   kCount  // not a sentence
 };
 

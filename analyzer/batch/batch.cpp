@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "report/html.hpp"
 
@@ -85,12 +86,11 @@ std::string fingerprint(const std::string& category, const std::string& rule, co
   return buf;
 }
 
-std::optional<Shard> parse_shard(const std::string& text, std::string& error) {
+base::Result<Shard> parse_shard(const std::string& text) {
   unsigned long long k = 0, n = 0;
   char tail = 0;
   if (std::sscanf(text.c_str(), "%llu/%llu%c", &k, &n, &tail) != 2 || n == 0 || k >= n) {
-    error = "--shard wants K/N with 0 <= K < N (e.g. 0/3, as SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT), not '" + text + "'";
-    return std::nullopt;
+    return base::err("--shard wants K/N with 0 <= K < N (e.g. 0/3, as SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT), not '" + text + "'");
   }
   return Shard{k, n};
 }
@@ -117,7 +117,7 @@ ReadResults read_results(const std::string& path) {
     if (line.empty()) continue;
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object() || str(j, "job").empty()) {
-      r.problems.push_back(path + ":" + std::to_string(number) + ": not a scan result line");
+      r.problems.push_back(base::say(base::Say::InputNotResultLine, {{"path", path}, {"line", std::to_string(number)}}));
       continue;
     }
     ResultLine l;

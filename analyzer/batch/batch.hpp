@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
+
 namespace dtriage::batch {
 
 // ---- fingerprints ----
@@ -25,8 +27,8 @@ std::string fingerprint(const std::string& category, const std::string& rule, co
 struct Shard {
   std::uint64_t index = 0, count = 1;  // K/N, 0 <= K < N
 };
-// "K/N"; nullopt with `error` set when malformed.
-std::optional<Shard> parse_shard(const std::string& text, std::string& error);
+// "K/N", or why it is not one.
+base::Result<Shard> parse_shard(const std::string& text);
 // True when job `name` belongs to the shard: a hash of the name, so the split does not depend on
 // which other jobs exist or on the order a machine lists them in.
 bool in_shard(const std::string& name, const Shard& shard);

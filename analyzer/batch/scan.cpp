@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "ingest/decompress.hpp"
 #include "report/report.hpp"
@@ -34,7 +35,7 @@ std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std
         // A FIFO, socket or device is no job: reading it could block or never end.
         const auto st = fs::status(path, ec);
         if (!ec && !fs::is_directory(st) && !fs::is_regular_file(st)) {
-          inv.add_skipped(path, "not a file or folder (a FIFO, socket or device)");
+          inv.add_skipped(path, base::say(base::Say::InputNotJob));
           continue;
         }
         jobs.emplace_back(roots.size() > 1 ? root + "/" + n : n, path);
@@ -158,12 +159,12 @@ base::Result<std::set<std::string>> resume_from(const std::string& path) {
   std::set<std::string> done;
   const ReadResults prior = read_results(path);
   for (const auto& l : prior.lines) done.insert(l.job);
-  for (const auto& p : prior.problems) std::fprintf(stderr, "dtriage: %s (kept as it is)\n", p.c_str());
+  for (const auto& p : prior.problems) std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputKeptAsItIs, {{"problem", p}}).c_str());
   if (prior.partial_tail) {
     std::error_code ec;
     fs::resize_file(path, prior.complete_bytes, ec);
-    if (ec) return base::err("cannot cut the half-written last line of " + path + ": " + ec.message());
-    std::fprintf(stderr, "dtriage: %s: dropped a half-written last line (a scan was stopped while writing it)\n", path.c_str());
+    if (ec) return base::err(base::say(base::Say::InputCannotCutLine, {{"path", path}, {"error", ec.message()}}));
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputDroppedHalfLine, {{"path", path}}).c_str());
   }
   return done;
 }
@@ -271,7 +272,8 @@ int scan(const std::vector<std::string>& roots, const ScanSettings& settings, co
   base::Inventory top;
   auto listed = list_jobs(roots, top);
   for (const auto& p : top.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
-  for (const auto& p : top.skipped) std::fprintf(stderr, "dtriage: skipped %s: %s\n", p.path.c_str(), p.reason.c_str());
+  for (const auto& p : top.skipped)
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputSkipped, {{"path", p.path}, {"reason", p.reason}}).c_str());
   std::vector<std::pair<std::string, std::string>> jobs;
   std::size_t skipped_done = 0;
   for (auto& j : listed) {

@@ -7,12 +7,15 @@
 #include <set>
 #include <sstream>
 
+#include "base/sentences.hpp"
 #include "model/categories.hpp"
 #include "formats/util.hpp"
 
 namespace dtriage::check {
 namespace {
 
+using base::Say;
+using base::say;
 using formats::Snapshot;
 using formats::starts_with;
 using formats::to_int;
@@ -45,7 +48,7 @@ std::string num(double d) {
 
 Evidence section_evidence(const Snapshot& s, std::string_view section) {
   const formats::SnapshotSection* sec = s.section(section);
-  if (sec == nullptr) return Evidence{s.path, 1, "(no " + std::string(section) + " section)"};
+  if (sec == nullptr) return Evidence{s.path, 1, say(Say::CheckNoSection, {{"section", std::string(section)}})};
   std::string text = "@@ " + sec->name + " " + sec->status + " $ " + sec->command;
   return Evidence{s.path, sec->line, text};
 }
@@ -229,8 +232,8 @@ void add_deviceless_node(Builder& b, const Snapshot& s, const DeviceReference& r
   for (const char* sec : {"nvidia.list", "npu.info"})
     if (const auto* x = s.section(sec)) tools.push_back(x->command + ": " + x->status);
   NodeResult& n = with_category("device-visibility-config", b.add(s.host, !ref.any ? Status::Skip : Status::Fail,
-                        !ref.any ? "no accelerator found (" + join(tools) + ")"
-                                 : "no devices found (" + join(tools) + "); the other nodes have " + ref.count));
+                        !ref.any ? say(Say::CheckNoAccelerator, {{"tools", join(tools)}})
+                                 : say(Say::CheckNoDevices, {{"tools", join(tools)}, {"count", ref.count}})));
   n.values.emplace_back("devices", "0");
   n.evidence.push_back(section_evidence(s, "nvidia.list"));
 }
@@ -240,33 +243,36 @@ void add_deviceless_node(Builder& b, const Snapshot& s, const DeviceReference& r
 void hardware_fails(const Snapshot& s, const DeviceReference& ref, std::vector<std::string>& fails, std::string& cat) {
   const std::string count = std::to_string(s.devices.size());
   const std::set<std::string> m = models_of(s);
-  if (count != ref.count) add_fail(fails, cat, "nproc-device-mismatch", count + " devices; the other nodes have " + ref.count);
+  if (count != ref.count) add_fail(fails, cat, "nproc-device-mismatch", say(Say::CheckDeviceCount, {{"count", count}, {"reference", ref.count}}));
   if (m.size() > 1) {
     std::map<std::string, int> per;
     for (const auto& d : s.devices) per[d.model]++;
     std::vector<std::string> parts;
-    for (const auto& [model, c] : per) parts.push_back(std::to_string(c) + " x " + model);
-    add_fail(fails, cat, "env-version-mismatch", "mixed models: " + join(parts));
+    for (const auto& [model, c] : per) parts.push_back(say(Say::CheckModelCount, {{"count", std::to_string(c)}, {"model", model}}));
+    add_fail(fails, cat, "env-version-mismatch", say(Say::CheckMixedModels, {{"models", join(parts)}}));
   } else if (!ref.model.empty() && *m.begin() != ref.model) {
-    add_fail(fails, cat, "env-version-mismatch", "model " + *m.begin() + "; the other nodes have " + ref.model);
+    add_fail(fails, cat, "env-version-mismatch", say(Say::CheckOtherModel, {{"model", *m.begin()}, {"reference", ref.model}}));
   }
   for (const auto& d : s.devices) {
     auto it = ref.memory.find(d.model);
     if (!d.memory_total_mib || it == ref.memory.end()) continue;
     const double ratio = static_cast<double>(*d.memory_total_mib) / static_cast<double>(it->second);
     if (ratio < 0.97) {
-      add_fail(fails, cat, "env-version-mismatch", "device " + std::to_string(d.index) + " has " + std::to_string(*d.memory_total_mib) +
-                      " MiB; the largest " + d.model + " has " + std::to_string(it->second) + " MiB");
+      add_fail(fails, cat, "env-version-mismatch",
+               say(Say::CheckSmallerMemory, {{"device", std::to_string(d.index)}, {"mib", std::to_string(*d.memory_total_mib)},
+                                             {"model", d.model}, {"largest", std::to_string(it->second)}}));
       break;
     }
   }
   for (const auto& d : s.devices)
-    if (!d.health.empty() && d.health != "OK") add_fail(fails, cat, "device-hardware-error", "device " + std::to_string(d.index) + " health " + d.health);
+    if (!d.health.empty() && d.health != "OK") add_fail(fails, cat, "device-hardware-error", say(Say::CheckDeviceHealth, {{"device", std::to_string(d.index)}, {"health", d.health}}));
   for (const auto& h : s.holders) {
-    std::string what = "pid " + std::to_string(h.pid) + (h.process.empty() ? "" : " (" + h.process + ")") + " holds ";
-    what += h.memory_mib ? std::to_string(*h.memory_mib) + " MiB" : std::string("memory");
-    if (h.device) what += " on device " + std::to_string(*h.device);
-    add_fail(fails, cat, "device-oom", what);
+    add_fail(fails, cat, "device-oom",
+             say(Say::CheckMemoryHeld,
+                 {{"pid", std::to_string(h.pid)},
+                  {"process", h.process.empty() ? std::string() : say(Say::CheckMemoryHeldProcess, {{"process", h.process}})},
+                  {"amount", h.memory_mib ? say(Say::CheckMemoryHeldMib, {{"mib", std::to_string(*h.memory_mib)}}) : say(Say::CheckMemoryHeldUnknown)},
+                  {"where", h.device ? say(Say::CheckMemoryHeldOnDevice, {{"device", std::to_string(*h.device)}}) : std::string()}}));
   }
 }
 
@@ -284,22 +290,24 @@ void check_node_devices(Builder& b, const Input& in, const Snapshot& s, const De
   const std::int64_t usable = visible ? *visible : static_cast<std::int64_t>(s.devices.size());
   if (auto nproc = nproc_of(in, s)) {
     if (*nproc > usable)
-      add_fail(fails, cat, "nproc-device-mismatch", "nproc_per_node=" + std::to_string(*nproc) + " but only " + std::to_string(usable) +
-                      (visible ? " devices in " + var : " devices"));
+      add_fail(fails, cat, "nproc-device-mismatch",
+               say(visible ? Say::CheckNprocAboveVisible : Say::CheckNprocAboveDevices,
+                   {{"nproc", std::to_string(*nproc)}, {"count", std::to_string(usable)}, {"var", var}}));
     else if (*nproc < usable)
-      warns.push_back("nproc_per_node=" + std::to_string(*nproc) + " uses " + std::to_string(*nproc) + " of " +
-                      std::to_string(usable) + " devices: code that picks devices itself may put two processes on one");
+      warns.push_back(say(Say::CheckNprocBelowDevices, {{"nproc", std::to_string(*nproc)}, {"count", std::to_string(usable)}}));
   }
   if (s.torch_device_count && *s.torch_device_count != usable)
-    warns.push_back("torch sees " + std::to_string(*s.torch_device_count) + " devices, " +
-                    (visible ? var + " lists " : s.platform + " tools list ") + std::to_string(usable));
+    warns.push_back(say(visible ? Say::CheckTorchDevicesVisible : Say::CheckTorchDevicesTools,
+                        {{"torch", std::to_string(*s.torch_device_count)}, {"var", var}, {"platform", s.platform},
+                         {"count", std::to_string(usable)}}));
   Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
   std::vector<std::string> msg = fails;
   msg.insert(msg.end(), warns.begin(), warns.end());
   if (msg.empty()) {
     std::string mem;
-    if (s.devices.front().memory_total_mib) mem = ", " + std::to_string(*s.devices.front().memory_total_mib) + " MiB each";
-    msg.push_back(count + " x " + *m.begin() + mem + ", none held");
+    if (s.devices.front().memory_total_mib)
+      mem = say(Say::CheckDevicesPassMemory, {{"mib", std::to_string(*s.devices.front().memory_total_mib)}});
+    msg.push_back(say(Say::CheckDevicesPass, {{"count", count}, {"model", *m.begin()}, {"memory", mem}}));
   }
   NodeResult& n = b.add(s.host, st, join(msg, "; "));
   if (st == Status::Fail) n.category = cat;
@@ -315,7 +323,7 @@ void check_node_devices(Builder& b, const Input& in, const Snapshot& s, const De
 }
 
 CheckResult check_devices(const Input& in, const std::string& master) {
-  Builder b(1, "devices", "device count, model and memory equal on every node and to nproc_per_node; none held");
+  Builder b(1, "devices", say(Say::CheckTitleDevices));
   const DeviceReference ref = device_reference(in, master);
   for (const Snapshot& s : in.snapshots) {
     if (s.devices.empty()) add_deviceless_node(b, s, ref);
@@ -326,7 +334,7 @@ CheckResult check_devices(const Input& in, const std::string& master) {
 
 // ---- 2 topology and reach ----
 CheckResult check_topology(const Input& in, const std::string& master) {
-  Builder b(2, "topology", "the same device topology on every node; MASTER_ADDR:PORT reachable; /dev/shm large enough");
+  Builder b(2, "topology", say(Say::CheckTitleTopology));
   std::vector<std::pair<std::string, std::string>> topo;
   for (const Snapshot& s : in.snapshots)
     if (!s.topology.empty()) topo.emplace_back(s.host, join(s.topology, "\n"));
@@ -336,7 +344,7 @@ CheckResult check_topology(const Input& in, const std::string& master) {
     std::string cat;
     const char* topo_section = s.platform == "ascend" ? "npu.topo" : "nvidia.topo";
     if (s.topology.empty()) {
-      if (!topo.empty()) warns.push_back("no topology recorded; other nodes have one");
+      if (!topo.empty()) warns.push_back(say(Say::CheckTopologyMissing));
     } else if (join(s.topology, "\n") != ref) {
       const std::vector<std::string> others = holders_of(topo, ref);
       std::istringstream r(ref);
@@ -344,31 +352,33 @@ CheckResult check_topology(const Input& in, const std::string& master) {
       for (const std::string& mine : s.topology) {
         if (!std::getline(r, line)) line.clear();
         if (mine != line) {
-          diff = "'" + mine + "' where " + join(others) + " ha" + (others.size() == 1 ? "s" : "ve") + " '" + line + "'";
+          diff = say(others.size() == 1 ? Say::CheckTopologyRowOne : Say::CheckTopologyRowMany,
+                     {{"mine", mine}, {"nodes", join(others)}, {"theirs", line}});
           break;
         }
       }
-      if (diff.empty()) diff = std::to_string(s.topology.size()) + " rows; " + join(others) + " differ";
-      add_fail(fails, cat, "network-transport-error", "topology differs: " + diff);
+      if (diff.empty()) diff = say(Say::CheckTopologyRows, {{"rows", std::to_string(s.topology.size())}, {"nodes", join(others)}});
+      add_fail(fails, cat, "network-transport-error", say(Say::CheckTopologyDiffers, {{"diff", diff}}));
     } else {
-      passes.push_back("topology as on every node (" + std::to_string(s.topology.size()) + " devices)");
+      passes.push_back(say(Say::CheckTopologyPass, {{"count", std::to_string(s.topology.size())}}));
     }
     const std::string addr = s.master_addr;
     if (s.reach == "connected" || s.reach == "refused") {
-      passes.push_back("master " + addr + " answers" + (s.reach == "refused" ? " (nothing listens yet, as before a launch)" : ""));
+      passes.push_back(say(s.reach == "refused" ? Say::CheckMasterRefused : Say::CheckMasterAnswers, {{"addr", addr}}));
     } else if (s.reach.empty() || starts_with(s.reach, "skipped")) {
-      warns.push_back("master not tested (no MASTER_ADDR)");
+      warns.push_back(say(Say::CheckMasterNotTested));
     } else {
-      add_fail(fails, cat, "rendezvous-failure", "master " + addr + ":" + (s.port ? std::to_string(*s.port) : std::string("?")) + " " + s.reach +
-                      (s.reach == "timeout" ? " (a firewall drops it, or the host is down)" : ""));
+      add_fail(fails, cat, "rendezvous-failure",
+               say(s.reach == "timeout" ? Say::CheckMasterTimeout : Say::CheckMasterUnreachable,
+                   {{"addr", addr}, {"port", s.port ? std::to_string(*s.port) : std::string("?")}, {"reach", s.reach}}));
     }
     // NCCL / HCCL move data between a node's processes through /dev/shm (containers default to 64 MiB).
     const std::int64_t local = nproc_of(in, s).value_or(static_cast<std::int64_t>(s.devices.size()));
     if (s.shm_bytes && local >= 2) {
       const std::int64_t mib = *s.shm_bytes >> 20;
-      const std::string what = "/dev/shm is " + std::to_string(mib) + " MiB for " + std::to_string(local) + " processes";
-      if (mib < 256) add_fail(fails, cat, "shm-insufficient", what + ": too small for NCCL's shared-memory buffers (docker: --shm-size=16g, or --ipc=host)");
-      else if (mib < 1024) warns.push_back(what + ": NCCL may run out of it (1 GiB or more is safe)");
+      const std::initializer_list<base::Arg> what = {{"mib", std::to_string(mib)}, {"count", std::to_string(local)}};
+      if (mib < 256) add_fail(fails, cat, "shm-insufficient", say(Say::CheckShmTooSmall, what));
+      else if (mib < 1024) warns.push_back(say(Say::CheckShmSmall, what));
     }
     const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
     std::vector<std::string> msg = fails;
@@ -389,7 +399,7 @@ CheckResult check_topology(const Input& in, const std::string& master) {
 
 // ---- 3 versions ----
 CheckResult check_versions(const Input& in, const std::string& master) {
-  Builder b(3, "versions", "driver, CUDA / CANN, torch, NCCL, packages and code equal on every node");
+  Builder b(3, "versions", say(Say::CheckTitleVersions));
   std::set<std::string> keys;
   for (const Snapshot& s : in.snapshots)
     for (const auto& [k, v] : s.versions) keys.insert(k);
@@ -406,8 +416,9 @@ CheckResult check_versions(const Input& in, const std::string& master) {
     for (const auto& [k, v] : s.env)
       if (starts_with(k, "NCCL_") || starts_with(k, "HCCL_") || starts_with(k, "GLOO_")) comm_vars.insert(k);
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> by_var;
+  const std::string unset = say(Say::CheckVariableUnset);
   for (const std::string& k : comm_vars)
-    for (const Snapshot& s : in.snapshots) by_var[k].emplace_back(s.host, s.env.count(k) ? s.env.at(k) : "(unset)");
+    for (const Snapshot& s : in.snapshots) by_var[k].emplace_back(s.host, s.env.count(k) ? s.env.at(k) : unset);
   for (const Snapshot& s : in.snapshots) {
     std::vector<std::string> fails, warns;
     std::string cat;
@@ -415,13 +426,15 @@ CheckResult check_versions(const Input& in, const std::string& master) {
     for (const std::string& k : keys) {
       auto it = s.versions.find(k);
       if (it == s.versions.end()) {
-        if (k != "npu_smi") warns.push_back(k + " not recorded");
+        if (k != "npu_smi") warns.push_back(say(Say::CheckVersionMissing, {{"name", k}}));
         continue;
       }
       n.values.emplace_back(k, it->second);
       if (it->second != refs[k]) {
         const auto others = holders_of(by_key[k], refs[k]);
-        add_fail(fails, cat, "env-version-mismatch", k + " " + it->second + "; " + join(others) + " ha" + (others.size() == 1 ? "s " : "ve ") + refs[k]);
+        add_fail(fails, cat, "env-version-mismatch",
+                 say(others.size() == 1 ? Say::CheckVersionDiffersOne : Say::CheckVersionDiffersMany,
+                     {{"name", k}, {"value", it->second}, {"nodes", join(others)}, {"reference", refs[k]}}));
         if (auto line = s.version_lines.find(k); line != s.version_lines.end())
           n.evidence.push_back(Evidence{s.path, line->second, "@@ " + k + " " + it->second});
       }
@@ -432,16 +445,18 @@ CheckResult check_versions(const Input& in, const std::string& master) {
     if (rt != s.versions.end() && drv != s.versions.end()) {
       const Version r = version_of(rt->second), d = version_of(drv->second);
       if (r.major > d.major)
-        add_fail(fails, cat, "env-version-mismatch", "torch's CUDA " + rt->second + " needs a newer driver: driver " +
-                        (s.versions.count("driver") ? s.versions.at("driver") : std::string("?")) + " supports CUDA " + drv->second);
+        add_fail(fails, cat, "env-version-mismatch",
+                 say(Say::CheckCudaNeedsDriver, {{"runtime", rt->second},
+                                                 {"driver", s.versions.count("driver") ? s.versions.at("driver") : std::string("?")},
+                                                 {"cuda", drv->second}}));
       else if (r.major == d.major && r.minor > d.minor)
-        warns.push_back("torch's CUDA " + rt->second + " is newer than the driver's CUDA " + drv->second +
-                        " (runs only through minor-version compatibility)");
+        warns.push_back(say(Say::CheckCudaNewerThanDriver, {{"runtime", rt->second}, {"cuda", drv->second}}));
     }
     for (const auto& [k, vals] : by_var) {
       const std::string ref = reference(vals, master);
-      const std::string mine = s.env.count(k) ? s.env.at(k) : "(unset)";
-      if (mine != ref) warns.push_back(k + "=" + mine + "; " + join(holders_of(vals, ref)) + ": " + ref);
+      const std::string mine = s.env.count(k) ? s.env.at(k) : unset;
+      if (mine != ref)
+        warns.push_back(say(Say::CheckVariableDiffers, {{"name", k}, {"value", mine}, {"nodes", join(holders_of(vals, ref))}, {"reference", ref}}));
     }
     const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : Status::Pass;
     std::vector<std::string> msg = fails;
@@ -450,7 +465,7 @@ CheckResult check_versions(const Input& in, const std::string& master) {
       std::vector<std::string> parts;
       for (const char* k : {"driver", "npu_driver", "cuda_runtime", "cann", "torch", "nccl"})
         if (auto it = s.versions.find(k); it != s.versions.end()) parts.push_back(std::string(k) + " " + it->second);
-      msg.push_back(parts.empty() ? "no versions recorded" : "same as every node: " + join(parts));
+      msg.push_back(parts.empty() ? say(Say::CheckNoVersions) : say(Say::CheckVersionsPass, {{"versions", join(parts)}}));
       if (parts.empty()) n.status = Status::Skip;
     }
     n.node = s.host;
@@ -497,37 +512,41 @@ void check_node_launch(Builder& b, const Input& in, const Snapshot& s, const Lau
   if (auto ws = env_int(s, "WORLD_SIZE")) {
     n.values.emplace_back("WORLD_SIZE", std::to_string(*ws));
     if (nnodes && nproc && *ws != *nnodes * *nproc)
-      add_fail(fails, cat, "world-size-mismatch", "WORLD_SIZE=" + std::to_string(*ws) + " but nnodes " + std::to_string(*nnodes) +
-                      " x nproc_per_node " + std::to_string(*nproc) + " = " + std::to_string(*nnodes * *nproc));
+      add_fail(fails, cat, "world-size-mismatch",
+               say(Say::CheckWorldSizeMismatch, {{"world", std::to_string(*ws)}, {"nnodes", std::to_string(*nnodes)},
+                                                 {"nproc", std::to_string(*nproc)}, {"product", std::to_string(*nnodes * *nproc)}}));
     else if (nnodes && nproc)
-      passes.push_back("WORLD_SIZE=" + std::to_string(*ws) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
+      passes.push_back(say(Say::CheckWorldSizeAddsUp,
+                           {{"world", std::to_string(*ws)}, {"nnodes", std::to_string(*nnodes)}, {"nproc", std::to_string(*nproc)}}));
   } else if (nnodes && nproc) {
-    passes.push_back("world size " + std::to_string(*nnodes * *nproc) + " = " + std::to_string(*nnodes) + " x " + std::to_string(*nproc));
+    passes.push_back(say(Say::CheckWorldSizeImplied,
+                         {{"world", std::to_string(*nnodes * *nproc)}, {"nnodes", std::to_string(*nnodes)}, {"nproc", std::to_string(*nproc)}}));
   }
   if (auto nr = env_int(s, "NODE_RANK")) {
     n.values.emplace_back("NODE_RANK", std::to_string(*nr));
     if (nnodes && (*nr < 0 || *nr >= *nnodes))
-      add_fail(fails, cat, "world-size-mismatch", "NODE_RANK=" + std::to_string(*nr) + " outside 0.." + std::to_string(*nnodes - 1));
+      add_fail(fails, cat, "world-size-mismatch",
+               say(Say::CheckNodeRankOutside, {{"rank", std::to_string(*nr)}, {"last", std::to_string(*nnodes - 1)}}));
   }
   if (const std::string a = env_of(s, "MASTER_ADDR"); !a.empty() && !ref.addr.empty() && a != ref.addr)
-    add_fail(fails, cat, "rendezvous-failure", "MASTER_ADDR=" + a + "; the others use " + ref.addr);
+    add_fail(fails, cat, "rendezvous-failure", say(Say::CheckMasterAddrDiffers, {{"addr", a}, {"reference", ref.addr}}));
   if (const std::string p = env_of(s, "MASTER_PORT"); !p.empty() && !ref.port.empty() && p != ref.port)
-    add_fail(fails, cat, "rendezvous-failure", "MASTER_PORT=" + p + "; the others use " + ref.port);
+    add_fail(fails, cat, "rendezvous-failure", say(Say::CheckMasterPortDiffers, {{"port", p}, {"reference", ref.port}}));
   const bool is_master = !master.empty() ? s.host == master : true;
   if (s.port_state == "bound") {
-    std::string who = s.port_pid ? "pid " + std::to_string(*s.port_pid) : std::string("an unknown process");
-    if (!s.port_process.empty()) who += " (" + std::string(trim(s.port_process)) + ")";
-    const std::string msg = "port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " is already bound by " + who;
+    std::string who = s.port_pid ? say(Say::CheckPortHolderPid, {{"pid", std::to_string(*s.port_pid)}}) : say(Say::CheckPortHolderUnknown);
+    if (!s.port_process.empty()) who = say(Say::CheckPortHolderProcess, {{"who", who}, {"process", std::string(trim(s.port_process))}});
+    const std::string msg = say(Say::CheckPortBound, {{"port", s.port ? std::to_string(*s.port) : std::string("?")}, {"who", who}});
     if (is_master) add_fail(fails, cat, "port-in-use", msg);
     else warns.push_back(msg);
   } else if (s.port_state == "free") {
-    passes.push_back("port " + (s.port ? std::to_string(*s.port) : std::string("?")) + " free");
+    passes.push_back(say(Say::CheckPortFree, {{"port", s.port ? std::to_string(*s.port) : std::string("?")}}));
   }
-  for (const std::string& l : s.leftovers) warns.push_back("still running: " + l.substr(0, 160));
+  for (const std::string& l : s.leftovers) warns.push_back(say(Say::CheckStillRunning, {{"command", l.substr(0, 160)}}));
   const Status st = !fails.empty() ? Status::Fail : !warns.empty() ? Status::Warn : passes.empty() ? Status::Skip : Status::Pass;
   std::vector<std::string> msg = fails;
   msg.insert(msg.end(), warns.begin(), warns.end());
-  if (st == Status::Pass || st == Status::Skip) msg = passes.empty() ? std::vector<std::string>{"no launch variables recorded"} : passes;
+  if (st == Status::Pass || st == Status::Skip) msg = passes.empty() ? std::vector<std::string>{say(Say::CheckNoLaunchVariables)} : passes;
   if (s.port) n.values.emplace_back("port", std::to_string(*s.port));
   n.values.emplace_back("port_state", s.port_state);
   if (s.port_pid) n.values.emplace_back("port_pid", std::to_string(*s.port_pid));
@@ -549,13 +568,15 @@ void check_job_launch(Builder& b, const Input& in, const std::optional<std::int6
     if (auto nr = env_int(s, "NODE_RANK")) node_ranks[*nr].push_back(s.host);
   for (const auto& [nr, hosts] : node_ranks)
     if (hosts.size() > 1)
-      with_category("world-size-mismatch", b.add("", Status::Fail, "NODE_RANK=" + std::to_string(nr) + " on " + join(hosts) + ": each node needs its own"));
+      with_category("world-size-mismatch",
+                    b.add("", Status::Fail, say(Say::CheckNodeRankShared, {{"rank", std::to_string(nr)}, {"nodes", join(hosts)}})));
   if (nnodes && !in.snapshots.empty()) {
     const auto have = static_cast<std::int64_t>(in.snapshots.size());
     if (have > *nnodes)
-      with_category("world-size-mismatch", b.add("", Status::Fail, std::to_string(have) + " nodes have snapshots but nnodes is " + std::to_string(*nnodes)));
+      with_category("world-size-mismatch", b.add("", Status::Fail, say(Say::CheckTooManySnapshots, {{"count", std::to_string(have)},
+                                                                                                   {"nnodes", std::to_string(*nnodes)}})));
     else if (have < *nnodes)
-      b.add("", Status::Warn, "snapshots from " + std::to_string(have) + " of " + std::to_string(*nnodes) + " nodes");
+      b.add("", Status::Warn, say(Say::CheckFewerSnapshots, {{"count", std::to_string(have)}, {"nnodes", std::to_string(*nnodes)}}));
   }
   // The smoke test's ranks agree on the world size and it adds up.
   std::set<std::int64_t> sizes;
@@ -564,14 +585,14 @@ void check_job_launch(Builder& b, const Input& in, const std::optional<std::int6
   if (sizes.size() > 1) {
     std::vector<std::string> v;
     for (auto x : sizes) v.push_back(std::to_string(x));
-    NodeResult& n = with_category("world-size-mismatch", b.add("", Status::Fail, "smoke-test ranks disagree on the world size: " + join(v)));
+    NodeResult& n = with_category("world-size-mismatch", b.add("", Status::Fail, say(Say::CheckSmokeWorldSizes, {{"sizes", join(v)}})));
     for (const SmokeRank& r : in.smoke)
       if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(r));
   }
 }
 
 CheckResult check_launch(const Input& in, const std::string& master) {
-  Builder b(4, "launch", "WORLD_SIZE = nnodes x nproc_per_node; one MASTER_ADDR / PORT; the port free");
+  Builder b(4, "launch", say(Say::CheckTitleLaunch));
   const LaunchReference ref = launch_reference(in, master);
   for (const Snapshot& s : in.snapshots) check_node_launch(b, in, s, ref, master);
   check_job_launch(b, in, ref.nnodes);
@@ -623,16 +644,18 @@ void check_host_binding(Builder& b, const std::string& host, const std::vector<c
       if (r->rank) rk.insert(*r->rank);
       if (n.evidence.size() < 4) n.evidence.push_back(smoke_evidence(*r));
     }
-    add_fail(fails, cat, "device-binding-duplicate", "ranks " + ranks_list(rk) + " all on " + rs.front()->device +
-                    (all_zero ? ": every rank on device 0, so LOCAL_RANK is ignored (set the device from LOCAL_RANK)" : ""));
+    add_fail(fails, cat, "device-binding-duplicate",
+             say(all_zero ? Say::CheckRanksOnDeviceZero : Say::CheckRanksOnOneDevice, {{"ranks", ranks_list(rk)}, {"device", rs.front()->device}}));
   }
   for (const SmokeRank* r : ranks) {
     if (r->status == "error") {
-      add_fail(fails, cat, "worker-exception", "rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " failed: " + r->error);
+      add_fail(fails, cat, "worker-exception",
+               say(Say::CheckSmokeRankFailed, {{"rank", r->rank ? std::to_string(*r->rank) : std::string("?")}, {"error", r->error}}));
       n.evidence.push_back(smoke_evidence(*r));
     } else if (r->reduced && r->expected && std::fabs(*r->reduced - *r->expected) > 1e-6 * std::max(1.0, std::fabs(*r->expected))) {
-      add_fail(fails, cat, "collective-mismatch", "rank " + (r->rank ? std::to_string(*r->rank) : std::string("?")) + " reduced " + num(*r->reduced) +
-                      ", expected " + num(*r->expected));
+      add_fail(fails, cat, "collective-mismatch",
+               say(Say::CheckSmokeWrongSum, {{"rank", r->rank ? std::to_string(*r->rank) : std::string("?")},
+                                             {"reduced", num(*r->reduced)}, {"expected", num(*r->expected)}}));
       n.evidence.push_back(smoke_evidence(*r));
     }
   }
@@ -644,7 +667,7 @@ void check_host_binding(Builder& b, const std::string& host, const std::vector<c
   std::string devices;
   for (const SmokeRank* r : by_rank) devices += (devices.empty() ? "" : " ") + (r->rank ? std::to_string(*r->rank) : std::string("?")) + "->" + r->device;
   NodeResult& added = b.add(host, fails.empty() ? Status::Pass : Status::Fail,
-                            fails.empty() ? "ranks " + ranks_list(rk) + " each on its own device (" + devices + "), all_reduce right" : join(fails, "; "));
+                            fails.empty() ? say(Say::CheckBindingPass, {{"ranks", ranks_list(rk)}, {"devices", devices}}) : join(fails, "; "));
   if (added.status == Status::Fail) added.category = cat;
   added.values.emplace_back("ranks", ranks_list(rk));
   added.values.emplace_back("devices", devices);
@@ -658,14 +681,16 @@ void check_smoke_world(Builder& b, const SmokeGroups& g) {
   for (std::int64_t r = 0; r < *g.world && r < 1000000; ++r)
     if (!g.per_rank.count(r)) missing.insert(r);
   if (!missing.empty())
-    with_category("rendezvous-failure", b.add("", Status::Fail, "ranks " + ranks_list(missing) + " of " + std::to_string(*g.world) + " never reported (the smoke test did not finish there)"));
+    with_category("rendezvous-failure", b.add("", Status::Fail, say(Say::CheckRanksNeverReported, {{"ranks", ranks_list(missing)},
+                                                                                                 {"world", std::to_string(*g.world)}})));
   for (const auto& [rank, rs] : g.per_rank)
     if (rs.size() > 1) {
       std::set<std::string> hosts;
       for (const SmokeRank* r : rs) hosts.insert(r->host);
       if (hosts.size() > 1)
-        with_category("world-size-mismatch", b.add("", Status::Fail, "rank " + std::to_string(rank) + " reported by " + join(std::vector<std::string>(hosts.begin(), hosts.end())) +
-                                  ": two nodes use the same NODE_RANK"));
+        with_category("world-size-mismatch",
+                      b.add("", Status::Fail, say(Say::CheckRankOnTwoNodes, {{"rank", std::to_string(rank)},
+                                                                             {"nodes", join(std::vector<std::string>(hosts.begin(), hosts.end()))}})));
     }
 }
 
@@ -676,7 +701,7 @@ void check_log_binding(Builder& b, const Input& in) {
   std::map<std::pair<std::string, std::int64_t>, const model::Event*> first;
   for (const model::Event& e : in.events) {
     if (e.text.find("Duplicate GPU detected") != std::string::npos) {
-      NodeResult& n = with_category("device-binding-duplicate", b.add(e.node, Status::Fail, "NCCL: " + std::string(trim(e.message.empty() ? e.text : e.message))));
+      NodeResult& n = with_category("device-binding-duplicate", b.add(e.node, Status::Fail, say(Say::CheckNcclDuplicateGpu, {{"message", std::string(trim(e.message.empty() ? e.text : e.message))}})));
       n.evidence.push_back(event_evidence(e));
     }
     if (!e.rank || !e.device || *e.device < 0 || e.kind != model::Kind::Nccl) continue;
@@ -685,17 +710,17 @@ void check_log_binding(Builder& b, const Input& in) {
   }
   for (const auto& [key, ranks] : ranks_on) {
     if (ranks.size() < 2) continue;
-    NodeResult& n = with_category("device-binding-duplicate", b.add(key.first, Status::Fail, "ranks " + ranks_list(ranks) + " all on device " + std::to_string(key.second) + " (training log)"));
+    NodeResult& n = with_category("device-binding-duplicate", b.add(key.first, Status::Fail, say(Say::CheckLogRanksOnOneDevice, {{"ranks", ranks_list(ranks)}, {"device", std::to_string(key.second)}})));
     n.evidence.push_back(event_evidence(*first.at(key)));
   }
   bool log_binding = false;
   for (const auto& [key, ranks] : ranks_on) log_binding = log_binding || !ranks.empty();
   if (in.smoke.empty() && log_binding)
-    b.add("", Status::Pass, "every rank the training logs tie to a device has its own");
+    b.add("", Status::Pass, say(Say::CheckLogBindingPass));
 }
 
 CheckResult check_binding(const Input& in) {
-  Builder b(5, "binding", "every rank on its own (host, device); the smoke test's all_reduce right");
+  Builder b(5, "binding", say(Say::CheckTitleBinding));
   if (!in.smoke.empty()) {
     const SmokeGroups g = group_smoke(in.smoke);
     for (const auto& [host, ranks] : g.per_host) check_host_binding(b, host, ranks, g);
@@ -704,7 +729,7 @@ CheckResult check_binding(const Input& in) {
   check_log_binding(b, in);
   CheckResult r = b.done();
   if (r.results.empty())
-    r.results.push_back(NodeResult{"", Status::Skip, "no smoke-test output or training log that ties ranks to devices", {}, {}});
+    r.results.push_back(NodeResult{"", Status::Skip, say(Say::CheckNoBindingInput), {}, {}});
   return r;
 }
 
@@ -795,9 +820,8 @@ void check_smoke_data(Builder& b, const SmokeData& d) {
   for (const auto& [host, ranks] : d.whole_ranks) {
     const SmokeRank& r = *d.whole_first.at(host);
     NodeResult& n = b.add(host, Status::Fail,
-                          "rank" + std::string(ranks.size() > 1 ? "s " : " ") + ranks_list(ranks) + " iterate" +
-                              (ranks.size() > 1 ? "" : "s") + " all " + std::to_string(*r.dataset) +
-                              " samples of the dataset: no DistributedSampler, every rank trains on the same data");
+                          say(ranks.size() > 1 ? Say::CheckWholeDatasetMany : Say::CheckWholeDatasetOne,
+                              {{"ranks", ranks_list(ranks)}, {"count", std::to_string(*r.dataset)}}));
     n.values.emplace_back("dataset", std::to_string(*r.dataset));
     n.values.emplace_back("per_rank", std::to_string(*r.per_rank));
     n.evidence.push_back(smoke_evidence(r));
@@ -806,15 +830,14 @@ void check_smoke_data(Builder& b, const SmokeData& d) {
     if (ranks.size() > 1) {
       const auto& hosts = d.batch_hosts.at(content);
       NodeResult& n = b.add(hosts.size() == 1 ? *hosts.begin() : std::string(), Status::Fail,
-                            "ranks " + ranks_list(ranks) + " start from the same batch (" + content.substr(0, 60) +
-                                "): their samplers do not split the data");
+                            say(Say::CheckSmokeSameBatch, {{"ranks", ranks_list(ranks)}, {"batch", content.substr(0, 60)}}));
       n.evidence.push_back(smoke_evidence(*d.batch_first.at(content)));
     }
   for (const auto& [path, ranks] : d.ckpt_ranks)
     if (ranks.size() > 1) {
       const auto& hosts = d.ckpt_hosts.at(path);
       NodeResult& n = b.add(hosts.size() == 1 ? *hosts.begin() : std::string(), Status::Fail,
-                            "ranks " + ranks_list(ranks) + " all write " + path + ": save from rank 0 only (or one path per rank)");
+                            say(Say::CheckSmokeSameCheckpoint, {{"ranks", ranks_list(ranks)}, {"path", path}}));
       n.evidence.push_back(smoke_evidence(*d.ckpt_first.at(path)));
     }
 }
@@ -831,13 +854,13 @@ void check_log_data(Builder& b, const LogData& d) {
   for (const auto& [content, who] : d.batches) {
     if (who.size() < 2) continue;
     NodeResult& n = b.add(who.begin()->second->node, Status::Fail,
-                          "ranks " + who_list(who) + " log the same first batch (" + content.substr(0, 60) + ")");
+                          say(Say::CheckLogSameBatch, {{"ranks", who_list(who)}, {"batch", content.substr(0, 60)}}));
     for (const auto& [k, e] : who)
       if (n.evidence.size() < 4) n.evidence.push_back(event_evidence(*e));
   }
   for (const auto& [path, who] : d.saves) {
     if (who.size() < 2) continue;
-    NodeResult& n = b.add(who.begin()->second->node, Status::Fail, "ranks " + who_list(who) + " all save " + path);
+    NodeResult& n = b.add(who.begin()->second->node, Status::Fail, say(Say::CheckLogSameCheckpoint, {{"ranks", who_list(who)}, {"path", path}}));
     for (const auto& [k, e] : who)
       if (n.evidence.size() < 4) n.evidence.push_back(event_evidence(*e));
   }
@@ -848,7 +871,7 @@ void check_log_data(Builder& b, const LogData& d) {
         if (f == len) full = true;
       if (full) {
         NodeResult& n = b.add(d.len_event.at(who)->node, Status::Fail,
-                              "rank " + who + " iterates " + len + " samples, the whole dataset: no DistributedSampler");
+                              say(Say::CheckLogWholeDataset, {{"rank", who}, {"count", len}}));
         n.evidence.push_back(event_evidence(*d.len_event.at(who)));
       }
     }
@@ -856,7 +879,7 @@ void check_log_data(Builder& b, const LogData& d) {
 }
 
 CheckResult check_data(const Input& in) {
-  Builder b(6, "data", "each rank reads its own samples; one writer per checkpoint path");
+  Builder b(6, "data", say(Say::CheckTitleData));
   // From the smoke test.
   const SmokeData smoke = smoke_data(in.smoke);
   check_smoke_data(b, smoke);
@@ -867,8 +890,7 @@ CheckResult check_data(const Input& in) {
   CheckResult r = b.done();
   if (r.results.empty()) {
     r.results.push_back(NodeResult{"", any ? Status::Pass : Status::Skip,
-                                   any ? "ranks read different first batches; each checkpoint path has one writer"
-                                       : "no smoke-test data lines or training log lines about batches, sampler lengths or checkpoints",
+                                   any ? say(Say::CheckDataPass) : say(Say::CheckNoDataInput),
                                    {}, {}});
     r.status = r.results.front().status;
   }
@@ -978,7 +1000,7 @@ Report run_checks(const Input& input) {
   r.checks.push_back(check_data(in));
   for (CheckResult& c : r.checks) {
     if (c.results.empty()) {
-      c.results.push_back(NodeResult{"", Status::Skip, in.snapshots.empty() ? "no snapshots" : "nothing to compare", {}, {}});
+      c.results.push_back(NodeResult{"", Status::Skip, say(in.snapshots.empty() ? Say::CheckNoSnapshots : Say::CheckNothingToCompare), {}, {}});
       c.status = Status::Skip;
     }
   }

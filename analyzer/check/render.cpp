@@ -5,11 +5,15 @@
 #include <string>
 #include <string_view>
 
+#include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "check/check.hpp"
 
 namespace dtriage::check {
 namespace {
+
+using base::Say;
+using base::say;
 
 std::string upper(const char* s) {
   std::string o(s);
@@ -17,7 +21,7 @@ std::string upper(const char* s) {
   return o;
 }
 
-std::string node_label(const NodeResult& n) { return n.node.empty() ? "(job)" : n.node; }
+std::string node_label(const NodeResult& n) { return n.node.empty() ? say(Say::CheckReportJob) : n.node; }
 
 std::string failed_names(const Report& r, Status which) {
   std::string out;
@@ -32,7 +36,7 @@ std::string md_code(const std::string& s) { return base::markdown_code(s); }
 }  // namespace
 
 std::string render_text(const Report& r) {
-  std::string o = "dtriage check: " + std::to_string(r.nodes.size()) + " node" + (r.nodes.size() == 1 ? "" : "s");
+  std::string o = say(r.nodes.size() == 1 ? Say::CheckReportNodesOne : Say::CheckReportNodesMany, {{"count", std::to_string(r.nodes.size())}});
   if (!r.nodes.empty()) {
     o += " (";
     for (std::size_t i = 0; i < r.nodes.size(); ++i) o += (i ? ", " : "") + base::visible(r.nodes[i]);
@@ -50,10 +54,11 @@ std::string render_text(const Report& r) {
     }
     o += "\n";
   }
-  for (const auto& [path, reason] : r.unreadable) o += "unreadable: " + base::visible(path) + ": " + base::visible(reason) + "\n";
-  o += "result: " + upper(status_name(r.status));
-  if (r.status == Status::Fail) o += " (failed: " + failed_names(r, Status::Fail) + ")";
-  else if (r.status == Status::Warn) o += " (warnings: " + failed_names(r, Status::Warn) + ")";
+  for (const auto& [path, reason] : r.unreadable)
+    o += say(Say::CheckReportUnreadable, {{"path", base::visible(path)}, {"reason", base::visible(reason)}}) + "\n";
+  o += say(Say::CheckReportResult, {{"status", upper(status_name(r.status))}});
+  if (r.status == Status::Fail) o += say(Say::CheckReportFailed, {{"checks", failed_names(r, Status::Fail)}});
+  else if (r.status == Status::Warn) o += say(Say::CheckReportWarnings, {{"checks", failed_names(r, Status::Warn)}});
   o += "\n";
   return o;
 }
@@ -95,10 +100,10 @@ std::string render_json(const Report& r) {
 }
 
 std::string render_markdown(const Report& r) {
-  std::string o = "## dtriage check: " + upper(status_name(r.status)) + "\n\n";
-  o += "Nodes: ";
+  std::string o = "## " + say(Say::CheckReportStatus, {{"status", upper(status_name(r.status))}}) + "\n\n";
+  o += say(Say::HeadingNodes) + ": ";
   for (std::size_t i = 0; i < r.nodes.size(); ++i) o += (i ? ", " : "") + md_cell(r.nodes[i]);
-  o += "\n\n| # | check | status | node | details |\n|---|---|---|---|---|\n";
+  o += "\n\n" + say(Say::CheckReportColumns) + "\n|---|---|---|---|---|\n";
   for (const CheckResult& c : r.checks)
     for (const NodeResult& n : c.results)
       o += "| " + std::to_string(c.id) + " | " + c.name + " | " + (n.status == Status::Fail ? "**FAIL**" : upper(status_name(n.status))) +
@@ -107,13 +112,14 @@ std::string render_markdown(const Report& r) {
   for (const CheckResult& c : r.checks)
     for (const NodeResult& n : c.results) {
       if (n.evidence.empty() || (n.status != Status::Fail && n.status != Status::Warn)) continue;
-      if (!any) o += "\n### Evidence\n";
+      if (!any) o += "\n### " + say(Say::HeadingEvidence) + "\n";
       any = true;
       o += "\n- " + std::to_string(c.id) + " " + c.name + ", " + md_cell(node_label(n)) + ":\n";
       for (const Evidence& e : n.evidence)
         o += "  - " + md_code(e.path + ":" + std::to_string(e.line)) + " " + md_cell(e.text.substr(0, 160)) + "\n";
     }
-  for (const auto& [path, reason] : r.unreadable) o += "\nUnreadable: " + md_code(path) + ": " + md_cell(reason) + "\n";
+  for (const auto& [path, reason] : r.unreadable)
+    o += "\n" + say(Say::CheckReportUnreadableMarkdown, {{"path", md_code(path)}, {"reason", md_cell(reason)}}) + "\n";
   return o;
 }
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "model/event.hpp"
@@ -72,7 +73,8 @@ int cmd_analyze(Config& config) {
   out.buffer() += render(masked ? masked->view() : full, config.format, use_color(config, out));
   if (!finish_output(out)) return 2;
   if (config.format != "json" && !job->inventory.unreadable.empty())
-    std::fprintf(stderr, "dtriage: %zu input(s) could not be read (listed in the report)\n", job->inventory.unreadable.size());
+    std::fprintf(stderr, "dtriage: %s\n",
+                 base::say(base::Say::InputCannotRead, {{"count", std::to_string(job->inventory.unreadable.size())}}).c_str());
   return exit_code(job->read_anything, job->inventory);
 }
 
@@ -86,7 +88,7 @@ int cmd_events(Config& config) {
   if (!finish_output(out)) return 2;
   print_problems(inv);
   if (inv.lines_cut > 0)
-    std::fprintf(stderr, "dtriage: %llu lines longer than --max-line-bytes were cut\n", static_cast<unsigned long long>(inv.lines_cut));
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputLinesCut, {{"count", std::to_string(inv.lines_cut)}}).c_str());
   return exit_code(ing.read_anything(), inv);
 }
 

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "base/inventory.hpp"
+#include "base/sentences.hpp"
 #include "check/check.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
@@ -71,10 +72,7 @@ class CheckSink final : public ingest::Sink {
 
 int cmd_check(CheckArgs& args) {
   Output out;
-  if (auto err = out.open(args.output); !err.empty()) {
-    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
-    return 2;
-  }
+  if (!open_output(out, args.output)) return 2;
   base::Inventory inv;
   ingest::Ingestor ing(args.limits, std::move(args.hints), inv);
   check::Input input;
@@ -83,21 +81,18 @@ int cmd_check(CheckArgs& args) {
   ing.run(args.paths, sink);
   for (const auto& p : inv.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
   if (!ing.read_anything()) {
-    std::fprintf(stderr, "dtriage: nothing readable\n");
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNothingReadable).c_str());
     return 2;
   }
   if (input.snapshots.empty() && input.smoke.empty())
-    std::fprintf(stderr, "dtriage: no snapshot (tools/dtriage-snapshot.sh) and no smoke-test line among the inputs\n");
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNoCheckInput).c_str());
   check::Report report = check::run_checks(input);
   report.files = sink.files();
   for (const auto& p : inv.unreadable) report.unreadable.emplace_back(p.path, p.reason);
   if (args.format == "json") out.buffer() += check::render_json(report);
   else if (args.format == "markdown") out.buffer() += check::render_markdown(report);
   else out.buffer() += check::render_text(report);
-  if (const std::string err = out.finish(); !err.empty()) {
-    std::fprintf(stderr, "dtriage: %s\n", err.c_str());
-    return 2;
-  }
+  if (!finish_output(out)) return 2;
   if (report.status == check::Status::Fail) return kExitCheckFailed;
   return inv.unreadable.empty() ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "rules/loader.hpp"
@@ -20,16 +21,18 @@
 namespace dtriage::cli {
 
 bool open_output(Output& out, const std::string& path, bool append) {
-  if (auto err = out.open(path, append); !err.empty()) {
-    std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
+  auto opened = Output::open(path, append);
+  if (!opened) {
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::OutputCannotWrite, {{"what", opened.error()}}).c_str());
     return false;
   }
+  out = std::move(opened).value();
   return true;
 }
 
 bool finish_output(Output& out) {
-  if (const std::string err = out.finish(); !err.empty()) {
-    std::fprintf(stderr, "dtriage: %s\n", err.c_str());
+  if (auto done = out.finish(); !done) {
+    std::fprintf(stderr, "dtriage: %s\n", done.error().c_str());
     return false;
   }
   return true;
@@ -49,7 +52,8 @@ void print_problems(const base::Inventory& inv) {
   for (const auto& p : inv.unreadable)
     std::fprintf(stderr, "dtriage: %s: %s\n", base::visible(p.path).c_str(), base::visible(p.reason).c_str());
   for (const auto& p : inv.skipped)
-    std::fprintf(stderr, "dtriage: skipped %s: %s\n", base::visible(p.path).c_str(), base::visible(p.reason).c_str());
+    std::fprintf(stderr, "dtriage: %s\n",
+                 base::say(base::Say::InputSkipped, {{"path", base::visible(p.path)}, {"reason", base::visible(p.reason)}}).c_str());
 }
 
 int exit_code(bool read_anything, const base::Inventory& inv) {
@@ -269,12 +273,12 @@ int run_scan(ScanFlags& f, Config& config) {
   s.progress = !f.quiet && isatty(fileno(stderr)) != 0;
   s.say_resumed = f.resume && !f.quiet;
   if (!f.shard.empty()) {
-    std::string why;
-    s.shard = batch::parse_shard(f.shard, why);
-    if (!s.shard) {
-      std::fprintf(stderr, "dtriage: %s\n", why.c_str());
+    const auto shard = batch::parse_shard(f.shard);
+    if (!shard) {
+      std::fprintf(stderr, "dtriage: %s\n", shard.error().c_str());
       return 2;
     }
+    s.shard = shard.value();
   }
   return cmd_scan(config, std::move(s), f.resume, f.summary);
 }

@@ -4,6 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
+
+#include "base/sentences.hpp"
 
 namespace dtriage::cli {
 
@@ -12,13 +15,38 @@ Output::~Output() {
   if (owned_) std::fclose(file_);
 }
 
-std::string Output::open(const std::string& path, bool append) {
-  if (path.empty() || path == "-") return {};
+Output::Output(Output&& other) noexcept
+    : file_(other.file_), owned_(other.owned_), failed_(other.failed_), errno_(other.errno_), written_(other.written_),
+      buf_(std::move(other.buf_)) {
+  other.file_ = stdout;
+  other.owned_ = false;
+  other.buf_.clear();
+}
+
+Output& Output::operator=(Output&& other) noexcept {
+  if (this == &other) return *this;
+  flush();
+  if (owned_) std::fclose(file_);
+  file_ = other.file_;
+  owned_ = other.owned_;
+  failed_ = other.failed_;
+  errno_ = other.errno_;
+  written_ = other.written_;
+  buf_ = std::move(other.buf_);
+  other.file_ = stdout;
+  other.owned_ = false;
+  other.buf_.clear();
+  return *this;
+}
+
+base::Result<Output> Output::open(const std::string& path, bool append) {
+  Output out;
+  if (path.empty() || path == "-") return out;
   std::FILE* f = std::fopen(path.c_str(), append ? "ab" : "wb");
-  if (f == nullptr) return path + ": " + std::strerror(errno);
-  file_ = f;
-  owned_ = true;
-  return {};
+  if (f == nullptr) return base::err(base::say(base::Say::OutputFileError, {{"path", path}, {"error", std::strerror(errno)}}));
+  out.file_ = f;
+  out.owned_ = true;
+  return out;
 }
 
 void Output::flush() {
@@ -26,6 +54,8 @@ void Output::flush() {
     if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
       failed_ = true;
       errno_ = errno;
+    } else {
+      written_ += buf_.size();
     }
   }
   buf_.clear();
@@ -35,7 +65,7 @@ void Output::flush() {
   }
 }
 
-std::string Output::finish() {
+base::Result<std::uint64_t> Output::finish() {
   flush();
   if (owned_) {
     if (std::fclose(file_) != 0 && !failed_) {
@@ -45,8 +75,8 @@ std::string Output::finish() {
     owned_ = false;
     file_ = stdout;
   }
-  if (!failed_) return {};
-  return std::string("cannot write the output: ") + std::strerror(errno_ != 0 ? errno_ : EIO);
+  if (!failed_) return written_;
+  return base::err(base::say(base::Say::OutputWriteFailed, {{"error", std::strerror(errno_ != 0 ? errno_ : EIO)}}));
 }
 
 bool Output::is_terminal() const { return !owned_ && ::isatty(::fileno(file_)) != 0; }

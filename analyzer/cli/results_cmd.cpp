@@ -4,6 +4,7 @@
 #include <map>
 #include <filesystem>
 
+#include "base/sentences.hpp"
 #include "batch/batch.hpp"
 #include "batch/scan.hpp"
 #include "cli/commands.hpp"
@@ -11,16 +12,17 @@
 namespace dtriage::cli {
 namespace {
 
-std::string write_summary(const std::string& path, const std::vector<batch::ResultLine>& results) {
+// The bytes written, or why the summary could not be written.
+base::Result<std::uint64_t> write_summary(const std::string& path, const std::vector<batch::ResultLine>& results) {
   const batch::Summary sum = batch::summarize(results);
   auto ends = [&](const char* ext) {
     return path.size() >= std::strlen(ext) && path.compare(path.size() - std::strlen(ext), std::string::npos, ext) == 0;
   };
   const char* format = ends(".html") || ends(".htm") ? "html" : ends(".md") ? "markdown" : ends(".json") ? "json" : "text";
-  Output out;
-  if (auto err = out.open(path); !err.empty()) return err;
-  out.buffer() += batch::render_summary(sum, format);
-  return out.finish();
+  auto out = Output::open(path);
+  if (!out) return base::err(out.error());
+  out->buffer() += batch::render_summary(sum, format);
+  return out->finish();
 }
 
 // The result lines of scan outputs, in file order. A missing file, a line that is no result and a
@@ -31,17 +33,17 @@ std::vector<batch::ResultLine> read_result_files(const std::vector<std::string>&
   for (const std::string& f : files) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(f, ec)) {
-      std::fprintf(stderr, "dtriage: %s: no such file\n", f.c_str());
+      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNoSuchFile, {{"path", f}}).c_str());
       code = 1;
       continue;
     }
     auto r = batch::read_results(f);
     for (const auto& p : r.problems) {
-      std::fprintf(stderr, "dtriage: %s (left out)\n", p.c_str());
+      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputLeftOut, {{"problem", p}}).c_str());
       if (damage_is_error) code = 1;
     }
     if (r.partial_tail) {
-      std::fprintf(stderr, "dtriage: %s: the last line is half-written (left out; --resume that scan)\n", f.c_str());
+      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputHalfWrittenLine, {{"path", f}}).c_str());
       if (damage_is_error) code = 1;
     }
     for (auto& l : r.lines) all.push_back(std::move(l));
@@ -83,8 +85,8 @@ int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const st
   if (!summary.empty()) {
     if (!to_file || config.format != "jsonl")
       std::fprintf(stderr, "dtriage: --summary reads the results back from -o FILE (jsonl); none written\n");
-    else if (const std::string err = write_summary(summary, batch::read_results(config.output).lines); !err.empty())
-      std::fprintf(stderr, "dtriage: cannot write %s\n", err.c_str());
+    else if (const auto written = write_summary(summary, batch::read_results(config.output).lines); !written)
+      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::OutputCannotWrite, {{"what", written.error()}}).c_str());
   }
   return code;
 }
@@ -108,9 +110,10 @@ int cmd_merge(const std::vector<std::string>& files, const std::string& output) 
   for (auto& l : read_result_files(files, code, true)) {
     auto [it, fresh] = by_job.emplace(l.job, l);
     if (!fresh && it->second.raw != l.raw)
-      std::fprintf(stderr, "dtriage: %s:%llu: job %s already came from %s:%llu (kept that one)\n", l.path.c_str(),
-                   static_cast<unsigned long long>(l.line), l.job.c_str(), it->second.path.c_str(),
-                   static_cast<unsigned long long>(it->second.line));
+      std::fprintf(stderr, "dtriage: %s\n",
+                   base::say(base::Say::InputJobTwice, {{"path", l.path}, {"line", std::to_string(l.line)}, {"job", l.job},
+                                                        {"first", it->second.path}, {"at", std::to_string(it->second.line)}})
+                       .c_str());
   }
   Output out;
   if (!open_output(out, output)) return 2;

@@ -11,7 +11,12 @@
 #include <cstring>
 #include <vector>
 
+#include "base/sentences.hpp"
+
 namespace dtriage::ingest {
+
+using base::Say;
+using base::say;
 
 std::string format_bytes(std::uint64_t n) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -27,12 +32,9 @@ std::string format_bytes(std::uint64_t n) {
 }
 
 std::string ratio_message(double max_ratio, std::uint64_t out, std::uint64_t in) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "expands more than %.0f times (%s from %s; a decompression bomb?); "
-                "raise --max-ratio to read it",
-                max_ratio, format_bytes(out).c_str(), format_bytes(in).c_str());
-  return buf;
+  char ratio[64];
+  std::snprintf(ratio, sizeof ratio, "%.0f", max_ratio);
+  return say(Say::InputRatio, {{"ratio", ratio}, {"out", format_bytes(out)}, {"in", format_bytes(in)}});
 }
 
 namespace {
@@ -56,7 +58,7 @@ class Decoder : public ByteReader {
         return produced;
       }
       if (limit_.spend(produced)) {
-        fail(ratio_message(limit_.max_ratio, limit_.budget->out, limit_.budget->in) + " (all layers of this input together)");
+        fail(say(Say::InputAllLayers, {{"reason", ratio_message(limit_.max_ratio, limit_.budget->out, limit_.budget->in)}}));
         return produced;
       }
       if (s == Step::Error) return produced;  // error set by step(); data so far is delivered
@@ -73,7 +75,7 @@ class Decoder : public ByteReader {
       }
       if (produced > 0) return produced;
       if (s == Step::NeedInput && in_eof_ && avail_ == 0) {
-        fail(std::string(name_) + ": truncated input (the stream ends before its end marker)");
+        error(say(Say::InputTruncated));
         return 0;
       }
     }
@@ -100,7 +102,7 @@ class Decoder : public ByteReader {
     avail_ -= n;
   }
   bool in_eof() const { return in_eof_ && avail_ == 0; }
-  void error(const std::string& what) { fail(std::string(name_) + ": " + what); }
+  void error(const std::string& what) { fail(say(Say::InputInStream, {{"codec", name_}, {"reason", what}})); }
 
  private:
   void refill() {
@@ -149,8 +151,9 @@ class Decoder : public ByteReader {
       ++skipped;
     }
     if (nonzero && garbage_.empty())
-      garbage_ = std::string(name_) + ": " + std::to_string(skipped) + " bytes of garbage after a member at byte " + std::to_string(at) +
-                 (found ? " were skipped; the members after them were read" : " were skipped (no member after them)");
+      garbage_ = say(Say::InputInStream, {{"codec", name_},
+                                          {"reason", say(found ? Say::InputGarbageSkipped : Say::InputGarbageAtEnd,
+                                                         {{"count", std::to_string(skipped)}, {"offset", std::to_string(at)}})}});
     return found;
   }
 
@@ -171,7 +174,7 @@ class GzipDecoder final : public Decoder {
  public:
   GzipDecoder(ByteReader& inner, RatioLimit limit) : Decoder(inner, limit, "gzip") {
     std::memset(&zs_, 0, sizeof zs_);
-    if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) error("cannot initialise zlib");
+    if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) error(say(Say::InputCannotInitialise, {{"library", "zlib"}}));
   }
   ~GzipDecoder() override { inflateEnd(&zs_); }
 
@@ -187,7 +190,7 @@ class GzipDecoder final : public Decoder {
     if (r == Z_STREAM_END) return Step::End;
     if (r == Z_OK) return Step::Progress;
     if (r == Z_BUF_ERROR) return Step::NeedInput;
-    error(std::string("corrupt data (") + (zs_.msg != nullptr ? zs_.msg : "inflate failed") + ")");
+    error(say(Say::InputCorrupt, {{"detail", zs_.msg != nullptr ? std::string(zs_.msg) : say(Say::InputInflateFailed)}}));
     return Step::Error;
   }
   bool starts_new_member() const override { return avail() >= 2 && next_in()[0] == 0x1f && next_in()[1] == 0x8b; }
@@ -214,7 +217,7 @@ class Bzip2Decoder final : public Decoder {
     produced = static_cast<std::size_t>(bs_.next_out - out);
     if (r == BZ_STREAM_END) return Step::End;
     if (r == BZ_OK) return produced == 0 && avail() == 0 ? Step::NeedInput : Step::Progress;
-    error("corrupt data (error " + std::to_string(r) + ")");
+    error(say(Say::InputCorruptCode, {{"code", std::to_string(r)}}));
     return Step::Error;
   }
   bool starts_new_member() const override {
@@ -229,7 +232,7 @@ class Bzip2Decoder final : public Decoder {
  private:
   void init() {
     std::memset(&bs_, 0, sizeof bs_);
-    if (BZ2_bzDecompressInit(&bs_, 0, 0) != BZ_OK) error("cannot initialise libbz2");
+    if (BZ2_bzDecompressInit(&bs_, 0, 0) != BZ_OK) error(say(Say::InputCannotInitialise, {{"library", "libbz2"}}));
   }
   bz_stream bs_;
 };
@@ -237,7 +240,7 @@ class Bzip2Decoder final : public Decoder {
 class XzDecoder final : public Decoder {
  public:
   XzDecoder(ByteReader& inner, RatioLimit limit) : Decoder(inner, limit, "xz") {
-    if (lzma_stream_decoder(&ls_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) error("cannot initialise liblzma");
+    if (lzma_stream_decoder(&ls_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) error(say(Say::InputCannotInitialise, {{"library", "liblzma"}}));
   }
   ~XzDecoder() override { lzma_end(&ls_); }
 
@@ -253,7 +256,7 @@ class XzDecoder final : public Decoder {
     if (r == LZMA_STREAM_END) return Step::End;
     if (r == LZMA_OK) return produced == 0 && avail() == 0 ? Step::NeedInput : Step::Progress;
     if (r == LZMA_BUF_ERROR) return Step::NeedInput;
-    error("corrupt data (liblzma error " + std::to_string(static_cast<int>(r)) + ")");
+    error(say(Say::InputCorruptLibraryCode, {{"library", "liblzma"}, {"code", std::to_string(static_cast<int>(r))}}));
     return Step::Error;
   }
   bool starts_new_member() const override { return false; }  // LZMA_CONCATENATED handles it
@@ -267,7 +270,7 @@ class ZstdDecoder final : public Decoder {
  public:
   ZstdDecoder(ByteReader& inner, RatioLimit limit)
       : Decoder(inner, limit, "zstd"), ds_(ZSTD_createDStream()), window_log_max_(limit.zstd_window_log_max) {
-    if (ds_ == nullptr) error("cannot initialise libzstd");
+    if (ds_ == nullptr) error(say(Say::InputCannotInitialise, {{"library", "libzstd"}}));
     ZSTD_DCtx_setParameter(ds_, ZSTD_d_windowLogMax, limit.zstd_window_log_max);
   }
   ~ZstdDecoder() override { ZSTD_freeDStream(ds_); }
@@ -282,10 +285,9 @@ class ZstdDecoder final : public Decoder {
     produced = ob.pos;
     if (ZSTD_isError(r)) {
       if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge)
-        error("a frame needs a window over 2^" + std::to_string(window_log_max_) +
-              " bytes of memory; raise --zstd-window-log-max to read it");
+        error(say(Say::InputZstdWindow, {{"log", std::to_string(window_log_max_)}}));
       else
-        error(std::string("corrupt data (") + ZSTD_getErrorName(r) + ")");
+        error(say(Say::InputCorrupt, {{"detail", ZSTD_getErrorName(r)}}));
       return Step::Error;
     }
     if (r == 0) {  // a frame ended and is flushed; more frames may follow

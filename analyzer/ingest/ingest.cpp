@@ -20,11 +20,16 @@
 #include <set>
 #include <utility>
 
+#include "base/sentences.hpp"
 #include "ingest/decompress.hpp"
 #include "ingest/sniff.hpp"
 #include "ingest/tar.hpp"
 
 namespace dtriage::ingest {
+
+using base::Say;
+using base::say;
+
 namespace {
 
 constexpr std::size_t kArchiveChunk = 16 * 1024;
@@ -158,7 +163,7 @@ struct Ingestor::Impl {
       try {
         t->reader->walk_file(t->fs_path, t->display, t->hint, *t->sink);
       } catch (const std::exception& e) {  // out of memory, say: this file is lost, not the run
-        t->inv.add_unreadable(t->display, std::string("not read to the end: ") + e.what());
+        t->inv.add_unreadable(t->display, say(Say::InputNotReadToEnd, {{"error", e.what()}}));
       }
       {
         std::lock_guard<std::mutex> lock(mu);
@@ -197,13 +202,12 @@ struct Ingestor::Impl {
       if (impl_.limits.deadline && std::chrono::steady_clock::now() > *impl_.limits.deadline) {
         impl_.total_exceeded = true;  // no further file is opened either
         impl_.inv.timed_out = true;
-        fail("time budget exceeded (--job-timeout); the rest was not read");
+        fail(say(Say::InputTimeBudget));
         return 0;
       }
       if (impl_.total >= impl_.limits.max_total_bytes) {
         impl_.total_exceeded = true;
-        fail("total size limit of " + format_bytes(impl_.limits.max_total_bytes) +
-             " reached (--max-total-bytes); the rest was not read");
+        fail(say(Say::InputTotalLimit, {{"size", format_bytes(impl_.limits.max_total_bytes)}}));
         return 0;
       }
       cap = static_cast<std::size_t>(
@@ -228,7 +232,7 @@ struct Ingestor::Impl {
     read_any = true;
     ++inv.files;
     inv.bytes += text.bytes;
-    if (text.failed()) inv.add_unreadable(display, text.error() + " (lines before it were kept)");
+    if (text.failed()) inv.add_unreadable(display, say(Say::InputLinesKept, {{"reason", text.error()}}));
   }
 
   // Sniffs one stream and sends it where it belongs: sink, archive walker, or the inventory.
@@ -243,7 +247,7 @@ struct Ingestor::Impl {
     const Content content = sniff(peek.head());
     switch (content) {
       case Content::Binary:
-        inv.add_unreadable(display, "binary data, not a text log");
+        inv.add_unreadable(display, say(Say::InputBinary));
         return;
       case Content::Empty:
       case Content::Text:
@@ -261,8 +265,7 @@ struct Ingestor::Impl {
       }
       default:
         if (depth >= limits.max_depth) {
-          inv.add_unreadable(display, "archives nested deeper than " +
-                                          std::to_string(limits.max_depth) + " levels");
+          inv.add_unreadable(display, say(Say::InputNestedTooDeep, {{"depth", std::to_string(limits.max_depth)}}));
           return;
         }
         walk_container(peek, content, display, hint_path, depth + 1, sink);
@@ -298,8 +301,8 @@ struct Ingestor::Impl {
       const std::string child = member_display(display, m.name);
       switch (m.type) {
         case TarReader::Type::Directory: continue;
-        case TarReader::Type::Link: inv.add_skipped(child, "link inside the archive"); continue;
-        case TarReader::Type::Other: inv.add_skipped(child, "not a regular file inside the archive"); continue;
+        case TarReader::Type::Link: inv.add_skipped(child, say(Say::InputLinkInArchive)); continue;
+        case TarReader::Type::Other: inv.add_skipped(child, say(Say::InputNotRegularInArchive)); continue;
         case TarReader::Type::Regular: break;
       }
       const std::size_t before = inv.unreadable.size();
@@ -308,7 +311,8 @@ struct Ingestor::Impl {
       if (!tar.error().empty() && inv.unreadable.size() > before) return;
     }
     if (!tar.error().empty()) {
-      inv.add_unreadable(display, tar.error() + (members > 0 ? " after " + std::to_string(members) + " members" : ""));
+      inv.add_unreadable(display, members > 0 ? say(Say::InputAfterMembers, {{"reason", tar.error()}, {"count", std::to_string(members)}})
+                                              : tar.error());
     }
   }
 
@@ -373,8 +377,9 @@ struct Ingestor::Impl {
       const la_ssize_t n = archive_read_data(ctx_.a, buf, cap);
       if (n < 0) {
         const char* msg = archive_error_string(ctx_.a);
-        fail(ctx_.abort_reason.empty() ? std::string("zip: ") + (msg != nullptr ? msg : "read error")
-                                       : ctx_.abort_reason);
+        fail(!ctx_.abort_reason.empty() ? ctx_.abort_reason
+             : msg != nullptr               ? say(Say::InputZip, {{"message", msg}})
+                                            : say(Say::InputZipReadError));
         return 0;
       }
       ctx_.out += static_cast<std::uint64_t>(n);
@@ -383,7 +388,7 @@ struct Ingestor::Impl {
         ctx_.abort_reason = ratio_message(limit.max_ratio, ctx_.out, ctx_.in);
         fail(ctx_.abort_reason);
       } else if (limit.spend(static_cast<std::uint64_t>(n))) {
-        ctx_.abort_reason = ratio_message(limit.max_ratio, limit.budget->out, limit.budget->in) + " (all layers of this input together)";
+        ctx_.abort_reason = say(Say::InputAllLayers, {{"reason", ratio_message(limit.max_ratio, limit.budget->out, limit.budget->in)}});
         fail(ctx_.abort_reason);
       }
       return static_cast<std::size_t>(n);
@@ -407,7 +412,8 @@ struct Ingestor::Impl {
     auto report = [&](const std::string& where) {
       const char* msg = archive_error_string(a);
       inv.add_unreadable(where, !ctx->abort_reason.empty() ? ctx->abort_reason
-                                                           : std::string("zip: ") + (msg != nullptr ? msg : "unreadable"));
+                                : msg != nullptr               ? say(Say::InputZip, {{"message", msg}})
+                                                               : say(Say::InputZipUnreadable));
     };
     if (archive_read_open(a, ctx.get(), nullptr, &zip_read_cb, nullptr) != ARCHIVE_OK) {
       report(display);
@@ -423,29 +429,29 @@ struct Ingestor::Impl {
         break;
       }
       if (r < ARCHIVE_WARN) {
-        report(members == 0 ? display : display + " (after " + std::to_string(members) + " members)");
+        report(members == 0 ? display : say(Say::InputPathAfterMembers, {{"path", display}, {"count", std::to_string(members)}}));
         break;
       }
       ++members;
       std::string name;
       if (const char* p = archive_entry_pathname(entry)) name = p;
       else if (const char* u = archive_entry_pathname_utf8(entry)) name = u;
-      else name = "<unnamed member>";
+      else name = say(Say::InputUnnamedMember);
       const std::string child = member_display(display, name);
       streamed.insert(name);
       if (archive_entry_filetype(entry) == AE_IFDIR) continue;
       if (archive_entry_filetype(entry) != AE_IFREG) {
-        inv.add_skipped(child, "not a regular file inside the archive");
+        inv.add_skipped(child, say(Say::InputNotRegularInArchive));
         continue;
       }
       if (archive_entry_is_encrypted(entry)) {
-        inv.add_unreadable(child, "zip: encrypted member");
+        inv.add_unreadable(child, say(Say::InputZipEncrypted));
         continue;
       }
       ZipEntryReader member(*ctx);
       dispatch(member, child, member_display(hint_path, name), depth, sink);
       if (!ctx->abort_reason.empty()) {
-        inv.add_unreadable(display, "the rest of the archive was not read: " + ctx->abort_reason);
+        inv.add_unreadable(display, say(Say::InputRestOfArchive, {{"reason", ctx->abort_reason}}));
         break;
       }
     }
@@ -456,8 +462,7 @@ struct Ingestor::Impl {
       for (std::size_t n; (n = reader.read(rest, sizeof rest)) > 0;) ctx->keep(rest, n);
       for (const std::string& name : central_names(ctx->tail))
         if (!name.empty() && name.back() != '/' && streamed.count(name) == 0)
-          inv.add_unreadable(member_display(display, name),
-                             "zip: listed only in the central directory (no local entry reading front to back); not read");
+          inv.add_unreadable(member_display(display, name), say(Say::InputZipCentralOnly));
     }
     archive_read_free(a);
   }
@@ -491,8 +496,7 @@ struct Ingestor::Impl {
     dispatch(counted, display, hint, 0, sink);
     // A file that ended before its size: truncated (or rewritten) while it was read.
     if (regular && counted.at_end && budget.in < static_cast<std::uint64_t>(before.st_size))
-      inv.add_unreadable(display, "shrank while read: ended after " + std::to_string(budget.in) + " of its " +
-                                      std::to_string(before.st_size) + " bytes (lines before were kept)");
+      inv.add_unreadable(display, say(Say::InputShrank, {{"read", std::to_string(budget.in)}, {"size", std::to_string(before.st_size)}}));
   }
 
   void walk_dir(const std::string& fs_path, const std::string& display_prefix,
@@ -525,14 +529,14 @@ struct Ingestor::Impl {
           const std::string t(target);
           std::free(target);
           if (t != root_real && t.compare(0, root_real.size() + 1, root_real + "/") != 0) {
-            notes().add_skipped(display, "symlink to " + t + ", outside " + root_arg + " (--follow-outside-links to read it)");
+            notes().add_skipped(display, say(Say::InputSymlinkOutside, {{"target", t}, {"root", root_arg}}));
             continue;
           }
         }
       }
       if (::stat(child.c_str(), &st) != 0) {
         if (is_link)
-          notes().add_skipped(display, std::string("broken symlink: ") + std::strerror(errno));
+          notes().add_skipped(display, say(Say::InputBrokenSymlink, {{"error", std::strerror(errno)}}));
         else
           notes().add_unreadable(display, std::strerror(errno));
         continue;
@@ -540,24 +544,24 @@ struct Ingestor::Impl {
       const FileId cid{st.st_dev, st.st_ino};
       if (S_ISDIR(st.st_mode)) {
         if (ancestors.count(cid) != 0) {
-          notes().add_skipped(display, "symlink loop: leads back to a directory being walked");
+          notes().add_skipped(display, say(Say::InputSymlinkLoop));
           continue;
         }
         if (auto it = seen.find(cid); it != seen.end()) {
-          notes().add_skipped(display, "same directory as " + it->second);
+          notes().add_skipped(display, say(Say::InputSameDirectory, {{"path", it->second}}));
           continue;
         }
         seen.emplace(cid, display);
         walk_dir(child, display, hint, cid, sink);
       } else if (S_ISREG(st.st_mode)) {
         if (auto it = seen.find(cid); it != seen.end()) {
-          notes().add_skipped(display, "same file as " + it->second);
+          notes().add_skipped(display, say(Say::InputSameFile, {{"path", it->second}}));
           continue;
         }
         seen.emplace(cid, display);
         file(child, display, hint, sink);
       } else {
-        notes().add_skipped(display, "not a regular file");
+        notes().add_skipped(display, say(Say::InputNotRegular));
       }
     }
     ancestors.erase(id);
@@ -575,7 +579,7 @@ struct Ingestor::Impl {
     }
     const FileId id{st.st_dev, st.st_ino};
     if (auto it = seen.find(id); it != seen.end()) {
-      notes().add_skipped(arg, "same input as " + it->second);
+      notes().add_skipped(arg, say(Say::InputSameInput, {{"path", it->second}}));
       return;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -604,7 +608,7 @@ Ingestor::~Ingestor() = default;
 void Ingestor::run(const std::vector<std::string>& paths, Sink& sink) {
   for (const std::string& p : paths) {
     if (impl_->total_exceeded) {
-      impl_->inv.add_unreadable(p, "not read: total size limit reached (--max-total-bytes)");
+      impl_->inv.add_unreadable(p, say(Say::InputTotalLimitNotRead));
       continue;
     }
     impl_->walk_path(p, paths.size() > 1, sink);
@@ -623,7 +627,7 @@ void Ingestor::run(const std::vector<std::string>& paths, ForkableSink& sink, un
   for (unsigned i = 0; i < jobs; ++i) workers.emplace_back([&im] { im.worker(); });
   for (const std::string& p : paths) {
     if (im.total_exceeded) {
-      im.notes().add_unreadable(p, "not read: total size limit reached (--max-total-bytes)");
+      im.notes().add_unreadable(p, say(Say::InputTotalLimitNotRead));
       continue;
     }
     im.walk_path(p, paths.size() > 1, sink);

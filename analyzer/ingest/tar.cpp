@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/sentences.hpp"
+
 namespace dtriage::ingest {
+
+using base::Say;
+using base::say;
 namespace {
 
 constexpr std::size_t kBlock = 512;
@@ -97,7 +102,7 @@ std::size_t TarReader::Data::read(char* buf, std::size_t cap) {
   remaining_ -= n;
   t_.offset_ += n;
   if (n == 0) {
-    const std::string why = t_.in_.failed() ? t_.in_.error() : "tar: truncated archive (a member is cut short)";
+    const std::string why = t_.in_.failed() ? t_.in_.error() : say(Say::InputTarMemberCut);
     fail(why);
     t_.set_error(why);
   }
@@ -126,7 +131,7 @@ bool TarReader::skip(std::uint64_t n) {
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(n, sizeof buf));
     bool eof = false;
     if (!read_exact(buf, want, eof)) {
-      set_error(in_.failed() ? in_.error() : "tar: truncated archive (a member is cut short)");
+      set_error(in_.failed() ? in_.error() : say(Say::InputTarMemberCut));
       return false;
     }
     n -= want;
@@ -136,13 +141,13 @@ bool TarReader::skip(std::uint64_t n) {
 
 bool TarReader::read_text(std::uint64_t size, std::string& out) {
   if (size > kMaxMetaSize) {
-    set_error("tar: oversized extended header (" + std::to_string(size) + " bytes)");
+    set_error(say(Say::InputTarHeaderOversized, {{"size", std::to_string(size)}}));
     return false;
   }
   out.assign(static_cast<std::size_t>(size), '\0');
   bool eof = false;
   if (size > 0 && !read_exact(out.data(), out.size(), eof)) {
-    set_error("tar: truncated archive (in an extended header)");
+    set_error(say(Say::InputTarExtendedHeaderCut));
     return false;
   }
   out.resize(strnlen(out.data(), out.size()));
@@ -171,7 +176,7 @@ bool TarReader::next(Member& m) {
         end_ = true;
         return false;
       }
-      set_error("tar: truncated archive (a header is cut short at byte " + std::to_string(at) + ")");
+      set_error(say(Say::InputTarHeaderCut, {{"offset", std::to_string(at)}}));
       return false;
     }
     if (std::all_of(h, h + kBlock, [](char c) { return c == 0; })) {
@@ -179,12 +184,12 @@ bool TarReader::next(Member& m) {
       return false;
     }
     if (!checksum_ok(h)) {
-      set_error("tar: damaged archive (bad header checksum at byte " + std::to_string(at) + ")");
+      set_error(say(Say::InputTarBadChecksum, {{"offset", std::to_string(at)}}));
       return false;
     }
     std::uint64_t size = 0;
     if (!parse_number(h + 124, 12, size)) {
-      set_error("tar: damaged archive (bad size field at byte " + std::to_string(at) + ")");
+      set_error(say(Say::InputTarBadSize, {{"offset", std::to_string(at)}}));
       return false;
     }
     const char type = h[156];
@@ -194,7 +199,7 @@ bool TarReader::next(Member& m) {
         char ext[kBlock];
         bool ext_eof = false;
         if (!read_exact(ext, kBlock, ext_eof)) {
-          set_error("tar: truncated archive (a sparse header is cut short at byte " + std::to_string(offset_) + ")");
+          set_error(say(Say::InputTarSparseHeaderCut, {{"offset", std::to_string(offset_)}}));
           return false;
         }
         extended = ext[504] != 0;
@@ -234,7 +239,7 @@ bool TarReader::next(Member& m) {
     while (name.size() > 2 && name.compare(0, 2, "./") == 0) name.erase(0, 2);
     // No real file name is this long (PATH_MAX is 4096); a longer one would be copied into every
     // event of the member.
-    if (name.size() > kMaxName) name = name.substr(0, kMaxName) + "...(name of " + std::to_string(name.size()) + " bytes cut)";
+    if (name.size() > kMaxName) name = say(Say::InputNameCut, {{"name", name.substr(0, kMaxName)}, {"size", std::to_string(name.size())}});
     m.name = name;
     m.size = size;
     switch (type) {
