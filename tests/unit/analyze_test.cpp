@@ -5,19 +5,14 @@
 #include <filesystem>
 #include <sstream>
 
+#include "batch/scan.hpp"
+#include "report/report.hpp"
 #include "test_util.hpp"
 
 namespace dtriage::test {
 namespace {
 
 using nlohmann::json;
-
-json analyze(const std::string& args, int* exit_code = nullptr, std::string* err = nullptr) {
-  const RunResult r = run_dtriage("analyze --format json " + args);
-  if (exit_code != nullptr) *exit_code = r.exit_code;
-  if (err != nullptr) *err = r.err;
-  return json::parse(r.out.empty() ? "{}" : r.out);
-}
 
 const json* finding(const json& report, const std::string& rule) {
   for (const auto& f : report["findings"])
@@ -27,7 +22,7 @@ const json* finding(const json& report, const std::string& rule) {
 
 TEST(Analyze, SeedIncidentNamesNprocAndTheSharedDevice) {
   int code = -1;
-  const json j = analyze(std::string("'") + DTRIAGE_SOURCE_DIR + "/samples/seed-nproc-sdma'", &code);
+  const json j = analyze_report(std::string(DTRIAGE_SOURCE_DIR) + "/samples/seed-nproc-sdma", &code);
   EXPECT_EQ(code, 0);
   const auto& v = j["verdict"];
   EXPECT_EQ(v["status"], "failed");
@@ -78,7 +73,7 @@ TEST(Analyze, OomOnOneRankExplainsTimeoutsOnTheOthers) {
           "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total "
           "capacity of 79.15 GiB of which 1.00 GiB is free.\n"
           "gpu-b02:4411:4490 [2] NCCL INFO [Service thread] Connection closed by localRank 2\n");
-  const json j = analyze("'" + d.file("job") + "'");
+  const json j = analyze_report(d.file("job"));
   const auto& v = j["verdict"];
   EXPECT_EQ(v["category"], "device-oom");
   EXPECT_EQ(v["rank"], 2);
@@ -100,7 +95,7 @@ TEST(Analyze, TimeoutOnAllRanksButOnePointsAtTheSilentRank) {
            "NumelOut=4, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.\n";
   log += "gpu01:100:100 [0] NCCL INFO comm 0x55 rank 0 nranks 4 cudaDev 0 busId 1000 - Init COMPLETE\n";
   d.write("job/console.log", log);
-  const json j = analyze("'" + d.file("job") + "'");
+  const json j = analyze_report(d.file("job"));
   EXPECT_EQ(j["verdict"]["category"], "collective-timeout");
   EXPECT_EQ(j["verdict"]["rank"], 2);
   EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("rank(s) 2 never reported"), std::string::npos);
@@ -114,7 +109,7 @@ TEST(Analyze, HealthyJobAndWarningsOnly) {
           "epoch 1 loss 0.3\n");
   d.write("job/node2/train.log", "+ torchrun --nproc_per_node 4 --nnodes 2 train.py\nepoch 1 loss 0.3\n");
   int code = -1;
-  const json j = analyze("'" + d.file("job") + "'", &code);
+  const json j = analyze_report(d.file("job"), &code);
   EXPECT_EQ(code, 0);
   EXPECT_EQ(j["verdict"]["status"], "healthy");
   EXPECT_TRUE(j["verdict"]["category"].is_null());
@@ -128,7 +123,7 @@ TEST(Analyze, ErrorNoRuleKnowsIsUnknownWithTheEarliestErrorAsLead) {
   d.write("job/node1/plog/plog-77_20250101000000000.log",
           "[ERROR] RUNTIME(77,python3):2025-01-01-00:00:05.000.000 [x.cc:1]77 Frobnicate:the flux capacitor failed\n"
           "[ERROR] RUNTIME(77,python3):2025-01-01-00:00:09.000.000 [x.cc:2]77 Frobnicate:again\n");
-  const json j = analyze("'" + d.file("job") + "'");
+  const json j = analyze_report(d.file("job"));
   EXPECT_EQ(j["verdict"]["status"], "failed");
   EXPECT_EQ(j["verdict"]["category"], "unknown");
   ASSERT_TRUE(j["verdict"].contains("evidence"));
@@ -151,23 +146,42 @@ TEST(Analyze, UserRulesAddToThePackAndBadOnesAreReported) {
           "  match: ['my-trainer: FATAL disk quota exceeded on /x']\n");
   d.write("rules/site/broken.yaml", "id: site.broken\ncategory: not-a-category\nmatch: {regex: 'x'}\n");
   d.write("rules/site/garbage.yaml", "id: [unclosed\n");
-  int code = -1;
-  std::string err;
-  const json j = analyze("--rules '" + d.file("rules") + "' '" + d.file("job") + "'", &code, &err);
-  EXPECT_EQ(code, 0);
+  // As `dtriage analyze --rules DIR` loads them: the pack first, then DIR. (That the command line
+  // says the problems on stderr is Hostile.ARuleThatBreaksTheCombinedSetIsSkipped's to check.)
+  auto book = analysis::RuleBook::load({std::string(DTRIAGE_SOURCE_DIR) + "/rules", d.file("rules")});
+  ASSERT_TRUE(book) << book.error();
+  const auto a = analysis::analyze({{d.file("job")}, {}, {}}, *book);
+  EXPECT_EQ(exit_code_of(*a), 0);
+  const json j = json::parse(json_report(*a, *book));
   EXPECT_EQ(j["verdict"]["rule"], "site.disk-quota");
   EXPECT_EQ(j["verdict"]["summary"], "Disk quota exceeded on /ckpt");
-  EXPECT_NE(err.find("broken.yaml:1"), std::string::npos) << err;
-  EXPECT_NE(err.find("not-a-category"), std::string::npos) << err;
-  EXPECT_NE(err.find("garbage.yaml"), std::string::npos) << err;
+  EXPECT_EQ(book->set.rules.size(), rule_pack().set.rules.size() + 1);  // added to the pack, none replaced
+  std::string problems;  // as the command line says them: "WHERE: MESSAGE"
+  for (const auto& p : book->set.problems) problems += p.where + ": " + p.message + "\n";
+  ASSERT_EQ(book->set.problems.size(), 2u) << problems;
+  EXPECT_NE(problems.find("broken.yaml:1: "), std::string::npos) << problems;
+  EXPECT_NE(problems.find("not-a-category"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("garbage.yaml"), std::string::npos) << problems;
   EXPECT_EQ(j["rules"]["problems"].size(), 2u);
 }
 
+// Two analyses of one job, each with a rule pack loaded on its own and a different number of
+// threads, give the same report byte for byte (JSON and text).
 TEST(Analyze, ReportIsDeterministic) {
-  const std::string args = std::string("'") + DTRIAGE_SOURCE_DIR + "/samples/seed-nproc-sdma'";
-  EXPECT_EQ(run_dtriage("analyze --format json " + args).out, run_dtriage("analyze --format json " + args).out);
+  const std::string sample = std::string(DTRIAGE_SOURCE_DIR) + "/samples/seed-nproc-sdma";
+  auto other_book = analysis::RuleBook::load({std::string(DTRIAGE_SOURCE_DIR) + "/rules"});
+  ASSERT_TRUE(other_book) << other_book.error();
+  analysis::Options two_threads;
+  two_threads.threads = 2;
+  const auto a = analyze_path(sample);
+  const auto b = analysis::analyze({{sample}, {}, {}}, *other_book, two_threads);
+  const std::string ja = json_report(*a), jb = json_report(*b, *other_book);
+  EXPECT_NE(ja.find("nproc-device-mismatch"), std::string::npos) << ja.substr(0, 400);
+  EXPECT_EQ(ja, jb);
+  EXPECT_EQ(report::render_text(report_view(*a), false), report::render_text(report_view(*b, *other_book), false));
 }
 
+// The `rules test` command itself: its exit code and the line it prints for a failed example.
 TEST(Analyze, RulesTestFailsOnABrokenExample) {
   TempDir d;
   d.write("r/x.yaml",
@@ -183,6 +197,15 @@ TEST(Analyze, RulesTestFailsOnABrokenExample) {
 namespace dtriage::test {
 namespace {
 
+// The report in `format`, as `dtriage analyze --color never --format FORMAT` renders it.
+std::string render_as(const report::Report& r, const std::string& format) {
+  if (format == "json") return report::render_json(r);
+  if (format == "markdown") return report::render_markdown(r);
+  if (format == "html") return report::render_html(r);
+  EXPECT_EQ(format, "text");
+  return report::render_text(r, false);
+}
+
 TEST(Analyze, RedactMasksHostsAddressesHomesAndSecretsInEveryFormat) {
   TempDir d;
   d.write("job/gpu-zeta7/train.log",
@@ -196,20 +219,22 @@ TEST(Analyze, RedactMasksHostsAddressesHomesAndSecretsInEveryFormat) {
           "  error_file: /home/alice/err.json\n  traceback : To enable traceback see: https://pytorch.org/\n");
   const std::vector<std::string> secrets = {"gpu-zeta7", "gpu-zeta8", "corp.example.com", "10.9.8.7", "10.1.2.3",
                                             "alice", "hf_AbCdEfGhIjKlMnOpQrStUvWx123", "hunter2"};
-  for (const char* fmt : {"text", "json", "markdown", "html"}) {
-    const std::string base = std::string("analyze --color never --format ") + fmt + " '" + d.file("job") + "'";
-    const RunResult plain = run_dtriage(base);
-    const RunResult red = run_dtriage(base + " --redact");
-    ASSERT_TRUE(red.exit_code == 0) << fmt;
+  // As `dtriage analyze --redact` does it: the analysis is masked once, then each format renders it.
+  const auto a = analyze_path(d.file("job"));
+  ASSERT_EQ(exit_code_of(*a), 0);
+  const report::Report full = report_view(*a);
+  const report::RedactedReport masked = report::redact(full);
+  for (const std::string fmt : {"text", "json", "markdown", "html"}) {
+    const std::string plain = render_as(full, fmt), red = render_as(masked.view(), fmt);
     // The originals are in the plain report (so the check below means something) ...
     for (const char* must : {"gpu-zeta7", "10.9.8.7"})
-      EXPECT_NE(plain.out.find(must), std::string::npos) << fmt << " plain report lacks " << must;
+      EXPECT_NE(plain.find(must), std::string::npos) << fmt << " plain report lacks " << must;
     // ... and none survives redaction.
-    for (const std::string& s : secrets) EXPECT_EQ(red.out.find(s), std::string::npos) << fmt << " leaks " << s;
-    EXPECT_NE(red.out.find("node#1"), std::string::npos) << fmt;
-    EXPECT_NE(red.out.find("ip#1"), std::string::npos) << fmt;
-    if (std::string(fmt) == "json") {
-      EXPECT_TRUE(nlohmann::json::accept(red.out));  // still valid JSON
+    for (const std::string& s : secrets) EXPECT_EQ(red.find(s), std::string::npos) << fmt << " leaks " << s;
+    EXPECT_NE(red.find("node#1"), std::string::npos) << fmt;
+    EXPECT_NE(red.find("ip#1"), std::string::npos) << fmt;
+    if (fmt == "json") {
+      EXPECT_TRUE(nlohmann::json::accept(red));  // still valid JSON
     }
   }
 }
@@ -217,12 +242,13 @@ TEST(Analyze, RedactMasksHostsAddressesHomesAndSecretsInEveryFormat) {
 TEST(Analyze, MarkdownAndHtmlEscapeLogText) {
   TempDir d;
   d.write("job/a.log", "[rank0]: RuntimeError: bad | pipe <b>bold</b> ``` fence\n");
-  const RunResult md = run_dtriage("analyze --format markdown '" + d.file("job") + "'");
-  EXPECT_NE(md.out.find("bad \\| pipe"), std::string::npos) << md.out;
-  EXPECT_NE(md.out.find("````text"), std::string::npos) << "a fence inside the evidence needs a longer fence";
-  const RunResult html = run_dtriage("analyze --format html '" + d.file("job") + "'");
-  EXPECT_EQ(html.out.find("<b>bold"), std::string::npos);
-  EXPECT_NE(html.out.find("&lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
+  const auto a = analyze_path(d.file("job"));
+  const std::string md = report::render_markdown(report_view(*a));
+  EXPECT_NE(md.find("bad \\| pipe"), std::string::npos) << md;
+  EXPECT_NE(md.find("````text"), std::string::npos) << "a fence inside the evidence needs a longer fence";
+  const std::string html = report::render_html(report_view(*a));
+  EXPECT_EQ(html.find("<b>bold"), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
 }
 
 }  // namespace
@@ -243,7 +269,7 @@ TEST(Analyze, EverySampleGivesItsExpectedVerdict) {
     ASSERT_TRUE(expected.contains(name)) << "samples/" << name << " has no entry in tests/samples_expected.json";
     const json& want = expected[name];
     int code = -1;
-    const json j = analyze("'" + entry.path().string() + "'", &code);
+    const json j = analyze_report(entry.path().string(), &code);
     EXPECT_EQ(code, 0) << name;
     const json& v = j["verdict"];
     for (const char* k : {"status", "category", "node", "rank", "rule"}) EXPECT_EQ(v[k], want[k]) << name << ": " << k;
@@ -269,10 +295,17 @@ TEST(Scan, OneLinePerJobInNameOrderWithTheSameVerdictsAsAnalyze) {
             0);
   ASSERT_EQ(sh("cd '" + d.file("jobs") + "' && tar czf zz-oom.tar.gz gpu-oom-2node"), 0);
   d.write("jobs/zz-broken.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8));
-  const RunResult r = run_dtriage("scan -j 2 '" + d.file("jobs") + "'");
-  EXPECT_EQ(r.exit_code, 1) << r.err;  // one job could not be read
+  // As `dtriage scan -j 2 JOBS` runs it (the command adds flags, output files and --resume).
+  batch::ScanSettings settings;
+  settings.jobs = 2;
+  std::string out;
+  const int code = batch::scan({d.file("jobs")}, settings, rule_pack(), [&out](const std::string& lines) {
+    out += lines;
+    return true;
+  });
+  EXPECT_EQ(code, 1);  // one job could not be read
   std::vector<json> lines;
-  std::istringstream in(r.out);
+  std::istringstream in(out);
   std::string line;
   while (std::getline(in, line)) lines.push_back(json::parse(line));
   ASSERT_EQ(lines.size(), expected.size() + 2);
@@ -312,7 +345,7 @@ TEST(Analyze, HcclWaitGraph) {
   {  // 0 -> 1 -> 2 -> 0: a cycle, same index everywhere: a mismatch in collective order
     TempDir d;
     for (int r = 0; r < 3; ++r) d.write("job/w_1/plog-" + std::to_string(100 + r) + ".log", hccl_rank_log(100 + r, r, std::to_string((r + 1) % 3), 3));
-    const json j = analyze("'" + d.file("job") + "'");
+    const json j = analyze_report(d.file("job"));
     EXPECT_EQ(j["verdict"]["category"], "collective-mismatch");
     EXPECT_EQ(j["verdict"]["rule"], "hccl.notify-wait-cycle");
   }
@@ -321,7 +354,7 @@ TEST(Analyze, HcclWaitGraph) {
     d.write("job/w_1/plog-100.log", hccl_rank_log(100, 0, "1", 3));
     d.write("job/w_1/plog-101.log", hccl_rank_log(101, 1, "2", 3));
     d.write("job/w_1/plog-102.log", hccl_rank_log(102, 2, "local", 3));
-    const json j = analyze("'" + d.file("job") + "'");
+    const json j = analyze_report(d.file("job"));
     EXPECT_EQ(j["verdict"]["category"], "collective-timeout");
     EXPECT_EQ(j["verdict"]["rank"], 2);
   }
@@ -330,7 +363,7 @@ TEST(Analyze, HcclWaitGraph) {
     d.write("job/w_1/plog-100.log", hccl_rank_log(100, 0, "1", 3));
     d.write("job/w_1/plog-101.log", hccl_rank_log(101, 1, "2", 2));
     d.write("job/w_1/plog-102.log", hccl_rank_log(102, 2, "1", 3));
-    const json j = analyze("'" + d.file("job") + "'");
+    const json j = analyze_report(d.file("job"));
     EXPECT_EQ(j["verdict"]["rule"], "hccl.notify-index-lag");
     EXPECT_EQ(j["verdict"]["rank"], 1);
   }
@@ -348,7 +381,7 @@ TEST(Analyze, VersionsThatDifferAcrossNodes) {
   d.write("job/gpu-v02/nccl.log", "NCCL version 2.21.5+cuda12.4\ngpu-v02:10:10 [0] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 0 busId 1000 - Init START\n"
           "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
           "OpType=BROADCAST, Timeout(ms)=600000) ran for 600100 milliseconds before timing out.\n");
-  const json j = analyze("'" + d.file("job") + "'");
+  const json j = analyze_report(d.file("job"));
   EXPECT_EQ(j["verdict"]["category"], "env-version-mismatch");
   const std::string summary = j["verdict"]["summary"];
   EXPECT_NE(summary.find("nccl_version differs across nodes"), std::string::npos) << summary;
@@ -369,7 +402,7 @@ TEST(Analyze, InformationalLinesThatAddNoFactAreCountedNotKept) {
            "stream_id=3, task_id=" + std::to_string(i) + "\n";
   log += "[INFO] RUNTIME(51303,python3):2025-06-04-10:00:01.000.000 [logger.cc:159] 51303 TaskFinished: device_id=1, stream_id=3\n";
   d.write("job/node1/plog/plog-51302_20250604100000000.log", log);
-  const json j = analyze("'" + d.file("job") + "'");
+  const json j = analyze_report(d.file("job"));
   EXPECT_EQ(j["inputs"]["lines"], 5001);
   EXPECT_EQ(j["inputs"]["events"], 2);  // one line per (pid, device) is enough for the facts
   EXPECT_EQ(j["inputs"]["events_not_kept"], 4999);
@@ -399,7 +432,7 @@ TEST(Analyze, TransportInitChainEndsAtTheRankThatNeverSetUpItsLinks) {
                 "]-localIpAddr[], dst_rank[" + std::to_string(r - 1) + "]-remoteUserrank[" + std::to_string(r - 1) +
                 "]-remoteIpAddr[" + ips[r - 1] + "/" + std::to_string(r - 1) + "], machineType[1]\n");
   }
-  const json j = analyze("'" + d.file("job") + "'");
+  const json j = analyze_report(d.file("job"));
   EXPECT_EQ(j["verdict"]["category"], "network-transport-error");
   EXPECT_EQ(j["verdict"]["rank"], 0);
   EXPECT_EQ(j["verdict"]["node"], "worker-0");

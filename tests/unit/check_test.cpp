@@ -439,23 +439,40 @@ TEST(Check, AnalyzeUsesASnapshotInTheDumpForDeviceCounts) {
   const std::string sample = std::string(DTRIAGE_SOURCE_DIR) + "/samples/seed-nproc-sdma";
   TempDir dir;
   ASSERT_EQ(sh("cp -r " + sample + " " + dir.file("job") + " && find " + dir.file("job") + " -name 'npu-smi*' -delete"), 0);
-  const auto without = run_dtriage("analyze --format json " + dir.file("job"));
+  const std::string without = json_report(*analyze_path(dir.file("job")));
   for (const char* host : {"npu-a01", "npu-a02"}) {
     NodeSpec s = healthy_job(1, "ascend")[0];
     s.host = host;
     s.devices = 16;
     dir.write(std::string("job/") + host + "/node.snapshot", make_snapshot(s));
   }
-  const auto with = run_dtriage("analyze --format json " + dir.file("job"));
-  ASSERT_EQ(with.exit_code, 0) << with.err;
-  const auto j = nlohmann::json::parse(with.out);
-  EXPECT_EQ(j["verdict"]["category"], "nproc-device-mismatch") << with.out.substr(0, 600);
+  const auto a = analyze_path(dir.file("job"));
+  ASSERT_EQ(exit_code_of(*a), 0);
+  const std::string with = json_report(*a);
+  const auto j = nlohmann::json::parse(with);
+  EXPECT_EQ(j["verdict"]["category"], "nproc-device-mismatch") << with.substr(0, 600);
   EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("16-device"), std::string::npos) << j["verdict"]["summary"];
   bool devices = false;
   for (const auto& n : j["nodes"])
     if (n["devices"] == 16) devices = true;
-  EXPECT_TRUE(devices) << with.out.substr(0, 1200);
-  EXPECT_NE(without.out, with.out);
+  EXPECT_TRUE(devices) << with.substr(0, 1200);
+  EXPECT_NE(without, with);
+}
+
+// What `dtriage check FILES` makes of snapshot files: each is one (its first line says so), read
+// whole, named by its host (else its path); then the six checks. (The command line's own reading of
+// folders, archives and training logs: Check.CommandLineWritesTextJsonMarkdownAndExitsThreeOnFailure
+// and SmokeTest.RealGlooRunPassesAndAForcedDeviceFails.)
+check::Report check_snapshot_files(const std::vector<std::string>& paths) {
+  check::Input in;
+  for (const std::string& p : paths) {
+    const std::vector<std::string> lines = lines_of(read_file(p));
+    EXPECT_TRUE(!lines.empty() && formats::is_snapshot_header(lines[0])) << p << " is no snapshot";
+    formats::Snapshot s = formats::parse_snapshot(lines, p);
+    if (s.host.empty()) s.host = p;
+    in.snapshots.push_back(std::move(s));
+  }
+  return check::run_checks(in);
 }
 
 // Stand-in nvidia-smi / npu-smi that print the recorded outputs for the arguments they get.
@@ -486,8 +503,8 @@ TEST(Collector, RunsHereAndWithStandInToolsRoundTripsThroughCheck) {
   EXPECT_NE(here.find("@@ npu.info missing $ npu-smi info"), std::string::npos);
   EXPECT_NE(here.find("MASTER_PORT=1"), std::string::npos);
   EXPECT_EQ(here.find("hunter2"), std::string::npos);
-  auto r = run_dtriage("check " + dir.file("here.snapshot"));
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto r = check_snapshot_files({dir.file("here.snapshot")});
+  EXPECT_NE(r.status, Status::Fail) << dump(r);  // `dtriage check` exits 0
 
   // With stand-in nvidia-smi printing a recorded 8-GPU node.
   NodeSpec s;
@@ -528,9 +545,12 @@ TEST(Collector, RunsHereAndWithStandInToolsRoundTripsThroughCheck) {
   EXPECT_EQ(q.versions.count("cann") ? q.versions.at("cann") : "", "8.0.RC3");
   EXPECT_EQ(q.versions.count("npu_driver") ? q.versions.at("npu_driver") : "", "24.1.rc2");
 
-  r = run_dtriage("check --format json " + dir.file("out"));
-  EXPECT_EQ(r.exit_code, 3) << r.out;  // pid 3131 holds memory on device 1
-  const auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> out_files;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(dir.file("out")))
+    if (f.is_regular_file()) out_files.push_back(f.path().string());
+  r = check_snapshot_files(out_files);
+  EXPECT_EQ(r.status, Status::Fail) << dump(r);  // `dtriage check` exits 3: pid 3131 holds memory on device 1
+  const auto j = nlohmann::json::parse(check::render_json(r));
   EXPECT_EQ(j["checks"][0]["results"][0]["values"]["devices"], "8");
   EXPECT_NE(j["checks"][0]["results"][0]["message"].get<std::string>().find("pid 3131"), std::string::npos);
 }

@@ -189,8 +189,8 @@ TEST(Gate, TerminalEscapesDoNotHideALine) {
          "WorkNCCL(SeqNum=9, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600031 milliseconds before timing out.\n";
   dir.write("gpu-q7/train.log", log);
   expect_same_with_and_without_gate(dir.path());
-  const RunResult r = run_dtriage("events --format jsonl '" + dir.path() + "'");
-  EXPECT_NE(r.out.find("Connection closed by local"), std::string::npos);
+  const std::string events = events_jsonl({dir.path()});
+  EXPECT_NE(events.find("Connection closed by local"), std::string::npos) << events;
 }
 
 TEST(Gate, ChangesNoReportOnTheCorpus) {

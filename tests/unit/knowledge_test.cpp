@@ -4,18 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include "model/fields.hpp"
+#include "rules/loader.hpp"
 #include "test_util.hpp"
 
 namespace dtriage::test {
 namespace {
 
 using nlohmann::json;
-
-json analyze_json(const std::string& path, int* code = nullptr) {
-  const RunResult r = run_dtriage("analyze --format json '" + path + "'");
-  if (code != nullptr) *code = r.exit_code;
-  return json::parse(r.out.empty() ? "{}" : r.out);
-}
 
 const json* finding(const json& report, const std::string& rule) {
   for (const auto& f : report["findings"])
@@ -42,7 +37,7 @@ TEST(Knowledge, VersionMismatchCitesTheVersionLines) {
           "[rank1]:[E1102 07:00:11.120000000 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation "
           "timeout: WorkNCCL(SeqNum=3, OpType=ALLGATHER, NumelIn=8, NumelOut=16, Timeout(ms)=600000) ran for 600321 "
           "milliseconds before timing out.\n");
-  const json j = analyze_json(d.file("job"));
+  const json j = analyze_report(d.file("job"));
   ASSERT_EQ(j["verdict"]["rule"], "host.version-mismatch-across-nodes") << j["verdict"].dump();
   const json* f = finding(j, "host.version-mismatch-across-nodes");
   ASSERT_NE(f, nullptr);
@@ -57,7 +52,7 @@ TEST(Knowledge, TorchNpuVersionsThatDifferAreAMismatch) {
   TempDir d;
   d.write("job/npu-h1/env.log", "torch version: 2.1.0\ntorch_npu version: 2.1.0.post3\n");
   d.write("job/npu-h2/env.log", "torch version: 2.1.0\ntorch_npu version: 2.1.0.post8\n");
-  const json j = analyze_json(d.file("job"));
+  const json j = analyze_report(d.file("job"));
   EXPECT_EQ(j["verdict"]["category"], "env-version-mismatch") << j["verdict"].dump();
   EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("torch_npu_version"), std::string::npos);
 }
@@ -87,7 +82,7 @@ TEST(Knowledge, WarningNpuOnAHealthyRunStaysHealthy) {
   TempDir d;
   d.write("job/n1/npu-smi.txt", npu_smi("Warning"));
   d.write("job/n1/train.log", "step 100 loss 2.31\nstep 200 loss 2.05\ntraining finished\n");
-  json j = analyze_json(d.file("job"));
+  json j = analyze_report(d.file("job"));
   EXPECT_EQ(j["verdict"]["status"], "healthy") << j["verdict"].dump();
   const json* w = finding(j, "ascend.unhealthy-device");
   ASSERT_NE(w, nullptr);
@@ -95,7 +90,7 @@ TEST(Knowledge, WarningNpuOnAHealthyRunStaysHealthy) {
 
   TempDir c;
   c.write("job/n1/npu-smi.txt", npu_smi("Critical"));
-  j = analyze_json(c.file("job"));
+  j = analyze_report(c.file("job"));
   EXPECT_EQ(j["verdict"]["status"], "failed");
   EXPECT_EQ(j["verdict"]["category"], "device-hardware-error");
 }
@@ -106,9 +101,10 @@ TEST(Knowledge, IntegersTooLargeForTheirFieldAreLeftOut) {
           "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: "
           "WorkNCCL(SeqNum=99999999999999999999, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600003 milliseconds "
           "before timing out.\n");
-  const RunResult r = run_dtriage("events '" + d.file("x.log") + "'");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json e = json::parse(r.out.substr(0, r.out.find('\n')));
+  int code = -1;
+  const std::string out = events_jsonl({d.file("x.log")}, &code);
+  ASSERT_EQ(code, 0);
+  const json e = json::parse(out.substr(0, out.find('\n')));
   EXPECT_EQ(e["code"], "watchdog-timeout");
   EXPECT_FALSE(e.contains("seq")) << e.dump();
   EXPECT_EQ(e["timeout_ms"], 600000);
@@ -121,8 +117,8 @@ TEST(Knowledge, LinkTableRowsWithAnyPadding) {
           "10.8.1.14(5) |  client | time out |\n"
           "[ERROR] HCCL(7001,python3):2025-03-01-10:10:11.000.002 [hccl_communicator.cc:99][7001]|10.8.1.12(3)|"
           "10.8.1.15(6)|client|no connect|\n");
-  const RunResult r = run_dtriage("events '" + d.file("plog-7001_20250301101010123.log") + "'");
-  std::istringstream in(r.out);
+  const std::string out = events_jsonl({d.file("plog-7001_20250301101010123.log")});
+  std::istringstream in(out);
   std::string line;
   int rows = 0;
   while (std::getline(in, line)) {
@@ -131,7 +127,7 @@ TEST(Knowledge, LinkTableRowsWithAnyPadding) {
     ++rows;
     EXPECT_EQ(e["dest_rank"], 3);
   }
-  EXPECT_EQ(rows, 2) << r.out;
+  EXPECT_EQ(rows, 2) << out;
 }
 
 TEST(Knowledge, AFailedWriteIsAnError) {
@@ -143,6 +139,8 @@ TEST(Knowledge, AFailedWriteIsAnError) {
   }
 }
 
+// The `scan` command's --format text and --redact reach every line (a test of the command line:
+// the only one that runs scan with these flags).
 TEST(Knowledge, ScanTextWithRedactIsTextAndRedacted) {
   const RunResult r = run_dtriage(std::string("scan --format text --redact '") + DTRIAGE_SOURCE_DIR + "/samples'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -167,9 +165,17 @@ TEST(Knowledge, LintCatchesEveryKindOfTypo) {
   d.write("r/site/wrong-name.yaml", "id: site.other-name\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
   d.write("r/site/dup-a.yaml", "id: site.dup-a\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
   d.write("r/site/dup-b.yaml", "id: site.dup-a\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
-  const RunResult r = run_dtriage("rules lint --no-default-rules --rules '" + d.file("r") + "'");
-  EXPECT_EQ(r.exit_code, 1);
-  const std::string all = r.out + r.err;
+  // What `rules lint --no-default-rules --rules r` reports: the load problems ("WHERE: MESSAGE"),
+  // each example that fails and lint's own findings; any of them makes it exit 1. (The command's
+  // output and exit code: Analyze.RulesTestFailsOnABrokenExample, Hostile.DuplicateRuleIdsInOneDirectoryAreReported.)
+  auto book = analysis::RuleBook::load({d.file("r")});
+  ASSERT_TRUE(book) << book.error();
+  std::vector<std::string> failures = analysis::check_examples(*book);
+  for (std::string& m : rules::lint(book->engine->rules())) failures.push_back(std::move(m));
+  for (const auto& p : book->set.problems) failures.push_back(p.where + ": " + p.message);
+  EXPECT_FALSE(failures.empty());
+  std::string all;
+  for (const auto& f : failures) all += f + "\n";
   EXPECT_NE(all.find("fact-typo.yaml:1: site.fact-typo: unknown fact 'job.wrold_size'"), std::string::npos) << all;
   EXPECT_NE(all.find("unknown event field 'event.exitcod'"), std::string::npos) << all;
   EXPECT_NE(all.find("placeholder {nodee}"), std::string::npos) << all;

@@ -14,8 +14,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 json verdict(const std::string& path, json* all = nullptr) {
-  const RunResult r = run_dtriage("analyze --format json '" + path + "'");
-  const json j = json::parse(r.out.empty() ? "{}" : r.out);
+  const json j = analyze_report(path);
   if (all != nullptr) *all = j;
   return j["verdict"];
 }
@@ -125,10 +124,10 @@ TEST(Structure, CollectorPrefixesArePeeled) {
           "step 9\r 45%|####      | 45/100 [00:01<00:02, 30.1it/s]Traceback (most recent call last):\n"
           "  File \"t.py\", line 3, in <module>\n"
           "ValueError: bad shape\n");
-  const RunResult r = run_dtriage("events '" + d.file("x.log") + "'");
-  EXPECT_NE(r.out.find("\"code\":\"watchdog-timeout\""), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"rank\":12"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"exception\":\"ValueError\""), std::string::npos) << r.out;
+  const std::string out = events_jsonl({d.file("x.log")});
+  EXPECT_NE(out.find("\"code\":\"watchdog-timeout\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"rank\":12"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"exception\":\"ValueError\""), std::string::npos) << out;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <stdexcept>
 
+#include "cli/commands.hpp"
 #include "formats/pipeline.hpp"
 #include "lines/line_reader.hpp"
 #include "report/report.hpp"
@@ -72,12 +73,23 @@ std::unique_ptr<analysis::Analysis> analyze_path(const std::string& path, const 
   return analysis::analyze(analysis::Inputs{{path}, {}, {}}, rule_pack(), options);
 }
 
-std::string json_report(const analysis::Analysis& a) {
-  const report::Report r{a.events, a.facts, a.outcome, a.inventory, rule_pack().set.problems, rule_pack().set.rules.size(), "test"};
-  return report::render_json(r);
+report::Report report_view(const analysis::Analysis& a, const analysis::RuleBook& book) {
+  return report::Report{a.events, a.facts, a.outcome, a.inventory, book.set.problems, book.set.rules.size(), "test"};
+}
+
+std::string json_report(const analysis::Analysis& a, const analysis::RuleBook& book) {
+  return report::render_json(report_view(a, book));
 }
 
 nlohmann::json verdict_of(const std::string& path) { return nlohmann::json::parse(json_report(*analyze_path(path)))["verdict"]; }
+
+int exit_code_of(const analysis::Analysis& a) { return cli::exit_code(a.read_anything, a.inventory); }
+
+nlohmann::json analyze_report(const std::string& path, int* exit_code) {
+  const auto a = analyze_path(path);
+  if (exit_code != nullptr) *exit_code = exit_code_of(*a);
+  return nlohmann::json::parse(json_report(*a));
+}
 
 RunResult run_dtriage(const std::string& args, const std::string& stdin_file) {
   TempDir tmp;
@@ -128,6 +140,14 @@ Collected collect_lines(const std::vector<std::string>& paths, ingest::Limits li
 
 Collected collect_events(const std::vector<std::string>& paths) {
   return collect(paths, {}, 1 << 20, true);
+}
+
+std::string events_jsonl(const std::vector<std::string>& paths, int* exit_code) {
+  const Collected c = collect_events(paths);
+  if (exit_code != nullptr) *exit_code = cli::exit_code(c.read_anything, c.inventory);
+  std::string out;
+  for (const model::Event& e : c.events) model::append_jsonl(out, e);
+  return out;
 }
 
 std::string corpus_dir() {

@@ -13,6 +13,7 @@
 #include "base/inventory.hpp"
 #include "ingest/ingest.hpp"
 #include "model/event.hpp"
+#include "report/report.hpp"
 
 namespace dtriage::test {
 
@@ -57,10 +58,19 @@ Collected collect_events(const std::vector<std::string>& paths);
 const analysis::RuleBook& rule_pack();
 // `dtriage analyze PATH`, in-process (one thread unless `options` says otherwise).
 std::unique_ptr<analysis::Analysis> analyze_path(const std::string& path, const analysis::Options& options = {});
+// The report of an analysis made with `book`, as `dtriage analyze` builds it before rendering.
+report::Report report_view(const analysis::Analysis& a, const analysis::RuleBook& book = rule_pack());
 // The JSON report of an analysis, as `dtriage analyze --format json` writes it.
-std::string json_report(const analysis::Analysis& a);
+std::string json_report(const analysis::Analysis& a, const analysis::RuleBook& book = rule_pack());
 // The "verdict" object of that report, for `path`.
 nlohmann::json verdict_of(const std::string& path);
+// The exit code `dtriage analyze` gives after this analysis (cli::exit_code: 0 all read, 1 some
+// input unreadable, 2 nothing readable).
+int exit_code_of(const analysis::Analysis& a);
+// `dtriage analyze --format json PATH`, in-process: the report, parsed; `exit_code` as the command's.
+nlohmann::json analyze_report(const std::string& path, int* exit_code = nullptr);
+// `dtriage events PATHS` (JSON lines, one event a line), in-process; `exit_code` as the command's.
+std::string events_jsonl(const std::vector<std::string>& paths, int* exit_code = nullptr);
 
 std::string read_file(const std::string& path);
 bool exists(const std::string& path);
