@@ -18,9 +18,12 @@ void tidy(std::vector<EventIndex>& v) {
 
 struct Put {
   FactMap& map;
-  void operator()(const std::string& name, std::string value, std::vector<EventIndex> evidence = {}) const {
+  void operator()(const std::string& name, Fact::Value value, std::vector<EventIndex> evidence = {}) const {
     tidy(evidence);
     map[name] = Fact{std::move(value), std::move(evidence)};
+  }
+  void operator()(const std::string& name, const char* value, std::vector<EventIndex> evidence = {}) const {
+    (*this)(name, Fact::Value(std::string(value)), std::move(evidence));
   }
 };
 
@@ -28,12 +31,12 @@ void derive_node(Node& n) {
   Put put{n.derived};
   if (!n.name.empty()) put("name", n.name);
   if (!n.chip.empty()) put("chip", n.chip, n.device_evidence);
-  if (n.devices) put("devices", std::to_string(*n.devices), n.device_evidence);
-  if (n.nproc_per_node) put("nproc_per_node", std::to_string(*n.nproc_per_node), n.nproc_evidence);
-  put("processes", std::to_string(n.processes()), n.nproc_per_node ? n.nproc_evidence : n.pid_evidence);
-  put("pids", std::to_string(n.pids.size()), n.pid_evidence);
-  put("errors", std::to_string(n.errors));
-  put("unhealthy_devices", std::to_string(n.unhealthy_devices.size()));
+  if (n.devices) put("devices", static_cast<std::int64_t>(*n.devices), n.device_evidence);
+  if (n.nproc_per_node) put("nproc_per_node", static_cast<std::int64_t>(*n.nproc_per_node), n.nproc_evidence);
+  put("processes", static_cast<std::int64_t>(n.processes()), n.nproc_per_node ? n.nproc_evidence : n.pid_evidence);
+  put("pids", static_cast<std::int64_t>(n.pids.size()), n.pid_evidence);
+  put("errors", static_cast<std::int64_t>(n.errors));
+  put("unhealthy_devices", static_cast<std::int64_t>(n.unhealthy_devices.size()));
   std::int64_t shared = 0;
   for (const auto& [d, p] : n.device_pids) shared += p.size() >= 2 ? 1 : 0;
   std::vector<EventIndex> shared_ev;
@@ -42,11 +45,11 @@ void derive_node(Node& n) {
       if (auto it = n.device_pid_evidence_first.find(pid); it != n.device_pid_evidence_first.end())
         shared_ev.push_back(it->second);
     const auto& pids = n.device_pids.at(*d);
-    put("shared_device", std::to_string(*d), shared_ev);
-    put("shared_pids", join_ints(std::vector<std::int64_t>(pids.begin(), pids.end())), shared_ev);
+    put("shared_device", static_cast<std::int64_t>(*d), shared_ev);
+    put("shared_pids", std::vector<std::int64_t>(pids.begin(), pids.end()), shared_ev);
   }
-  put("shared_devices", std::to_string(shared), shared_ev);
-  if (!n.device_pids.empty()) put("max_device", std::to_string(n.device_pids.rbegin()->first));
+  put("shared_devices", static_cast<std::int64_t>(shared), shared_ev);
+  if (!n.device_pids.empty()) put("max_device", static_cast<std::int64_t>(n.device_pids.rbegin()->first));
   // Processes started together get consecutive pids (plog-<pid>_*.log): the longest such run is
   // how many processes one launch started, even without the launcher's output.
   std::size_t best = 0, run = 0;
@@ -56,7 +59,7 @@ void derive_node(Node& n) {
     best = std::max(best, run);
     prev = pid;
   }
-  if (best >= 2) put("process_run", std::to_string(best), n.pid_evidence);
+  if (best >= 2) put("process_run", static_cast<std::int64_t>(best), n.pid_evidence);
 }
 
 void derive_waits(const Job& j, Put& put) {
@@ -96,7 +99,7 @@ void derive_waits(const Job& j, Put& put) {
   }
   if (!ends.empty()) {
     const auto end = std::max_element(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
-    put("job.wait_chain_end", std::to_string(end), edge_evidence(walkers[end]));
+    put("job.wait_chain_end", static_cast<std::int64_t>(end), edge_evidence(walkers[end]));
   }
   // A walk that comes back to a rank is a cycle.
   for (const auto& [start, unused] : j.waits_on) {
@@ -106,8 +109,8 @@ void derive_waits(const Job& j, Put& put) {
       auto it = std::find(walk.begin(), walk.end(), cur);
       if (it != walk.end()) {
         const std::vector<std::int64_t> cycle(it, walk.end());
-        put("job.wait_cycle", "1", edge_evidence(cycle));
-        put("job.wait_cycle_ranks", join_ints(cycle), edge_evidence(cycle));
+        put("job.wait_cycle", std::int64_t{1}, edge_evidence(cycle));
+        put("job.wait_cycle_ranks", cycle, edge_evidence(cycle));
         return;
       }
       walk.push_back(cur);
@@ -118,7 +121,7 @@ void derive_waits(const Job& j, Put& put) {
       cur = *w;
     }
   }
-  put("job.wait_cycle", "0");
+  put("job.wait_cycle", std::int64_t{0});
 }
 
 void derive_notify(const Job& j, Put& put) {
@@ -127,8 +130,8 @@ void derive_notify(const Job& j, Put& put) {
   std::set<std::string> tags;
   for (const auto& [r, ix] : j.notify_index) indices.insert(ix);
   for (const auto& [r, t] : j.notify_tag) tags.insert(t);
-  put("job.notify_index_variants", std::to_string(indices.size()), ev);
-  put("job.notify_tag_variants", std::to_string(tags.size()), ev);
+  put("job.notify_index_variants", static_cast<std::int64_t>(indices.size()), ev);
+  put("job.notify_tag_variants", static_cast<std::int64_t>(tags.size()), ev);
   if (!j.notify_index.empty()) {
     std::int64_t lo = INT64_MAX, hi = INT64_MIN, who = -1;
     int at_lo = 0;
@@ -142,9 +145,9 @@ void derive_notify(const Job& j, Put& put) {
       }
       hi = std::max(hi, ix);
     }
-    put("job.lagging_index", std::to_string(lo), ev);
-    put("job.leading_index", std::to_string(hi), ev);
-    if (at_lo == 1) put("job.lagging_rank", std::to_string(who), ev);
+    put("job.lagging_index", static_cast<std::int64_t>(lo), ev);
+    put("job.leading_index", static_cast<std::int64_t>(hi), ev);
+    if (at_lo == 1) put("job.lagging_rank", static_cast<std::int64_t>(who), ev);
   }
   std::map<std::string, std::vector<std::int64_t>> by;
   for (const auto& [r, t] : j.notify_tag) by[t].push_back(r);
@@ -157,7 +160,7 @@ void derive_notify(const Job& j, Put& put) {
     put("job.common_tag", common, ev);
     if (!odd.empty() && odd != common) {
       put("job.odd_tag", odd, ev);
-      put("job.odd_tag_rank", std::to_string(by[odd].front()), ev);
+      put("job.odd_tag_rank", static_cast<std::int64_t>(by[odd].front()), ev);
     }
   }
 }
@@ -192,7 +195,7 @@ void derive_versions(const Facts& f, Put& put) {
                (nodes.size() > 1 ? " (+" + std::to_string(nodes.size() - 1) + ")" : "");
     }
   }
-  put("job.version_conflicts", std::to_string(conflicts), all);
+  put("job.version_conflicts", static_cast<std::int64_t>(conflicts), all);
   if (!first.empty()) put("job.version_conflict", first, ev);
 }
 
@@ -201,20 +204,20 @@ void derive_versions(const Facts& f, Put& put) {
 void derive_timeouts(const Facts& f, const Put& put) {
   const Job& j = f.job;
   const auto& tev = j.timeout_evidence;
-  put("job.timeout_ranks", std::to_string(j.ranks_with_timeout.size()), tev);
+  put("job.timeout_ranks", static_cast<std::int64_t>(j.ranks_with_timeout.size()), tev);
   const auto missing = f.ranks_without_timeout();
   std::vector<EventIndex> missing_ev = tev;
   add(missing_ev, j.world_size_evidence);
   if (missing.size() == 1)
     if (auto it = f.ranks.find(missing.front()); it != f.ranks.end() && it->second.first_error)
       missing_ev.push_back(*it->second.first_error);
-  put("job.missing_timeout_ranks", std::to_string(missing.size()), missing_ev);
-  if (!missing.empty()) put("job.missing_ranks", join_ints(missing), missing_ev);
+  put("job.missing_timeout_ranks", static_cast<std::int64_t>(missing.size()), missing_ev);
+  if (!missing.empty()) put("job.missing_ranks", missing, missing_ev);
   if (!j.timeout_op.empty()) put("job.timeout_op", j.timeout_op, tev);
-  if (j.timeout_seq) put("job.timeout_seq", std::to_string(*j.timeout_seq), tev);
-  if (j.timeout_ms) put("job.timeout_s", std::to_string(*j.timeout_ms / 1000), tev);
-  put("job.ranks_known", std::to_string(f.ranks.size()));
-  put("job.timeout_lines", std::to_string(j.timeout_lines), tev);
+  if (j.timeout_seq) put("job.timeout_seq", static_cast<std::int64_t>(*j.timeout_seq), tev);
+  if (j.timeout_ms) put("job.timeout_s", static_cast<std::int64_t>(*j.timeout_ms / 1000), tev);
+  put("job.ranks_known", static_cast<std::int64_t>(f.ranks.size()));
+  put("job.timeout_lines", static_cast<std::int64_t>(j.timeout_lines), tev);
 }
 
 // The culprit the rank table's policy chose (correlate/culprit.cpp), as facts rules can name: a
@@ -229,7 +232,7 @@ void derive_culprit(const Facts& f, const Put& put) {
   const char* name = c.own_failure() ? "job.culprit_rank" : c.basis == CulpritBasis::Silent ? "job.quiet_rank" : "job.late_rank";
   std::vector<EventIndex> ev = c.evidence;
   if (!c.own_failure()) add(ev, f.job.timeout_evidence);
-  put(name, std::to_string(c.rank), ev);
+  put(name, static_cast<std::int64_t>(c.rank), ev);
   if (c.own_failure() && !c.node.empty()) put("job.culprit_node", c.node, c.evidence);
 }
 
@@ -302,21 +305,21 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
   Put put{j.derived};
   std::vector<EventIndex> nproc_ev;
   for (const Node& n : f.nodes) add(nproc_ev, n.nproc_evidence);
-  if (j.world_size) put("job.world_size", std::to_string(*j.world_size), j.world_size_evidence.empty() ? nproc_ev : j.world_size_evidence);
+  if (j.world_size) put("job.world_size", static_cast<std::int64_t>(*j.world_size), j.world_size_evidence.empty() ? nproc_ev : j.world_size_evidence);
   std::int64_t named = 0;
   for (const auto& nd : f.nodes) named += nd.name.empty() ? 0 : 1;
-  put("job.nodes", std::to_string(named));
-  if (j.expected_nodes) put("job.expected_nodes", std::to_string(*j.expected_nodes), nproc_ev);
-  put("job.nproc_variants", std::to_string(j.nproc_values.size()), nproc_ev);
-  put("job.nproc_values", join_ints(std::vector<std::int64_t>(j.nproc_values.begin(), j.nproc_values.end())), nproc_ev);
+  put("job.nodes", static_cast<std::int64_t>(named));
+  if (j.expected_nodes) put("job.expected_nodes", static_cast<std::int64_t>(*j.expected_nodes), nproc_ev);
+  put("job.nproc_variants", static_cast<std::int64_t>(j.nproc_values.size()), nproc_ev);
+  put("job.nproc_values", std::vector<std::int64_t>(j.nproc_values.begin(), j.nproc_values.end()), nproc_ev);
   derive_timeouts(f, put);
   derive_culprit(f, put);
-  put("job.worker_lines", std::to_string(j.worker_lines));
+  put("job.worker_lines", static_cast<std::int64_t>(j.worker_lines));
   std::int64_t launches = 0;
   for (const Node& n : f.nodes)
     if (!n.launch.empty())  // a node no host is known for: the srun tasks that launched there, each a node
       launches += n.name.empty() ? std::max<std::int64_t>(1, static_cast<std::int64_t>(j.task_launches.size())) : 1;
-  put("job.launched_nodes", std::to_string(launches), nproc_ev);
+  put("job.launched_nodes", static_cast<std::int64_t>(launches), nproc_ev);
   derive_launch_conflict(f, put);
   derive_notify(j, put);
   derive_versions(f, put);
@@ -349,6 +352,17 @@ std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max) {
   }
   if (v.size() > max) s += " (+" + std::to_string(v.size() - max) + " more)";
   return s;
+}
+
+std::string Fact::text() const {
+  if (const auto* n = std::get_if<std::int64_t>(&value)) return std::to_string(*n);
+  if (const auto* t = std::get_if<std::string>(&value)) return *t;
+  return join_ints(std::get<std::vector<std::int64_t>>(value));
+}
+
+std::optional<std::int64_t> Fact::number() const {
+  if (const auto* n = std::get_if<std::int64_t>(&value)) return *n;
+  return std::nullopt;
 }
 
 }  // namespace dtriage::correlate

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "model/event.hpp"
@@ -15,11 +16,18 @@ namespace dtriage::correlate {
 
 using EventIndex = std::size_t;
 
-// A derived fact: its value as text (numbers in decimal, lists as "1, 2 and 3") and the events it
-// was derived from. Facts are computed once, here; rules name them and cite their evidence.
+// A derived fact: its value, typed (a number, a text, a list of numbers), and the events it was
+// derived from. Facts are computed once, here; rules name them, compare them and cite their
+// evidence; the value becomes words (text()) only when a sentence is filled in.
 struct Fact {
-  std::string value;
+  using Value = std::variant<std::int64_t, std::string, std::vector<std::int64_t>>;
+  Value value;
   std::vector<EventIndex> evidence;
+
+  // As a sentence shows it: numbers in decimal, lists as "1, 2 and 3" (join_ints).
+  std::string text() const;
+  // The number, when the fact is one.
+  std::optional<std::int64_t> number() const;
 };
 using FactMap = std::map<std::string, Fact, std::less<>>;
 

@@ -68,7 +68,8 @@ void redact_event(Redactor& r, model::Event& e) {
 }
 
 void redact_facts(Redactor& r, correlate::FactMap& m) {
-  for (auto& [k, f] : m) f.value = r.apply(f.value);
+  for (auto& [k, f] : m)  // numbers and lists of numbers (ranks, pids, counts) name no one
+    if (auto* s = std::get_if<std::string>(&f.value)) *s = r.apply(*s);
 }
 
 }  // namespace

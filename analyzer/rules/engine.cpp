@@ -237,25 +237,40 @@ struct FactView {
   const correlate::Node* node;  // for node scope
   const std::map<std::string, std::string>* event = nullptr;  // for event rules
 
-  std::optional<std::string> get(const std::string& path) const {
+  // A value a condition compares: its words, and its number when it is one (a fact typed as a
+  // number; an event field or a literal that reads whole as one).
+  struct Operand {
+    std::string text;
+    std::optional<double> number;
+  };
+  static Operand literal(std::string text) {
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    const bool whole = !text.empty() && *end == '\0';
+    return {std::move(text), whole ? std::optional<double>(x) : std::nullopt};
+  }
+  std::optional<Operand> operand(const std::string& path) const {
     if (path.rfind("event.", 0) == 0) {
       if (event == nullptr) return std::nullopt;
       auto it = event->find(path.substr(6));
       if (it == event->end()) return std::nullopt;
-      return it->second;
+      return literal(it->second);
     }
-    if (const correlate::Fact* f = facts.get(node, path)) return f->value;
+    if (const correlate::Fact* f = facts.get(node, path)) {
+      if (auto n = f->number()) return Operand{f->text(), static_cast<double>(*n)};
+      return literal(f->text());
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string> get(const std::string& path) const {
+    if (auto o = operand(path)) return std::move(o->text);
     return std::nullopt;
   }
 };
 
-bool compare(const std::string& a, const std::string& op, const std::string& b) {
-  char* ea = nullptr;
-  char* eb = nullptr;
-  const double x = std::strtod(a.c_str(), &ea);
-  const double y = std::strtod(b.c_str(), &eb);
-  const bool numeric = !a.empty() && !b.empty() && *ea == '\0' && *eb == '\0';
-  if (numeric) {
+bool compare(const FactView::Operand& a, const std::string& op, const FactView::Operand& b) {
+  if (a.number && b.number) {
+    const double x = *a.number, y = *b.number;
     if (op == "<") return x < y;
     if (op == "<=") return x <= y;
     if (op == ">") return x > y;
@@ -263,8 +278,8 @@ bool compare(const std::string& a, const std::string& op, const std::string& b) 
     if (op == "==") return x == y;
     if (op == "!=") return x != y;
   }
-  if (op == "==") return a == b;
-  if (op == "!=") return a != b;
+  if (op == "==") return a.text == b.text;
+  if (op == "!=") return a.text != b.text;
   return false;
 }
 
@@ -274,9 +289,9 @@ bool holds(const Condition& c, const FactView& fv) {
     const bool m = a && re2::RE2::PartialMatch(*a, *c.pattern);
     return c.op == "matches" ? m : !m;
   }
-  auto side = [&](const std::string& s) -> std::optional<std::string> {
-    if (s.rfind("node.", 0) == 0 || s.rfind("job.", 0) == 0 || s.rfind("event.", 0) == 0) return fv.get(s);
-    return s;
+  auto side = [&](const std::string& s) -> std::optional<FactView::Operand> {
+    if (s.rfind("node.", 0) == 0 || s.rfind("job.", 0) == 0 || s.rfind("event.", 0) == 0) return fv.operand(s);
+    return FactView::literal(s);
   };
   const auto a = side(c.lhs);
   if (c.op == "missing") return !a.has_value();
@@ -556,7 +571,7 @@ bool cites_rank(const Finding& f, const std::vector<model::Event>& events, std::
 }
 
 std::optional<std::int64_t> culprit_rank(const correlate::Facts& facts) {
-  if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank")) return std::strtoll(c->value.c_str(), nullptr, 10);
+  if (const correlate::Fact* c = facts.get(nullptr, "job.culprit_rank")) return c->number();
   return std::nullopt;
 }
 
@@ -975,11 +990,11 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictNothingRecognised);
   } else if (const correlate::Fact* launched = facts.get(nullptr, "job.launched_nodes");
-             launched != nullptr && launched->value != "0" && facts.job.worker_lines == 0) {
+             launched != nullptr && launched->number().value_or(0) != 0 && facts.job.worker_lines == 0) {
     // "Healthy" needs a run to have happened: launchers that started and no worker that wrote a
     // line means the logs stop before training (in rendezvous, or cut short).
     v.status = Status::Inconclusive;
-    v.summary = base::say(base::Say::VerdictStoppedBeforeTraining, {{"nodes", launched->value}});
+    v.summary = base::say(base::Say::VerdictStoppedBeforeTraining, {{"nodes", launched->text()}});
   } else {
     // No error, or only NCCL WARN lines no rule knows (network plugins retrying, fallbacks) on a
     // run where nothing failed.
