@@ -541,6 +541,11 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
     end = std::max(end, key_line ? static_cast<std::uint64_t>(*key_line) : e.line);
   }
   if (!restarted || last_error.empty()) return false;
+  // A node whose --log-dir holds a replaced attempt restarted, whether or not that attempt's files
+  // had an error (a rank that was only stopped prints none).
+  for (const Node& n : f.nodes)
+    for (const auto& [path, tail] : n.plain_tail)
+      if (f.superseded.count(path) != 0) replaced_on.insert(n.name);
   // A file's quiet lines are kept under the node of its lines; lines lent another node (a platform
   // log's workers, by pid) leave them there.
   auto goes_on = [&](const std::string& path, const std::pair<std::string, std::uint64_t>& where) {

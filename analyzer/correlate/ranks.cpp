@@ -1,5 +1,6 @@
 // The rank table: one record per global rank, built once from everything the logs say about it.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -169,6 +170,61 @@ void add_sighted(Facts& f, const std::vector<model::Event>& events, const std::v
   }
 }
 
+// Ranks a node's launch implies when no world size is known (c10d rendezvous numbers the nodes by
+// arrival, so no --node_rank places them): the node's own lines give its first rank (global rank
+// minus local rank, the same for all of them) and its --nproc_per_node how many workers it
+// started, so a local rank no line names is one of its ranks too. When its launcher stopped a
+// process that no rank is known by ("Sending process N closing signal SIGTERM") and exactly one of
+// its ranks is unaccounted for, that process was this rank: stopped, not never heard from.
+void add_node_implied(Facts& f, const std::vector<model::Event>& events,
+                      const std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>>& closing) {
+  std::set<std::int64_t> named;
+  std::map<std::string, std::set<std::int64_t>> bases, pids;  // node -> rank - local rank; pids of its ranks
+  for (const RankRecord& r : f.rank_table) {
+    named.insert(r.rank);
+    if (r.node.empty()) continue;
+    if (r.local_rank) bases[r.node].insert(r.rank - *r.local_rank);
+    pids[r.node].insert(r.pids.begin(), r.pids.end());
+  }
+  for (const Node& n : f.nodes) {
+    const auto b = bases.find(n.name);
+    if (b == bases.end() || b->second.size() != 1 || !n.nproc_per_node || *n.nproc_per_node <= 0 || *n.nproc_per_node > 4096) continue;
+    const std::int64_t base = *b->second.begin();
+    if (base < 0) continue;
+    std::vector<RankRecord> missing;
+    for (std::int64_t local = 0; local < *n.nproc_per_node; ++local) {
+      if (named.count(base + local) != 0) continue;
+      RankRecord rec;
+      rec.rank = base + local;
+      rec.node = n.name;
+      rec.local_rank = local;
+      rec.ending = Ending::NeverHeardFrom;
+      missing.push_back(std::move(rec));
+    }
+    if (missing.size() == 1) {
+      std::vector<std::pair<std::int64_t, EventIndex>> stopped;  // pids the launcher stopped that no rank has
+      for (auto it = closing.lower_bound({n.name, std::numeric_limits<std::int64_t>::min()});
+           it != closing.end() && it->first.first == n.name; ++it)
+        if (pids[n.name].count(it->first.second) == 0 && launcher_stop(events[it->second.front()].get_str("signal")))
+          stopped.emplace_back(it->first.second, it->second.front());
+      if (stopped.size() == 1) {
+        RankRecord& r = missing.front();
+        r.pids = {stopped.front().first};
+        r.ending = Ending::Stopped;
+        r.evidence = stopped.front().second;
+        r.first = r.last = stopped.front().second;
+        r.signal = events[stopped.front().second].get_str("signal");
+        r.sent_by = "launcher";
+        r.detail = base::say(base::Say::RankStopped, {{"signal", r.signal}});
+      }
+    }
+    for (RankRecord& r : missing) {
+      named.insert(r.rank);
+      f.rank_table.push_back(std::move(r));
+    }
+  }
+}
+
 }  // namespace
 
 void build_rank_table(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports,
@@ -213,6 +269,7 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     f.rank_table.push_back(std::move(r));
   }
   add_sighted(f, events, sightings);
+  if (!f.job.world_size) add_node_implied(f, events, closing);
   // Ranks the launch implies that no line names.
   std::set<std::int64_t> named;
   for (const RankRecord& r : f.rank_table) named.insert(r.rank);

@@ -370,5 +370,76 @@ TEST(Culprit, AStopThatCameLateOnOneNodeCameLateOnAll) {
   EXPECT_EQ(v["node"], "vm-a") << v.dump(1);
 }
 
+// c10d rendezvous, plain output in one srun -l file: no --node_rank places the nodes, no prefix
+// names a rank. Task 1's failure rows give its node's first rank (rank - local rank) and its
+// --nproc_per_node how many ranks it ran; the one local rank no row names is the process its
+// launcher stopped. Everyone else timed out: that rank was still busy, and it is the culprit.
+TEST(Culprit, ARankNoRowNamesIsTheOneItsLauncherStopped) {
+  std::string log =
+      "0: + torchrun --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint hn-41:29400 --rdzv_id j77 ft.py\n"
+      "1: + torchrun --nnodes 2 --nproc_per_node 3 --rdzv_backend c10d --rdzv_endpoint hn-41:29400 --rdzv_id j77 ft.py\n";
+  const std::string timeout = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 60000ms for recv operation to complete";
+  for (const char* task : {"0: ", "0: ", "1: ", "1: "}) log += traceback(task, timeout);
+  log += "1: WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 81714 closing signal SIGTERM\n";
+  auto prefixed = [](const std::string& p, const std::string& text) {
+    std::string out, line;
+    for (char c : text) {
+      if (c != '\n') { line += c; continue; }
+      out += p + line + "\n";
+      line.clear();
+    }
+    return out;
+  };
+  log += prefixed("0: ", failure_table("hn-41", {{0, 0, 1, 70110, "2026-06-11_03:14:52"}, {1, 1, 1, 70111, "2026-06-11_03:14:52"}}));
+  log += prefixed("1: ", failure_table("hn-58", {{2, 0, 1, 81712, "2026-06-11_03:14:52"}, {4, 2, 1, 81715, "2026-06-11_03:14:52"}}));
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-88120.out", log);
+  const json rep = report_of(std::move(in));
+  const json& v = rep["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["node"], "hn-58") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+  bool stopped = false;
+  for (const json& r : rep["ranks"])
+    if (r["rank"] == 3) stopped = r["ending"] == "stopped" && r["local_rank"] == 1 && r["pids"] == json::array({81714});
+  EXPECT_TRUE(stopped) << rep["ranks"].dump(1);
+}
+
+// "Socket Timeout" while the process group is set up is a rank waiting on the store for peers that
+// never came: a report, like a collective timeout. Those ranks' exits are their reporters'; the
+// rank that failed before init on the other node is the culprit.
+TEST(Culprit, AStoreSocketTimeoutIsAWaitNotAFailure) {
+  analysis::Inputs in;
+  in.texts.emplace_back("ws-3/run.log", "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 0 --master_addr ws-3 --master_port 23456 ft.py\n" +
+                                            traceback("", "KeyError: 'MODEL_DIR'") +
+                                            "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 5120) of binary: /usr/bin/python3\n");
+  in.texts.emplace_back("ws-9/run.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr ws-3 --master_port 23456 ft.py\n" +
+                                            traceback("", "torch.distributed.DistStoreError: Socket Timeout") +
+                                            traceback("", "torch.distributed.DistStoreError: Socket Timeout") +
+                                            "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 6401) of binary: /usr/bin/python3\n");
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "ws-3") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+}
+
+// --redirects: the workers write into RUN/attempt_N/; the launcher's own file only says a worker
+// failed (once, no failure table) and nothing more. A later attempt folder on that node whose
+// workers went on means the restart recovered, even when the replaced attempt's files hold no error
+// (the worker exited 1 without a word).
+TEST(Culprit, ARestartIntoANewAttemptFolderRecovered) {
+  analysis::Inputs in;
+  in.texts.emplace_back("gpu-r2/launcher.txt", "+ torchrun --nnodes 1 --nproc_per_node 2 --max_restarts 1 --log_dir logs --redirects 3 ft.py\n"
+                                               "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 9011) of binary: /usr/bin/python3\n");
+  in.texts.emplace_back("gpu-r2/logs/ft_x1/attempt_0/0/stdout.log", "loading shard 3\n");
+  in.texts.emplace_back("gpu-r2/logs/ft_x1/attempt_0/1/stdout.log", "loading shard 4\n");  // it exited 1 without a word
+  std::string steps;
+  for (int s = 0; s < 12; ++s) steps += "step " + std::to_string(400 + s) + " loss 2.1" + std::to_string(s) + "\n";
+  in.texts.emplace_back("gpu-r2/logs/ft_x1/attempt_1/0/stdout.log", steps);
+  in.texts.emplace_back("gpu-r2/logs/ft_x1/attempt_1/1/stdout.log", steps);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["status"], "healthy") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
