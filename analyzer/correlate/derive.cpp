@@ -22,9 +22,6 @@ struct Put {
     tidy(evidence);
     map[name] = Fact{std::move(value), std::move(evidence)};
   }
-  void operator()(const std::string& name, const char* value, std::vector<EventIndex> evidence = {}) const {
-    (*this)(name, Fact::Value(std::string(value)), std::move(evidence));
-  }
 };
 
 void derive_node(Node& n) {
