@@ -91,6 +91,13 @@ enum class Ending : std::uint8_t {
 // "running", "timeout", "peer-lost", "signal", "exception", "exit", "stopped", "never-heard-from".
 const char* ending_name(Ending e);
 
+// One restart attempt of a rank, as far as the logs tell attempts apart: the pids its lines show in it.
+struct RankAttempt {
+  std::optional<std::int64_t> number;  // torchrun --log-dir's attempt_N, when the rank's files there say
+  bool replaced = false;               // a later attempt replaced it (Facts::is_replaced): it decides nothing
+  std::vector<std::int64_t> pids;      // ascending; a pid seen in the last attempt is the last attempt's only
+};
+
 // One row of the rank table: who a global rank was and how it ended, from every line that names
 // it (its own, its launcher's failure table, the kernel's OOM killer through its pid).
 struct RankRecord {
@@ -99,6 +106,12 @@ struct RankRecord {
   std::optional<std::int64_t> local_rank;
   std::optional<std::int64_t> device;        // the device its NCCL / plog lines name
   std::vector<std::int64_t> pids;            // worker pids seen for it, ascending (a restart adds one)
+  // Its pids per restart attempt, earliest first, the last attempt last; filled only when the logs
+  // show it in an attempt a later one replaced, or in torchrun's attempt_N folder with N > 0.
+  std::vector<RankAttempt> attempts;
+  // Who started it: the srun task or pod whose lines in a shared file are its ("srun task 3",
+  // "pod/NAME"), else the launcher of its node (the node's name); "" when unknown.
+  std::string launcher;
   std::optional<EventIndex> first, last;     // its earliest and latest kept line
   std::optional<std::int64_t> last_completed;  // the last collective it completed (ProcessGroupNCCL's seq)
   Ending ending = Ending::Running;

@@ -38,10 +38,18 @@ struct Endings {
   std::optional<EventIndex> timeout, peer_lost, signal, exception, exited, stopped;
 };
 
+// Which restart attempt a line belongs to, for one rank: {0, N} attempt N that a later one
+// replaced, {1, 0} the last attempt.
+using AttemptKey = std::pair<int, std::int64_t>;
+
 struct Building {
   RankRecord rec;
   std::set<std::int64_t> pids;
   Endings ends;
+  std::map<AttemptKey, RankAttempt> attempts;                 // every attempt its lines show
+  std::map<std::int64_t, std::set<AttemptKey>> pid_attempts;  // pid -> the attempts whose lines name it
+  bool restarted = false;                                     // a line in a replaced attempt, or in attempt_N with N > 0
+  std::string task, replaced_task;                            // the srun task / pod its lines carry (last attempt, replaced ones)
 };
 
 void keep_earliest(std::optional<EventIndex>& slot, EventIndex i, const std::vector<model::Event>& ev) {
@@ -133,6 +141,136 @@ std::string launch_node(const Facts& f, std::int64_t rank) {
   for (const Node& n : f.nodes)
     if (n.holds_rank(rank)) return n.name;
   return "";
+}
+
+// torchrun --log-dir's attempt number in a path (RUN/attempt_N/LOCAL_RANK/stderr.log), the last
+// such folder in it, as Facts::superseded reads it.
+std::optional<std::int64_t> path_attempt(const std::string& path) {
+  std::optional<std::int64_t> n;
+  for (std::size_t at = path.find("attempt_"); at != std::string::npos; at = path.find("attempt_", at + 1)) {
+    if (at != 0 && path[at - 1] != '/') continue;
+    std::size_t k = at + 8;
+    std::int64_t v = 0;
+    while (k < path.size() && path[k] >= '0' && path[k] <= '9' && v < 1000000) v = v * 10 + (path[k++] - '0');
+    if (k > at + 8 && k < path.size() && path[k] == '/') n = v;
+  }
+  return n;
+}
+
+// For each event, which attempt of its launcher's stream (its file, node and srun task or pod) it
+// belongs to, counted from 0 as replaced_attempts (correlate/facts.cpp) tells them apart: a worker's
+// line after a "failed (exitcode" line starts the next. Only read for events of a replaced attempt.
+std::vector<std::int64_t> stream_attempts(const std::vector<model::Event>& events) {
+  std::vector<std::int64_t> out(events.size(), 0);
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::vector<EventIndex>> streams;
+  for (EventIndex i = 0; i < events.size(); ++i) streams[{events[i].path, events[i].node, events[i].task}].push_back(i);
+  for (auto& [key, idx] : streams) {
+    std::stable_sort(idx.begin(), idx.end(), [&](EventIndex a, EventIndex b) { return events[a].line < events[b].line; });
+    std::int64_t n = 0;
+    bool pending = false;
+    for (EventIndex i : idx) {
+      const model::Event& e = events[i];
+      if (pending && e.kind != model::Kind::Torchrun && (e.rank || e.local_rank)) {
+        ++n;
+        pending = false;
+      }
+      if (e.code == "worker-failed") pending = true;
+      out[i] = n;
+    }
+  }
+  return out;
+}
+
+// A rank's lines in one attempt: which attempt, the pid they name, the srun task or pod they carry.
+void note_attempt(Building& b, EventIndex i, const model::Event& e, std::optional<std::int64_t> pid, const Facts& f,
+                  const std::vector<std::int64_t>& in_stream) {
+  const auto number = path_attempt(e.path);
+  const bool replaced = f.is_replaced(i);
+  const AttemptKey key = replaced ? AttemptKey{0, number.value_or(i < in_stream.size() ? in_stream[i] : 0)} : AttemptKey{1, 0};
+  RankAttempt& a = b.attempts[key];
+  a.replaced = replaced;
+  if (number && (!a.number || *a.number < *number)) a.number = number;
+  if (replaced || (number && *number > 0)) b.restarted = true;
+  if (pid) b.pid_attempts[*pid].insert(key);
+  std::string& task = replaced ? b.replaced_task : b.task;
+  if (task.empty()) task = e.task;
+}
+
+// (node, pid) -> the earliest replaced attempt whose lines name that worker process, and its
+// attempt_N number where its path gives one: the rank's own lines, or its launcher's ("failed
+// (exitcode", failure rows, "Sending process N closing signal").
+using ReplacedPids = std::map<std::pair<std::string, std::int64_t>, std::pair<AttemptKey, std::optional<std::int64_t>>>;
+
+void note_replaced_pid(ReplacedPids& out, EventIndex i, const model::Event& e, const Facts& f, const std::vector<std::int64_t>& in_stream) {
+  if (!f.is_replaced(i)) return;
+  std::optional<std::int64_t> pid;
+  if (e.code == "closing-signal") pid = e.get_int("target_pid");
+  else if (e.kind != model::Kind::Torchrun || e.code == "failure-row" || e.code == "worker-failed") pid = e.pid;
+  if (!pid || *pid <= 0) return;
+  const auto number = path_attempt(e.path);
+  const AttemptKey key{0, number.value_or(i < in_stream.size() ? in_stream[i] : 0)};
+  auto [it, fresh] = out.emplace(std::make_pair(e.node, *pid), std::make_pair(key, number));
+  if (!fresh && key < it->second.first) it->second = {key, number};
+}
+
+// A launcher reports each worker's failure once per attempt: of the "failed (exitcode" lines of one
+// launcher's stream (its file, node and srun task or pod) for one local rank, all but the last name
+// processes of attempts a later one replaced, the k-th of attempt k, where no line of theirs was
+// marked replaced (the workers' lines went to attempt_N files, not into the launcher's stream). So
+// does the last, when the failure table printed after it (the last attempt's) names another process.
+void note_failed_before(ReplacedPids& out, const std::vector<model::Event>& events) {
+  using Stream = std::tuple<std::string_view, std::string_view, std::string_view, std::int64_t>;
+  std::map<Stream, std::vector<EventIndex>> failed;
+  std::map<Stream, std::pair<std::uint64_t, std::int64_t>> row;  // the stream's last failure row: line, pid
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    if (!e.pid || *e.pid <= 0 || !e.local_rank) continue;
+    if (e.code == "worker-failed") failed[{e.path, e.node, e.task, *e.local_rank}].push_back(i);
+    if (e.code == "failure-row") {
+      auto& r = row[{e.path, e.node, e.task, *e.local_rank}];
+      if (r.first <= e.line) r = {e.line, *e.pid};
+    }
+  }
+  for (auto& [stream, idx] : failed) {
+    std::stable_sort(idx.begin(), idx.end(), [&](EventIndex a, EventIndex b) { return events[a].line < events[b].line; });
+    std::int64_t last_pid = *events[idx.back()].pid;
+    std::size_t earlier = idx.size() - 1;
+    if (auto r = row.find(stream); r != row.end() && r->second.first > events[idx.back()].line && r->second.second != last_pid) {
+      last_pid = r->second.second;
+      earlier = idx.size();
+    }
+    for (std::size_t k = 0; k < earlier; ++k) {
+      const model::Event& e = events[idx[k]];
+      if (*e.pid == last_pid) continue;
+      const AttemptKey key{0, static_cast<std::int64_t>(k)};
+      auto [it, fresh] = out.emplace(std::make_pair(e.node, *e.pid), std::make_pair(key, std::nullopt));
+      if (!fresh && key < it->second.first) it->second = {key, std::nullopt};
+    }
+  }
+}
+
+// Each pid in one attempt: a process lives in one, so a pid a replaced attempt's line names is that
+// attempt's (the earliest, when several do), even where files that know no attempts (plog) name it
+// too; else the last attempt's. Attempts in order, earliest first.
+std::vector<RankAttempt> attempts_of(Building& b, const std::string& node, const ReplacedPids& replaced_pids) {
+  std::map<std::int64_t, AttemptKey> placed;
+  for (const auto& [pid, keys] : b.pid_attempts) {
+    AttemptKey key = *keys.rbegin();
+    if (keys.begin()->first == 0) key = *keys.begin();
+    else if (auto it = replaced_pids.find({node, pid}); it != replaced_pids.end()) {
+      key = it->second.first;
+      RankAttempt& a = b.attempts[key];
+      a.replaced = true;
+      if (it->second.second && !a.number) a.number = it->second.second;
+      b.restarted = true;
+    }
+    placed[pid] = key;
+  }
+  if (!b.restarted) return {};
+  for (const auto& [pid, key] : placed) b.attempts[key].pids.push_back(pid);
+  std::vector<RankAttempt> out;
+  for (auto& [key, a] : b.attempts) out.push_back(std::move(a));
+  return out;
 }
 
 // The global rank a sighting names: its own, else its local rank on its node, through the pairs
@@ -232,9 +370,14 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
   std::map<std::int64_t, Building> table;
   std::map<std::pair<std::string, std::int64_t>, EventIndex> oom_pids;                 // (node, pid) the OOM killer named
   std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>> closing;     // (node, pid) the launcher stopped
+  const bool restarts = std::find(f.replaced.begin(), f.replaced.end(), true) != f.replaced.end();
+  const std::vector<std::int64_t> in_stream = restarts ? stream_attempts(events) : std::vector<std::int64_t>{};
+  ReplacedPids replaced_pids;
+  note_failed_before(replaced_pids, events);
   for (EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];
     if (e.code == "oom-kill" && e.pid) oom_pids.emplace(std::make_pair(e.node, *e.pid), i);
+    if (restarts) note_replaced_pid(replaced_pids, i, e, f, in_stream);
     if (e.code == "closing-signal" && !f.is_replaced(i))
       if (auto target = e.get_int("target_pid")) closing[{e.node, *target}].push_back(i);
     // A rank in the communicator of the whole job (nranks = world size) is the global rank.
@@ -249,7 +392,9 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     if (e.local_rank && !r.local_rank) r.local_rank = e.local_rank;
     if (e.device && !r.device && (e.kind == model::Kind::Nccl || e.kind == model::Kind::Plog)) r.device = e.device;
     // Launcher lines carry the agent's pid; its failure rows and "failed (exitcode" lines the worker's.
-    if (e.pid && *e.pid > 0 && (e.kind != model::Kind::Torchrun || e.code == "failure-row" || e.code == "worker-failed")) b.pids.insert(*e.pid);
+    const bool worker_pid = e.pid && *e.pid > 0 && (e.kind != model::Kind::Torchrun || e.code == "failure-row" || e.code == "worker-failed");
+    if (worker_pid) b.pids.insert(*e.pid);
+    note_attempt(b, i, e, worker_pid ? e.pid : std::nullopt, f, in_stream);
     keep_earliest(r.first, i, events);
     if (!r.last || model::earlier(events[*r.last], e)) r.last = i;
     if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
@@ -259,6 +404,8 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     RankRecord& r = b.rec;
     if (auto it = f.ranks.find(rank); it != f.ranks.end() && !it->second.node.empty()) r.node = it->second.node;
     r.pids.assign(b.pids.begin(), b.pids.end());
+    r.attempts = attempts_of(b, r.node, replaced_pids);
+    r.launcher = b.task.empty() ? b.replaced_task : b.task;
     // "Sending process N closing signal SIGTERM": the launcher stopped this rank's process.
     for (std::int64_t pid : r.pids)
       if (auto c = closing.find({r.node, pid}); c != closing.end() && launcher_stop(events[c->second.front()].get_str("signal")))
@@ -286,6 +433,15 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     f.rank_table.insert(f.rank_table.end(), silent.begin(), silent.end());
   }
   std::sort(f.rank_table.begin(), f.rank_table.end(), [](const RankRecord& a, const RankRecord& b) { return a.rank < b.rank; });
+  // A rank no srun task or pod is known for was started by its node's launcher, where one shows:
+  // torchrun's own lines there, or its launch command or configuration.
+  std::set<std::string, std::less<>> launched;
+  for (const model::Event& e : events)
+    if (e.kind == model::Kind::Torchrun && !e.node.empty()) launched.insert(e.node);
+  for (const Node& n : f.nodes)
+    if (!n.name.empty() && (!n.launch.empty() || n.nproc_per_node)) launched.insert(n.name);
+  for (RankRecord& r : f.rank_table)
+    if (r.launcher.empty() && launched.count(r.node) != 0) r.launcher = r.node;
 }
 
 }  // namespace dtriage::correlate

@@ -33,21 +33,32 @@ json time_of(const Report& r, const std::optional<correlate::EventIndex>& i) {
 json ranks_json(const Report& r) {
   json out = json::array();
   for (const correlate::RankRecord& k : r.facts.rank_table) {
-    out.push_back({{"rank", k.rank},
-                   {"node", or_null(k.node)},
-                   {"local_rank", or_null(k.local_rank)},
-                   {"device", or_null(k.device)},
-                   {"pids", k.pids},
-                   {"first_time", time_of(r, k.first)},
-                   {"last_time", time_of(r, k.last)},
-                   {"last_completed", or_null(k.last_completed)},
-                   {"ending", correlate::ending_name(k.ending)},
-                   {"detail", or_null(base::sanitize_utf8(k.detail))},
-                   {"signal", or_null(k.signal)},
-                   {"sent_by", or_null(k.sent_by)},
-                   {"exit_code", or_null(k.exit_code)},
-                   {"peer", or_null(k.peer)},
-                   {"evidence", k.evidence ? evidence_json(r.events[*k.evidence]) : json(nullptr)}});
+    json rank{{"rank", k.rank},
+              {"node", or_null(k.node)},
+              {"local_rank", or_null(k.local_rank)},
+              {"device", or_null(k.device)},
+              {"pids", k.pids},
+              {"first_time", time_of(r, k.first)},
+              {"last_time", time_of(r, k.last)},
+              {"last_completed", or_null(k.last_completed)},
+              {"ending", correlate::ending_name(k.ending)},
+              {"detail", or_null(base::sanitize_utf8(k.detail))},
+              {"signal", or_null(k.signal)},
+              {"sent_by", or_null(k.sent_by)},
+              {"exit_code", or_null(k.exit_code)},
+              {"peer", or_null(k.peer)},
+              {"evidence", k.evidence ? evidence_json(r.events[*k.evidence]) : json(nullptr)}};
+    if (!k.attempts.empty()) {  // its pids per restart attempt, earliest first
+      json attempts = json::array();
+      for (const correlate::RankAttempt& a : k.attempts) {
+        json aj{{"pids", a.pids}, {"replaced", a.replaced}};
+        if (a.number) aj["attempt"] = *a.number;
+        attempts.push_back(std::move(aj));
+      }
+      rank["attempts"] = std::move(attempts);
+    }
+    if (!k.launcher.empty()) rank["launcher"] = base::sanitize_utf8(k.launcher);
+    out.push_back(std::move(rank));
   }
   return out;
 }

@@ -221,6 +221,7 @@ RedactedReport redact(const Report& r) {
   for (auto& rk : o.facts.rank_table) {
     rk.node = red.apply(rk.node);
     rk.detail = red.apply(rk.detail);
+    rk.launcher = red.apply(rk.launcher);
   }
   o.facts.job.master_addr = red.apply(o.facts.job.master_addr);
   for (auto& [k, v] : o.facts.job.waits_on) v = red.apply(v);

@@ -213,6 +213,95 @@ TEST(RankTable, RanksThatOnlyPrintRan) {
   }
 }
 
+// A restart in one launcher's stream (--tee): the first attempt's worker failed, its launcher
+// started the workers again and the second failed too. Rank 1 had a process in each: both attempts
+// in order, the first marked replaced; `pids` still lists both, ascending. Its launcher is its
+// node's.
+TEST(RankTable, ARestartShowsEachAttemptsPidsInOrder) {
+  analysis::Inputs in;
+  const std::string failed = "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: ";
+  const std::string stop = "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process ";
+  auto traceback = [](const std::string& error) {
+    return "[default1]:[rank1]: Traceback (most recent call last):\n"
+           "[default1]:[rank1]:   File \"finetune.py\", line 214, in <module>\n"
+           "[default1]:[rank1]:     step(batch)\n"
+           "[default1]:[rank1]: " + error + "\n";
+  };
+  in.texts.emplace_back("trn-k07/launch.log",
+                        "+ torchrun --nnodes 1 --nproc_per_node 2 --node_rank 0 --max_restarts 1 finetune.py\n"
+                        "[default1]:trn-k07:61845:61845 [1] NCCL INFO cudaDriverVersion 12020\n" +
+                            traceback("ValueError: bad shard header in shard-00017") + stop + "61844 closing signal SIGTERM\n" +
+                            failed + "61845) of binary: /usr/bin/python3\n" +
+                            "WARNING:torch.distributed.elastic.agent.server.api:[default] Worker group FAILED. 3/1 attempts left; will restart worker group\n" +
+                            traceback("ValueError: bad shard header in shard-00017") + stop + "62310 closing signal SIGTERM\n" +
+                            failed + "62307) of binary: /usr/bin/python3\n");
+  const json rep = report_of(std::move(in));
+  const json* r = rank_of(rep, 1);
+  ASSERT_NE(r, nullptr) << rep["ranks"].dump(1);
+  EXPECT_EQ((*r)["pids"], json::array({61845, 62307})) << r->dump(1);
+  ASSERT_TRUE(r->contains("attempts")) << r->dump(1);
+  const json& at = (*r)["attempts"];
+  ASSERT_EQ(at.size(), 2u) << r->dump(1);
+  EXPECT_EQ(at[0]["pids"], json::array({61845})) << r->dump(1);
+  EXPECT_EQ(at[0]["replaced"], true);
+  EXPECT_EQ(at[1]["pids"], json::array({62307})) << r->dump(1);
+  EXPECT_EQ(at[1]["replaced"], false);
+  EXPECT_FALSE(at[0].contains("attempt")) << "no attempt_N path gives a number";
+  EXPECT_EQ((*r)["launcher"], "trn-k07");
+  // Rank 0 printed nothing: no pid, no attempts; its node's launcher still started it.
+  const json* quiet = rank_of(rep, 0);
+  ASSERT_NE(quiet, nullptr);
+  EXPECT_FALSE(quiet->contains("attempts")) << quiet->dump(1);
+  EXPECT_EQ((*quiet)["launcher"], "trn-k07");
+}
+
+// torchrun --log-dir: attempt_0's files were replaced by attempt_1's; the numbers come from the paths.
+TEST(RankTable, AttemptFoldersNumberTheAttempts) {
+  analysis::Inputs in;
+  in.texts.emplace_back("c4-n12/launcher.log",
+                        "+ torchrun --nnodes 1 --nproc_per_node 1 --node_rank 0 --max_restarts 2 --log-dir logs pretrain.py\n"
+                        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 9051) of binary: /usr/bin/python3\n"
+                        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 9377) of binary: /usr/bin/python3\n");
+  in.texts.emplace_back("c4-n12/logs/pretrain_q1/attempt_0/0/stderr.log", "[rank0]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1331, unhandled system error\n");
+  in.texts.emplace_back("c4-n12/logs/pretrain_q1/attempt_1/0/stderr.log", "[rank0]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1331, unhandled system error\n");
+  const json rep = report_of(std::move(in));
+  const json* r = rank_of(rep, 0);
+  ASSERT_NE(r, nullptr) << rep["ranks"].dump(1);
+  ASSERT_TRUE(r->contains("attempts")) << r->dump(1);
+  const json& at = (*r)["attempts"];
+  ASSERT_EQ(at.size(), 2u) << r->dump(1);
+  EXPECT_EQ(at[0]["attempt"], 0);
+  EXPECT_EQ(at[0]["replaced"], true);
+  EXPECT_EQ(at[0]["pids"], json::array({9051})) << r->dump(1);
+  EXPECT_EQ(at[1]["attempt"], 1);
+  EXPECT_EQ(at[1]["replaced"], false);
+  EXPECT_EQ(at[1]["pids"], json::array({9377})) << r->dump(1);
+}
+
+// srun -l: two launchers' lines in one file, told apart by srun's task label; no line names a host.
+// Each rank's launcher is its srun task. A job without restarts has no `attempts`.
+TEST(RankTable, SrunTasksAreTheLaunchers) {
+  analysis::Inputs in;
+  in.texts.emplace_back("job-88412.out",
+                        "0: + torchrun --nnodes 2 --nproc_per_node 1 --node_rank 0 --master_addr 10.31.4.9 --master_port 29517 sft.py\n"
+                        "1: + torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 --master_addr 10.31.4.9 --master_port 29517 sft.py\n"
+                        "1: [default0]:[rank1]: Traceback (most recent call last):\n"
+                        "1: [default0]:[rank1]:   File \"sft.py\", line 77, in <module>\n"
+                        "1: [default0]:[rank1]: KeyError: 'labels'\n"
+                        "1: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 4107) of binary: /usr/bin/python3\n"
+                        "0: [default0]:[rank0]:[E1201 04:10:03.118233 5120 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective "
+                        "operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for "
+                        "600114 milliseconds before timing out.\n");
+  const json rep = report_of(std::move(in));
+  const json* one = rank_of(rep, 1);
+  ASSERT_NE(one, nullptr) << rep["ranks"].dump(1);
+  EXPECT_EQ((*one)["launcher"], "srun task 1") << one->dump(1);
+  EXPECT_FALSE(one->contains("attempts")) << one->dump(1);
+  const json* zero = rank_of(rep, 0);
+  ASSERT_NE(zero, nullptr) << rep["ranks"].dump(1);
+  EXPECT_EQ((*zero)["launcher"], "srun task 0") << zero->dump(1);
+}
+
 // One rank is no table: a single-process job's report keeps an empty `ranks` and prints none.
 TEST(RankTable, ASingleProcessJobHasNoRankSection) {
   analysis::Inputs in;
