@@ -44,6 +44,11 @@ base::Result<Output> Output::open(const std::string& path, bool append) {
   if (path.empty() || path == "-") return out;
   std::FILE* f = std::fopen(path.c_str(), append ? "ab" : "wb");
   if (f == nullptr) return base::err(base::say(base::Say::OutputFileError, {{"path", path}, {"error", std::strerror(errno)}}));
+  // Output keeps its own buffer: with stdio's on top, one flush of several lines became two
+  // write() calls where stdio's buffer filled, and a scan killed between them left a line cut in
+  // half. Unbuffered, each flush is one write, so a kill leaves whole lines (scan's resume relies
+  // on that; it still drops a half line if the system cut one).
+  std::setvbuf(f, nullptr, _IONBF, 0);
   out.file_ = f;
   out.owned_ = true;
   return out;
