@@ -473,8 +473,11 @@ std::set<std::string> superseded(const std::vector<std::string>& sources) {
 // again, or its failure table's root cause is a process no earlier attempt had (a worker's output
 // that arrived after the launcher's line is not a new attempt). Events of a replaced attempt, and of
 // superseded files, are marked.
-std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, const std::set<std::string>& superseded) {
+// `attempt` gets, per event, the attempt of its stream it belongs to, counted from 0.
+std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, const std::set<std::string>& superseded,
+                                    std::vector<std::int64_t>& attempt) {
   std::vector<bool> out(events.size(), false);
+  attempt.assign(events.size(), 0);
   std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::vector<EventIndex>> streams;
   for (EventIndex i = 0; i < events.size(); ++i) {
     if (superseded.count(events[i].path) != 0) out[i] = true;
@@ -492,6 +495,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
         pending = false;
       }
       if (e.code == "worker-failed") pending = true;
+      attempt[idx[k]] = static_cast<std::int64_t>(starts.size() - 1);
     }
     if (starts.size() < 2) continue;
     // The last attempt stands only on a failure of its own: a launcher line that a worker failed, or
@@ -635,7 +639,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     f.nodes.push_back(std::move(n));
   }
   f.superseded = superseded(inputs.sources);
-  f.replaced = replaced_attempts(events, f.superseded);
+  f.replaced = replaced_attempts(events, f.superseded, f.stream_attempt);
   build_rank_table(f, events, inputs.reports, sightings);
   choose_culprit(f, events, inputs.reports);
   f.recovered = went_on(f, events);

@@ -199,6 +199,7 @@ struct Facts {
   // Per event: it belongs to a restart attempt a later one replaced (a superseded file, or the part
   // of a launcher's stream before its workers were started again). Only the last attempt decides.
   std::vector<bool> replaced;
+  std::vector<std::int64_t> stream_attempt;  // per event: its attempt within its launcher's stream, from 0
   bool recovered = false;              // errors, but no launcher gave up and every file went on after its last error
 
   const Node* node(const std::string& name) const;

@@ -157,30 +157,6 @@ std::optional<std::int64_t> path_attempt(const std::string& path) {
   return n;
 }
 
-// For each event, which attempt of its launcher's stream (its file, node and srun task or pod) it
-// belongs to, counted from 0 as replaced_attempts (correlate/facts.cpp) tells them apart: a worker's
-// line after a "failed (exitcode" line starts the next. Only read for events of a replaced attempt.
-std::vector<std::int64_t> stream_attempts(const std::vector<model::Event>& events) {
-  std::vector<std::int64_t> out(events.size(), 0);
-  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::vector<EventIndex>> streams;
-  for (EventIndex i = 0; i < events.size(); ++i) streams[{events[i].path, events[i].node, events[i].task}].push_back(i);
-  for (auto& [key, idx] : streams) {
-    std::stable_sort(idx.begin(), idx.end(), [&](EventIndex a, EventIndex b) { return events[a].line < events[b].line; });
-    std::int64_t n = 0;
-    bool pending = false;
-    for (EventIndex i : idx) {
-      const model::Event& e = events[i];
-      if (pending && e.kind != model::Kind::Torchrun && (e.rank || e.local_rank)) {
-        ++n;
-        pending = false;
-      }
-      if (e.code == "worker-failed") pending = true;
-      out[i] = n;
-    }
-  }
-  return out;
-}
-
 // A rank's lines in one attempt: which attempt, the pid they name, the srun task or pod they carry.
 void note_attempt(Building& b, EventIndex i, const model::Event& e, std::optional<std::int64_t> pid, const Facts& f,
                   const std::vector<std::int64_t>& in_stream) {
@@ -371,7 +347,7 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
   std::map<std::pair<std::string, std::int64_t>, EventIndex> oom_pids;                 // (node, pid) the OOM killer named
   std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>> closing;     // (node, pid) the launcher stopped
   const bool restarts = std::find(f.replaced.begin(), f.replaced.end(), true) != f.replaced.end();
-  const std::vector<std::int64_t> in_stream = restarts ? stream_attempts(events) : std::vector<std::int64_t>{};
+  const std::vector<std::int64_t>& in_stream = f.stream_attempt;
   ReplacedPids replaced_pids;
   note_failed_before(replaced_pids, events);
   for (EventIndex i = 0; i < events.size(); ++i) {
