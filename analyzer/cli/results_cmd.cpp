@@ -20,7 +20,7 @@ base::Result<std::uint64_t> write_summary(const std::string& path, const std::ve
   };
   const char* format = ends(".html") || ends(".htm") ? "html" : ends(".md") ? "markdown" : ends(".json") ? "json" : "text";
   auto out = Output::open(path);
-  if (!out) return base::err(out.error());
+  if (!out) return base::err(base::say(base::Say::OutputCannotWrite, {{"what", out.error()}}));
   out->buffer() += batch::render_summary(sum, format);
   return out->finish();
 }
@@ -86,7 +86,7 @@ int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const st
     if (!to_file || config.format != "jsonl")
       std::fprintf(stderr, "dtriage: --summary reads the results back from -o FILE (jsonl); none written\n");
     else if (const auto written = write_summary(summary, batch::read_results(config.output).lines); !written)
-      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::OutputCannotWrite, {{"what", written.error()}}).c_str());
+      std::fprintf(stderr, "dtriage: %s\n", written.error().c_str());
   }
   return code;
 }

@@ -103,8 +103,14 @@ RankRow rank_row(const Report& r, const correlate::RankRecord& k) {
   row.node = k.node.empty() ? "-" : base::visible(k.node);
   row.local_rank = k.local_rank ? std::to_string(*k.local_rank) : "-";
   row.device = k.device ? std::to_string(*k.device) : "-";
-  for (std::size_t i = 0; i < k.pids.size() && i < 2; ++i) row.pids += (i == 0 ? "" : ",") + std::to_string(k.pids[i]);
-  if (k.pids.size() > 2) row.pids += ",+" + std::to_string(k.pids.size() - 2);
+  if (k.attempts.size() > 1) {  // restarted: each attempt's first pid, the replaced ones first ("101->202")
+    for (std::size_t i = 0; i < k.attempts.size() && i < 3; ++i)
+      row.pids += (i == 0 ? "" : "->") + (k.attempts[i].pids.empty() ? std::string("?") : std::to_string(k.attempts[i].pids.front()));
+    if (k.attempts.size() > 3) row.pids += "->+" + std::to_string(k.attempts.size() - 3);
+  } else {
+    for (std::size_t i = 0; i < k.pids.size() && i < 2; ++i) row.pids += (i == 0 ? "" : ",") + std::to_string(k.pids[i]);
+    if (k.pids.size() > 2) row.pids += ",+" + std::to_string(k.pids.size() - 2);
+  }
   if (row.pids.empty()) row.pids = "-";
   row.ending = correlate::ending_name(k.ending);
   row.detail = clip(base::visible(k.detail), 120);

@@ -35,7 +35,7 @@ struct RankRow {
   std::string node;        // "-" when unknown
   std::string local_rank;  // "-" when unknown
   std::string device;      // "-" when unknown
-  std::string pids;        // "12261" or "12261,13000" ("-" when none)
+  std::string pids;        // "12261" or "12261,13000"; per restart attempt "12261->13000" ("-" when none)
   std::string ending;      // correlate::ending_name
   std::string detail;      // clipped
   std::string where;       // path:line of the ending's line ("" when none)

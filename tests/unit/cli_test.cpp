@@ -78,6 +78,17 @@ TEST(Cli, OutputFileOption) {
   EXPECT_EQ(parse_jsonl(read_file(d.file("out.jsonl"))).size(), 1u);
 }
 
+TEST(Cli, ScanSummaryThatCannotBeWrittenIsSaidOnceWithItsPath) {
+  TempDir d;
+  d.write("jobs/a/x.log", "x\n");
+  const std::string where = d.file("no-such-dir") + "/summary.md";
+  const RunResult r =
+      run_dtriage("scan -o '" + d.file("out.jsonl") + "' --summary '" + where + "' '" + d.file("jobs") + "'");
+  EXPECT_NE(r.err.find("cannot write " + where + ": "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("cannot write cannot write"), std::string::npos) << r.err;
+  EXPECT_EQ(parse_jsonl(read_file(d.file("out.jsonl"))).size(), 1u);  // the scan itself went on
+}
+
 TEST(Cli, LongLinesAreCutAndCounted) {
   TempDir d;
   d.write("a.log", std::string(5 << 20, 'q') + "\nnext\n");
