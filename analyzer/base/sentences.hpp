@@ -40,6 +40,7 @@ enum class Say : std::uint16_t {
   WhySilentStopped,    // {count} {rank} {signal}
   WhySilentRunning,    // {count} {rank}
   WhySilentAbsent,     // {count} {rank}
+  WhyQuietNodeRank,    // {count} {node} {rank}
   WhyLate,             // {count} {rank}
   WhyPlainVictims,     // {count} {node}
   WhyTie,              // {ranks}

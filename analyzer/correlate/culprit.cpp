@@ -13,6 +13,8 @@
 //  4. No candidate, but ranks timed out or lost a peer: the one rank that reported neither (it hung,
 //     stalled, was stopped by its launcher, or never arrived).
 //  5. Everyone reported: the one rank that lost its peers among ranks that timed out (it came late).
+//  6. No rank known: 4 and 5 over nodes (quiet_node); every node reported: the one node where fewer
+//     processes printed such a traceback than it ran (short_node). A node of one rank names it.
 // Several ranks left at any step: no culprit rank; their node when they share one.
 #include <algorithm>
 #include <map>
@@ -308,6 +310,37 @@ struct Chooser {
   }
 };
 
+// Every node reported, with no rank known: each process that waited in vain prints its own
+// traceback (a timeout, a lost peer) as it exits. The one node where fewer did than it ran
+// processes (--nproc_per_node), when every process of every other node did, holds the process the
+// others waited for.
+void short_node(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
+  std::map<std::string, std::int64_t> tracebacks;  // node -> report tracebacks no rank is known for
+  bool timeout = false;
+  for (EventIndex i = 0; i < events.size() && i < reports.size(); ++i) {
+    const model::Event& e = events[i];
+    if (reports[i] == 0 || f.is_replaced(i)) continue;
+    timeout = timeout || (reports[i] & kReportsTimeout) != 0;
+    if (!e.rank && e.kind == model::Kind::Python) ++tracebacks[e.node];
+  }
+  if (!timeout) return;
+  const Node* shorter = nullptr;
+  for (const Node& n : f.nodes) {
+    if (n.name.empty() || n.launch.empty()) continue;
+    if (!n.nproc_per_node || *n.nproc_per_node <= 0) return;
+    const std::int64_t count = tracebacks[n.name];
+    if (count >= *n.nproc_per_node) continue;
+    if (count == 0 || shorter != nullptr) return;
+    shorter = &n;
+  }
+  // Silent ranks the launch implies may already point at a node: only that one.
+  if (shorter == nullptr || (!f.culprit_node.empty() && f.culprit_node != shorter->name)) return;
+  f.short_node = shorter->name;
+  f.short_reported = tracebacks[shorter->name];
+  f.short_procs = *shorter->nproc_per_node;
+  f.culprit_node = shorter->name;
+}
+
 // Steps 4 and 5 by nodes, where no rank is known (c10d rendezvous numbers ranks by arrival, plain
 // output names none), when no line anywhere shows a failure of a worker's own (an exception, a
 // kill, a crash); the others' exits are their reporters'. Of the nodes whose launcher started, the
@@ -340,6 +373,24 @@ void quiet_node(Facts& f, const std::vector<model::Event>& events, const std::ve
   if (quiet.size() == 1) {
     f.quiet_node = quiet.front();
     f.culprit_node = quiet.front();
+    // A node that ran one rank: that rank is the one that stayed silent.
+    const Node* n = f.node(quiet.front());
+    const RankRecord* only = nullptr;
+    int ranks = 0;
+    for (const RankRecord& r : f.rank_table)
+      if (r.node == quiet.front()) {
+        only = &r;
+        ++ranks;
+      }
+    if (ranks == 1 && n != nullptr && n->nproc_per_node == 1) {
+      Culprit c;
+      c.rank = only->rank;
+      c.node = only->node;
+      c.basis = CulpritBasis::Silent;
+      c.why = {base::say(base::Say::WhyQuietNodeRank, {{"count", std::to_string(reporters.size())}, {"node", only->node}, {"rank", std::to_string(only->rank)}})};
+      if (only->evidence) c.evidence.push_back(*only->evidence);
+      f.culprit = std::move(c);
+    }
   } else if (quiet.empty() && late.size() == 1 && !timed_out.empty()) {
     f.late_node = late.front();
     f.culprit_node = late.front();
@@ -390,6 +441,7 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
   }
   if (victims > 0) c.from_reports(plain, victims);
   if (!f.culprit && f.culprit_node.empty()) quiet_node(f, events, reports);
+  if (!f.culprit && f.quiet_node.empty() && f.late_node.empty()) short_node(f, events, reports);
 }
 
 }  // namespace dtriage::correlate

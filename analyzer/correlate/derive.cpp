@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "correlate/facts.hpp"
+#include "formats/util.hpp"
 #include "model/fields.hpp"
 
 namespace dtriage::correlate {
@@ -223,6 +224,11 @@ void derive_timeouts(const Facts& f, const Put& put) {
 void derive_culprit(const Facts& f, const Put& put) {
   if (!f.quiet_node.empty()) put("job.quiet_node", f.quiet_node, f.job.timeout_evidence);
   if (!f.late_node.empty()) put("job.late_node", f.late_node, f.job.timeout_evidence);
+  if (!f.short_node.empty()) {
+    put("job.short_node", f.short_node, f.job.timeout_evidence);
+    put("job.short_node_reported", f.short_reported, f.job.timeout_evidence);
+    put("job.short_node_procs", f.short_procs, f.job.timeout_evidence);
+  }
   if (!f.culprit) return;
   const Culprit& c = *f.culprit;
   put("job.culprit_basis", basis_name(c.basis), c.evidence);
@@ -273,6 +279,23 @@ void derive_launch_conflict(const Facts& f, const Put& put) {
               odd = others.front();
               odd_value = other_value;
             }
+    }
+    // --nnodes, one against one: the launchers in the logs are the nodes there were, so the value
+    // that counts them is the job's, when the other asks for more (a world that never forms).
+    if (odd == nullptr && by.size() == 2 && std::string_view(key) == "nnodes") {
+      std::size_t launched = 0;
+      for (const auto& [value, nodes] : by) launched += nodes.size();
+      for (const auto& [value, nodes] : by) {
+        const auto count = formats::to_int(value);
+        if (!count || *count != static_cast<std::int64_t>(launched)) continue;
+        for (const auto& [other_value, others] : by) {
+          const auto asked = formats::to_int(other_value);
+          if (other_value != value && others.size() == 1 && asked && *asked > *count) {
+            odd = others.front();
+            odd_value = other_value;
+          }
+        }
+      }
     }
     std::vector<EventIndex> ev;
     for (const auto& [value, nodes] : by)

@@ -1,7 +1,5 @@
 #include "correlate/facts.hpp"
 
-#include <re2/re2.h>
-
 #include <algorithm>
 #include <tuple>
 
@@ -447,22 +445,29 @@ struct Builder {
 };
 
 // torchrun --log-dir keeps each restart's files under RUN/attempt_N/: those of an attempt a later
-// one replaced say nothing of how the job ended.
-std::set<std::string> superseded(const std::vector<std::string>& sources) {
-  static const re2::RE2 attempt(R"(^(.*)/attempt_(\d+)/)");
-  std::map<std::string, std::int64_t> last;  // run folder -> its last attempt
-  std::vector<std::tuple<std::string, std::string, std::int64_t>> seen;
+// one replaced say nothing of how the job ended. `restarts`: the highest N of any run folder whose
+// workers printed a line in it (every agent of an elastic job restarts when one does, so each
+// launcher restarted that many times, and the workers of the restart ran).
+struct LogDirAttempts {
+  std::set<std::string> superseded;
+  std::int64_t restarts = 0;
+};
+
+LogDirAttempts log_dir_attempts(const std::vector<std::string>& sources, const std::set<std::string_view>& with_lines) {
+  std::map<std::string_view, std::int64_t> last;  // run folder -> its last attempt
+  std::vector<std::tuple<const std::string*, std::string_view, std::int64_t>> seen;
   for (const std::string& p : sources) {
-    std::string run;
-    std::int64_t n = 0;
-    if (!re2::RE2::PartialMatch(p, attempt, &run, &n)) continue;
-    seen.emplace_back(p, run, n);
-    auto [it, fresh] = last.emplace(run, n);
-    if (!fresh) it->second = std::max(it->second, n);
+    const auto folder = formats::attempt_folder(p);
+    if (!folder) continue;
+    seen.emplace_back(&p, folder->run, folder->number);
+    auto [it, fresh] = last.emplace(folder->run, folder->number);
+    if (!fresh) it->second = std::max(it->second, folder->number);
   }
-  std::set<std::string> out;
-  for (const auto& [p, run, n] : seen)
-    if (n < last[run]) out.insert(p);
+  LogDirAttempts out;
+  for (const auto& [p, run, n] : seen) {
+    if (n < last[run]) out.superseded.insert(*p);
+    if (with_lines.count(*p) != 0) out.restarts = std::max(out.restarts, n);
+  }
   return out;
 }
 
@@ -471,11 +476,14 @@ std::set<std::string> superseded(const std::vector<std::string>& sources) {
 // has restarts left, starts the workers again, whose lines follow. An attempt ends at such a line
 // followed by a worker's line; the attempt after it is real when its launcher saw a worker fail
 // again, or its failure table's root cause is a process no earlier attempt had (a worker's output
-// that arrived after the launcher's line is not a new attempt). Events of a replaced attempt, and of
-// superseded files, are marked.
+// that arrived after the launcher's line is not a new attempt), or when the job's --log-dir folders
+// show at least as many restarts (attempt_N; then the launcher being stopped from outside after a
+// failure, with no worker line between, ends the failed attempt too: its workers went on quietly). Events of a replaced attempt, and of superseded files,
+// are marked.
 // `attempt` gets, per event, the attempt of its stream it belongs to, counted from 0.
-std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, const std::set<std::string>& superseded,
+std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, const LogDirAttempts& log_dir,
                                     std::vector<std::int64_t>& attempt) {
+  const std::set<std::string>& superseded = log_dir.superseded;
   std::vector<bool> out(events.size(), false);
   attempt.assign(events.size(), 0);
   std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::vector<EventIndex>> streams;
@@ -489,13 +497,23 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
     bool pending = false;
     for (std::size_t k = 0; k < idx.size(); ++k) {
       const model::Event& e = events[idx[k]];
-      const bool worker = e.kind != model::Kind::Torchrun && (e.rank || e.local_rank);
-      if (pending && worker) {
+      // A worker's line: any but the launcher's own (torchrun's lines, its ChildFailedError and
+      // SignalException tracebacks), in plain output as behind rank prefixes.
+      const bool launcher_traceback = e.kind == model::Kind::Python && !e.rank && !e.local_rank && !own_traceback(e) &&
+                                      !e.get_str("exception").empty();
+      const bool worker = e.kind != model::Kind::Torchrun && !launcher_traceback;
+      // Workers that went on quietly until their launcher was stopped from outside: the attempt
+      // after the failure is real when the --log-dir folders show that many restarts.
+      const bool stopped_later = e.code == "agent-death-signal" && static_cast<std::int64_t>(starts.size()) <= log_dir.restarts;
+      if (pending && (worker || stopped_later)) {
         starts.push_back(k);
         pending = false;
       }
       if (e.code == "worker-failed") pending = true;
-      attempt[idx[k]] = static_cast<std::int64_t>(starts.size() - 1);
+    }
+    for (std::size_t k = 0, a = 0; k < idx.size(); ++k) {
+      while (a + 1 < starts.size() && starts[a + 1] <= k) ++a;
+      attempt[idx[k]] = static_cast<std::int64_t>(a);
     }
     if (starts.size() < 2) continue;
     // The last attempt stands only on a failure of its own: a launcher line that a worker failed, or
@@ -507,7 +525,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
       if (e.code == "closing-signal")
         if (auto t = e.get_int("target_pid")) earlier_pids.insert(*t);
     }
-    bool stands = false;
+    bool stands = static_cast<std::int64_t>(starts.size()) - 1 <= log_dir.restarts;
     for (std::size_t k = starts.back(); k < idx.size() && !stands; ++k) {
       const model::Event& e = events[idx[k]];
       stands = e.code == "worker-failed" || (root_cause_row(e) && e.pid && earlier_pids.count(*e.pid) == 0);
@@ -620,6 +638,13 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     for (const auto& [name, n] : nodes)
       if (n.node_rank && n.nproc_per_node && *n.nproc_per_node > 0 && *n.nproc_per_node < 4096) range[name] = {*n.node_rank, *n.nproc_per_node};
     for (const auto& [name, start] : rank_bases(range)) nodes[name].rank_base = start;
+    // A one-node job (--nnodes 1) starts at rank 0 whatever its rendezvous: its one launching node.
+    if (range.empty() && f.job.expected_nodes == 1) {
+      std::vector<Node*> launching;
+      for (auto& [name, n] : nodes)
+        if (!name.empty() && n.nproc_per_node && *n.nproc_per_node > 0) launching.push_back(&n);
+      if (launching.size() == 1) launching.front()->rank_base = 0;
+    }
     // Uneven --nproc_per_node: the world is their sum, when every --node_rank of --nnodes is known.
     if (!f.job.world_size && f.job.expected_nodes && *f.job.expected_nodes > 0 && *f.job.expected_nodes < 4096) {
       std::map<std::int64_t, std::int64_t> at;  // node_rank -> nproc
@@ -638,8 +663,12 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     if (auto it = named_by.find(name); it != named_by.end()) n.named_by = it->second;
     f.nodes.push_back(std::move(n));
   }
-  f.superseded = superseded(inputs.sources);
-  f.replaced = replaced_attempts(events, f.superseded, f.stream_attempt);
+  std::set<std::string_view> with_lines;  // files that hold a line: an event, or a print no parser knew
+  for (const model::Event& e : events) with_lines.insert(e.path);
+  for (const model::Sighting& s : sightings) with_lines.insert(s.path);
+  LogDirAttempts log_dir = log_dir_attempts(inputs.sources, with_lines);
+  f.replaced = replaced_attempts(events, log_dir, f.stream_attempt);
+  f.superseded = std::move(log_dir.superseded);
   build_rank_table(f, events, inputs.reports, sightings);
   choose_culprit(f, events, inputs.reports);
   f.recovered = went_on(f, events);

@@ -195,6 +195,10 @@ struct Facts {
   std::vector<std::int64_t> culprit_tie;  // no culprit: the ranks the policy could not tell apart
   std::string quiet_node;              // no rank known: the one launched node that reported no timeout or lost peer
   std::string late_node;               // no rank known: the one node whose ranks lost their peers while the others timed out
+  // No rank known, every node reported: the one node where fewer of its processes printed a
+  // timeout or lost-peer traceback than it ran (every process of the others did): one was busy.
+  std::string short_node;
+  std::int64_t short_reported = 0, short_procs = 0;
   std::set<std::string> superseded;    // files of an earlier restart attempt (torchrun --log-dir attempt_N, a later one exists)
   // Per event: it belongs to a restart attempt a later one replaced (a superseded file, or the part
   // of a launcher's stream before its workers were started again). Only the last attempt decides.

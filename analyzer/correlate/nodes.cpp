@@ -125,6 +125,46 @@ void join_aliases(std::vector<model::Event>& events, std::vector<model::Sighting
   }
 }
 
+// A file no other way ties to a node, in a folder named after a host the lines name (a failure
+// table's "host :", an NCCL prefix): that host's. "n003/" for "n003.hpc.example.edu" too, when it
+// is the short name of exactly one.
+std::string folder_host(std::string_view path, const std::set<std::string>& hosts) {
+  const auto parts = ingest::split_components(path);
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string folder = ingest::strip_archive_suffix(parts[i]);
+    if (folder.empty()) continue;
+    if (hosts.count(folder) != 0) return folder;
+    std::string full;
+    int n = 0;
+    for (auto it = hosts.lower_bound(folder + "."); it != hosts.end() && it->compare(0, folder.size() + 1, folder + ".") == 0; ++it) {
+      full = *it;
+      ++n;
+    }
+    if (n == 1 && formats::short_host(full) != full) return full;
+  }
+  return "";
+}
+
+void name_by_folder(std::vector<model::Event>& events, std::vector<model::Sighting>* sightings) {
+  std::set<std::string> hosts;
+  for (const auto& e : events)
+    if (e.node_from_content && !e.node.empty()) hosts.insert(e.node);
+  if (hosts.empty()) return;
+  std::map<std::string, std::string> memo;  // path -> host ("" for none)
+  auto host_of = [&](const std::string& path) -> const std::string& {
+    auto [it, fresh] = memo.emplace(path, "");
+    if (fresh) it->second = folder_host(path, hosts);
+    return it->second;
+  };
+  for (auto& e : events)
+    if (e.node.empty())
+      if (const std::string& h = host_of(e.path); !h.empty()) e.node = h;
+  if (sightings != nullptr)
+    for (auto& si : *sightings)
+      if (si.node.empty())
+        if (const std::string& h = host_of(si.path); !h.empty()) si.node = h;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& events, std::vector<std::string> sources,
@@ -159,6 +199,7 @@ std::map<std::string, std::string> assign_nodes(std::vector<model::Event>& event
         const auto& hosts = content[g->second];
         si.node = hosts.size() == 1 ? *hosts.begin() : g->second;
       }
+  name_by_folder(events, sightings);
   join_aliases(events, sightings, named_by);
   return named_by;
 }

@@ -7,6 +7,7 @@
 #include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "correlate/facts.hpp"
+#include "formats/path_facts.hpp"
 
 namespace dtriage::correlate {
 
@@ -137,24 +138,28 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
 }
 
 // The node whose launch range (--node_rank x --nproc_per_node) holds `rank`, or "".
+// The node a rank no line names was launched on: the node whose --node_rank range holds it; else
+// one whose ranks' lines give its first rank (global minus local rank, one value) and whose
+// --nproc_per_node reaches it.
 std::string launch_node(const Facts& f, std::int64_t rank) {
   for (const Node& n : f.nodes)
     if (n.holds_rank(rank)) return n.name;
+  std::map<std::string, std::set<std::int64_t>> bases;
+  for (const RankRecord& r : f.rank_table)
+    if (!r.node.empty() && r.local_rank) bases[r.node].insert(r.rank - *r.local_rank);
+  for (const Node& n : f.nodes) {
+    const auto b = bases.find(n.name);
+    if (b != bases.end() && b->second.size() == 1 && n.nproc_per_node && *b->second.begin() <= rank &&
+        rank < *b->second.begin() + *n.nproc_per_node)
+      return n.name;
+  }
   return "";
 }
 
-// torchrun --log-dir's attempt number in a path (RUN/attempt_N/LOCAL_RANK/stderr.log), the last
-// such folder in it, as Facts::superseded reads it.
+// torchrun --log-dir's attempt number in a path (RUN/attempt_N/LOCAL_RANK/stderr.log).
 std::optional<std::int64_t> path_attempt(const std::string& path) {
-  std::optional<std::int64_t> n;
-  for (std::size_t at = path.find("attempt_"); at != std::string::npos; at = path.find("attempt_", at + 1)) {
-    if (at != 0 && path[at - 1] != '/') continue;
-    std::size_t k = at + 8;
-    std::int64_t v = 0;
-    while (k < path.size() && path[k] >= '0' && path[k] <= '9' && v < 1000000) v = v * 10 + (path[k++] - '0');
-    if (k > at + 8 && k < path.size() && path[k] == '/') n = v;
-  }
-  return n;
+  if (const auto folder = formats::attempt_folder(path)) return folder->number;
+  return std::nullopt;
 }
 
 // A rank's lines in one attempt: which attempt, the pid they name, the srun task or pod they carry.

@@ -32,4 +32,18 @@ PathFacts path_facts(const std::string& path) {
   return f;
 }
 
+std::optional<AttemptFolder> attempt_folder(std::string_view path) {
+  constexpr std::string_view kWord = "attempt_";
+  std::optional<AttemptFolder> found;
+  for (std::size_t at = path.find(kWord); at != std::string_view::npos; at = path.find(kWord, at + 1)) {
+    if (at != 0 && path[at - 1] != '/') continue;
+    std::size_t k = at + kWord.size();
+    std::int64_t v = 0;
+    while (k < path.size() && path[k] >= '0' && path[k] <= '9' && v < 1000000) v = v * 10 + (path[k++] - '0');
+    if (k > at + kWord.size() && k < path.size() && path[k] == '/')
+      found = AttemptFolder{path.substr(0, at == 0 ? 0 : at - 1), v};
+  }
+  return found;
+}
+
 }  // namespace dtriage::formats

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace dtriage::formats {
 
@@ -15,5 +16,13 @@ struct PathFacts {
 };
 
 PathFacts path_facts(const std::string& path);
+
+// torchrun --log-dir keeps each restart attempt's files under RUN/attempt_N/: the last such folder
+// in a path (at its start or after a '/'), with the run folder before it ("" at the start).
+struct AttemptFolder {
+  std::string_view run;
+  std::int64_t number = 0;
+};
+std::optional<AttemptFolder> attempt_folder(std::string_view path);
 
 }  // namespace dtriage::formats

@@ -677,6 +677,9 @@ void mark_survived(const std::vector<model::Event>& events, const correlate::Fac
 
 // Stops from outside (`phase: stop`) that came after another error finding: what the stop ended
 // had already failed. "After": both lines dated and later, or later in the same file.
+// Also "after": a failure of a worker's own (not a report of waiting or of a lost peer) in a stream
+// (a file, or one srun task's or pod's lines in it) that no stop reached: the stop reaches every
+// launcher still running, so that one had ended on its own before it.
 void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
   auto before = [&](correlate::EventIndex x, correlate::EventIndex y) {
     const model::Event& ex = events[x];
@@ -684,11 +687,20 @@ void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
     if (!ex.time.empty() && !ey.time.empty()) return ex.time < ey.time;
     return ex.path == ey.path && ex.line < ey.line;
   };
+  using Stream = std::pair<std::string_view, std::string_view>;  // path, task
+  std::set<Stream> stopped;
+  for (const Finding& s : a.findings)
+    if (s.rule->stop_phase)
+      for (auto i : s.events) stopped.emplace(events[i].path, events[i].task);
+  auto ended_unstopped = [&](const Finding& o, correlate::EventIndex i) {
+    return o.rule->reports.empty() && !o.rule->defers_to_culprit && !o.earlier_attempt &&
+           stopped.count({events[i].path, events[i].task}) == 0;
+  };
   for (Finding& s : a.findings) {
     if (!s.rule->stop_phase || s.events.empty()) continue;
     for (const Finding& o : a.findings) {
       if (&o == &s || o.rule->stop_phase || o.survived || o.rule->role == Role::Warning || o.rule->severity_rank() < 2) continue;
-      if (std::any_of(o.events.begin(), o.events.end(), [&](auto i) { return before(i, s.events.front()); })) {
+      if (std::any_of(o.events.begin(), o.events.end(), [&](auto i) { return before(i, s.events.front()) || ended_unstopped(o, i); })) {
         s.late_stop = true;
         break;
       }

@@ -79,6 +79,8 @@ def is_text(path):
 def by_lines(line_fn):
     """A whole-file rewrite that sends each line (without its newline) through line_fn."""
     def rewrite(data):
+        if not data:  # an empty file has no line to rewrite (a prefix would invent one)
+            return data
         ends = data.endswith(b"\n")
         lines = (data[:-1] if ends else data).split(b"\n")
         return b"\n".join(line_fn(l) for l in lines) + (b"\n" if ends else b"")
@@ -357,6 +359,35 @@ KNOWN_MISSES = {
     ("lab-7040-exception", "docker-json"),
     ("lab-7040-exception", "hosts"),
     ("lab-7040-exception", "kubectl"),
+    # The fresh batch of seeds 8001-8048 (2026-12-02), first run through the variants: a prefix
+    # stacked on a worker's docker / pod / plain lines loses the rank a failure-table-less failure
+    # had (8002, 8013), a hosts rename splits a short name from its FQDN (8009, 8013, 8017, 8038),
+    # a stacked prefix over kubectl / docker output changes which restart attempt decides (8026,
+    # 8028); 6005's tie among exits is taken in name order, which a rename changes. Not fixed yet.
+    # The corpus's st-single-node-8p-patchwork under the journal's "trainhost": its device logs lie
+    # in a folder named after the host its lines name, which is now that host's node (two nodes).
+    ("st-single-node-8p-patchwork", "journal"),
+    ("lab-6005-exit", "hosts"),
+    ("lab-8002-oom", "ansi"),
+    ("lab-8002-oom", "docker-json"),
+    ("lab-8002-oom", "journal"),
+    ("lab-8002-oom", "kubectl"),
+    ("lab-8002-oom", "pod-prefix"),
+    ("lab-8002-oom", "srun"),
+    ("lab-8009-memoryerror", "hosts"),
+    ("lab-8013-exception", "ansi"),
+    ("lab-8013-exception", "docker-json"),
+    ("lab-8013-exception", "hosts"),
+    ("lab-8013-exception", "journal"),
+    ("lab-8013-exception", "kubectl"),
+    ("lab-8013-exception", "pod-prefix"),
+    ("lab-8013-exception", "srun"),
+    ("lab-8017-nnodes-differ", "hosts"),
+    ("lab-8026-hang", "docker-json"),
+    ("lab-8026-hang", "kubectl"),
+    ("lab-8028-two-faults", "docker-json"),
+    ("lab-8028-two-faults", "kubectl"),
+    ("lab-8038-exception", "hosts"),
 }
 
 

@@ -441,5 +441,104 @@ TEST(Culprit, ARestartIntoANewAttemptFolderRecovered) {
   EXPECT_EQ(v["status"], "healthy") << v.dump(1);
 }
 
+
+// srun -l: three launchers in one file; one's worker was SIGKILLed, its peers lost it and their
+// launchers saw them fail too; every agent restarted (attempt_1 folders, where the workers went
+// on training, quietly), until the scheduler stopped the launchers. The kill was survived: what
+// ended the job is the stop from outside. When the attempt_1 files hold nothing (the restart never
+// got going), the kill still decides.
+std::string srun_stopped_after_restart() {
+  auto task = [](int t, const std::string& line) { return std::to_string(t) + ": " + line + "\n"; };
+  std::string s;
+  for (int t = 0; t < 3; ++t) s += task(t, "+ torchrun --nnodes 3 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint hn-01:29411 --max_restarts 2 --log_dir tlogs train.py");
+  s += task(0, "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 41877) of binary: /opt/venv/bin/python");
+  s += task(2, "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 41950) of binary: /opt/venv/bin/python");
+  s += task(1, "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 41903) of binary: /opt/venv/bin/python");
+  for (int t : {1, 0, 2}) s += task(t, "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers");
+  return s;
+}
+
+TEST(Culprit, AKillTheRestartGotPastIsNotWhatStoppedTheJob) {
+  std::string steps;
+  for (int s = 0; s < 9; ++s) steps += "it " + std::to_string(3100 + s) + " | loss " + std::to_string(1.5 - s * 0.01) + "\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-88121.out", srun_stopped_after_restart());
+  for (const char* host : {"hn-01", "hn-02", "hn-03"})
+    for (int k = 0; k < 2; ++k) {
+      const std::string dir = std::string(host) + "/tlogs/j88121_" + host + "/";
+      in.texts.emplace_back(dir + "attempt_0/" + std::to_string(k) + "/stdout.log", "it 3040 | loss 1.61\n");
+      in.texts.emplace_back(dir + "attempt_1/" + std::to_string(k) + "/stdout.log", steps);
+    }
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "external-termination") << v.dump(1);
+}
+
+TEST(Culprit, AKillStillDecidesWhenTheRestartNeverRan) {
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-88121.out", srun_stopped_after_restart());
+  for (const char* host : {"hn-01", "hn-02", "hn-03"})
+    for (int k = 0; k < 2; ++k) {
+      const std::string dir = std::string(host) + "/tlogs/j88121_" + host + "/";
+      in.texts.emplace_back(dir + "attempt_0/" + std::to_string(k) + "/stdout.log", "it 3040 | loss 1.61\n");
+      in.texts.emplace_back(dir + "attempt_1/" + std::to_string(k) + "/stdout.log", "");
+    }
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+}
+
+// --nnodes one against one: the launchers in the logs are the nodes there were, so the one that
+// asked for more nodes than came is the odd one.
+TEST(Culprit, TheNnodesThatCountsTheLaunchersIsTheJobs) {
+  analysis::Inputs in;
+  in.texts.emplace_back("a100-3.cs.example.org/out.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 4 --rdzv_backend c10d --rdzv_endpoint a100-3:29500 fit.py\n");
+  in.texts.emplace_back("a100-9.cs.example.org/out.log",
+                        "+ torchrun --nnodes 4 --nproc_per_node 4 --rdzv_backend c10d --rdzv_endpoint a100-3:29500 fit.py\n");
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "world-size-mismatch") << v.dump(1);
+  EXPECT_EQ(v["node"], "a100-9.cs.example.org") << v.dump(1);
+}
+
+// A one-node job under c10d: every rank is that node's, and its attempt files, in a folder named
+// after the host the failure table names, are that node's too.
+TEST(Culprit, AOneNodeJobsRanksAreItsNodes) {
+  analysis::Inputs in;
+  in.texts.emplace_back("ws-44/slurm-771.out",
+                        "+ torchrun --nnodes 1 --nproc_per_node 3 --rdzv_backend c10d --rdzv_endpoint localhost:0 --log_dir tl --tee 3 fit.py\n" +
+                            traceback("[default0]:", "RuntimeError: [/src/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 600000ms for recv operation to complete") +
+                            traceback("[default2]:", "RuntimeError: [/src/gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 600000ms for send operation to complete") +
+                            "[default1]:epoch 3 batch 1200 still loading\n" + launcher_failed(0, 3301) +
+                            failure_table("ws-44", {{0, 0, 1, 3301, "2026-11-02_08:14:09"}, {2, 2, 1, 3303, "2026-11-02_08:14:09"}}));
+  in.texts.emplace_back("ws-44/tl/none_k2/attempt_0/0/stderr.log",
+                        traceback("", "RuntimeError: [/src/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 600000ms for recv operation to complete"));
+  const json rep = report_of(std::move(in));
+  EXPECT_EQ(rep["verdict"]["category"], "collective-timeout") << rep["verdict"].dump(1);
+  EXPECT_EQ(rep["verdict"]["rank"], 1) << rep["verdict"].dump(1);
+  EXPECT_EQ(rep["verdict"]["node"], "ws-44") << rep["verdict"].dump(1);
+  for (const json& n : rep["nodes"]) EXPECT_EQ(n["name"], "ws-44") << rep["nodes"].dump(1);
+}
+
+// Plain output (no rank prefixes), one file per node, a restart: the first attempt's exception is
+// followed by the second attempt's tracebacks and a second "failed (exitcode" line; only the last
+// attempt decides.
+TEST(Culprit, APlainStreamsRestartIsToldByItsTracebacks) {
+  analysis::Inputs in;
+  const std::string closed = "RuntimeError: [/src/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.4.0.9]:7311";
+  in.texts.emplace_back("10-4-0-8/torchrun.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr 10.4.0.8 --master_port 29400 --max_restarts 1 fit.py\n" +
+                            traceback("", "KeyError: 'labels'") + traceback("", closed) + launcher_failed(0, 2210) + traceback("", closed) +
+                            traceback("", closed) + launcher_failed(0, 2290) +
+                            failure_table("10-4-0-8", {{0, 0, 1, 2290, "2026-11-02_09:00:41"}, {1, 1, 1, 2291, "2026-11-02_09:00:41"}}));
+  in.texts.emplace_back("10-4-0-9/torchrun.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr 10.4.0.8 --master_port 29400 --max_restarts 1 fit.py\n" +
+                            traceback("", closed) + traceback("", closed) + launcher_failed(0, 2212) +
+                            traceback("", "ZeroDivisionError: division by zero") + traceback("", closed) + launcher_failed(0, 2301) +
+                            failure_table("10-4-0-9", {{2, 0, 1, 2301, "2026-11-02_09:00:40"}, {3, 1, 1, 2302, "2026-11-02_09:00:40"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "10-4-0-9") << v.dump(1);
+  EXPECT_NE(v["summary"].get<std::string>().find("ZeroDivisionError"), std::string::npos) << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
