@@ -47,6 +47,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "{count} rank(s) timed out or lost a peer; rank {rank} never did: the launch implies it, but no line of it is in the logs"},
     {Say::WhyQuietNodeRank, "why.quiet-node-rank",
      "{count} node(s) reported a timeout or a lost peer; {node} reported neither, and rank {rank} is the one rank it ran"},
+    {Say::WhyFirstInStream, "why.first-in-stream",
+     "Ranks {ranks} failed on their own in the same second; their node's output shows rank {rank} failing first ({what})"},
     {Say::WhyLate, "why.late", "{count} rank(s) timed out waiting; rank {rank} lost its peers only after that: it reached the collective late"},
     {Say::WhyPlainVictims, "why.plain-victims",
      "{count} exit(s) on {node} follow timeout or lost-peer reports that no prefix ties to a rank: taken as victims"},

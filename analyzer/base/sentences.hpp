@@ -41,6 +41,7 @@ enum class Say : std::uint16_t {
   WhySilentRunning,    // {count} {rank}
   WhySilentAbsent,     // {count} {rank}
   WhyQuietNodeRank,    // {count} {node} {rank}
+  WhyFirstInStream,    // {ranks} {rank} {what}
   WhyLate,             // {count} {rank}
   WhyPlainVictims,     // {count} {node}
   WhyTie,              // {ranks}

@@ -6,8 +6,8 @@
 //     exits on a node whose timeout / lost-peer reports no prefix ties to a rank, when there are no
 //     more such exits than such reports (plain logs: those exits are the reporters').
 //  2. Of the candidates, the one whose own failure came first in time (to the second; the time of
-//     its own line, else of its launcher's failure row or error file). Two exceptions in one stream
-//     at the same second: the one printed first.
+//     its own line, its own error words included, else of its launcher's failure row or error
+//     file). Tied: the order of one stream that shows each of them failing (first_in_one_stream).
 //  3. Still tied: the one whose ending differs from the others' (one exit code 3 among exit codes
 //     1); then the ending that says most (a kill or crash, an exception, an exit code).
 //  4. No candidate, but ranks timed out or lost a peer: the one rank that reported neither (it hung,
@@ -76,6 +76,48 @@ int strength(const RankRecord& r) {
 struct Chooser {
   Facts& f;
   const std::vector<model::Event>& ev;
+  const std::vector<std::uint8_t>& reports;
+
+  // Ranks tied in time, each with a line of its own failure (its own words, its traceback) or its
+  // launcher's "failed (exitcode" line for it in one stream (a node's --tee file, one srun task's
+  // lines): the one that stream shows first. Failure tables do not count (printed at the end, in
+  // the launcher's order). Null when no stream holds them all, or two share the first line.
+  const RankRecord* first_in_one_stream(const std::vector<const RankRecord*>& tied) const {
+    using Stream = std::pair<std::string_view, std::string_view>;
+    std::map<Stream, std::map<const RankRecord*, std::uint64_t>> at;
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      if (f.is_replaced(i) || (i < reports.size() && reports[i] != 0)) continue;
+      const bool launcher_line = e.code == "worker-failed";
+      const bool own_line = own_traceback(e) || e.code == "error-message" || e.code == "cpp-terminate" || e.code == "fatal-python-error";
+      if (!launcher_line && !own_line) continue;
+      for (const RankRecord* r : tied) {
+        const bool mine = launcher_line ? (e.pid && e.node == r->node && std::binary_search(r->pids.begin(), r->pids.end(), *e.pid))
+                                        : (e.rank ? *e.rank == r->rank
+                                                  : (e.local_rank && r->local_rank && *e.local_rank == *r->local_rank && e.node == r->node));
+        if (!mine) continue;
+        auto [it, fresh] = at[{e.path, e.task}].emplace(r, e.line);
+        if (!fresh) it->second = std::min(it->second, e.line);
+      }
+    }
+    for (const auto& [stream, lines] : at) {
+      if (lines.size() != tied.size()) continue;
+      const RankRecord* best = nullptr;
+      std::uint64_t best_line = 0;
+      bool unique = true;
+      for (const auto& [r, line] : lines) {
+        if (best == nullptr || line < best_line) {
+          best = r;
+          best_line = line;
+          unique = true;
+        } else if (line == best_line) {
+          unique = false;
+        }
+      }
+      if (unique) return best;
+    }
+    return nullptr;
+  }
 
   std::string when(const RankRecord& r) const {
     if (!r.own_failure) return "";
@@ -96,7 +138,7 @@ struct Chooser {
 
   // Exits on nodes whose timeout / lost-peer reports name no rank, when they are no more than those
   // reports: each is taken as a reporter's exit, not a failure of its own.
-  std::set<std::int64_t> plain_victims(const std::vector<std::uint8_t>& reports, std::vector<std::string>& why) const {
+  std::set<std::int64_t> plain_victims(std::vector<std::string>& why) const {
     std::map<std::string, std::size_t> unranked;  // node -> reports no rank is known for
     for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
       if (reports[i] != 0 && !ev[i].rank && !f.is_replaced(i)) ++unranked[ev[i].node];
@@ -126,6 +168,16 @@ struct Chooser {
     std::vector<const RankRecord*> first;
     for (const RankRecord* r : cand)
       if (at(r) == at(cand.front()) || !at(r)) first.push_back(r);
+    // Failures in the same second that one stream shows in order: the first it shows.
+    std::string stream_order;  // the sentence that says which stream ordered the tied ranks
+    if (first.size() >= 2)
+      if (const RankRecord* r = first_in_one_stream(first)) {
+        std::vector<std::int64_t> tied;
+        for (const RankRecord* x : first) tied.push_back(x->rank);
+        std::sort(tied.begin(), tied.end());
+        stream_order = base::say(base::Say::WhyFirstInStream, {{"ranks", join_ints(tied)}, {"rank", std::to_string(r->rank)}, {"what", what(*r)}});
+        first.assign(1, r);
+      }
     // Exceptions printed in one stream in the same second: the order of the stream.
     if (first.size() >= 2 && std::all_of(first.begin(), first.end(), [&](const RankRecord* r) {
           return r->ending == Ending::Exception && r->evidence && ev[*r->evidence].path == ev[*first.front()->evidence].path;
@@ -169,6 +221,7 @@ struct Chooser {
     if (first.size() == 1) {
       const RankRecord& r = *first.front();
       const bool only = cand.size() == 1;
+      if (!stream_order.empty()) return choose(r, CulpritBasis::FirstFailure, stream_order);
       return choose(r, only ? CulpritBasis::OnlyFailure : CulpritBasis::FirstFailure,
                     base::say(only ? base::Say::WhyOnly : base::Say::WhyFirst,
                               {{"rank", std::to_string(r.rank)}, {"what", what(r)}, {"when", when(r)}}));
@@ -403,9 +456,9 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
   f.culprit.reset();
   f.culprit_node.clear();
   f.culprit_tie.clear();
-  Chooser c{f, events};
+  Chooser c{f, events, reports};
   std::vector<std::string> notes;
-  const std::set<std::int64_t> plain = c.plain_victims(reports, notes);
+  const std::set<std::int64_t> plain = c.plain_victims(notes);
   std::vector<const RankRecord*> cand;
   std::size_t victims = plain.size();
   for (const RankRecord& r : f.rank_table) {

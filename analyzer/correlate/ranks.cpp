@@ -37,6 +37,7 @@ bool crash_signal(const std::string& sig) {
 // The earliest line of each kind of ending a rank's lines show.
 struct Endings {
   std::optional<EventIndex> timeout, peer_lost, signal, exception, exited, stopped;
+  std::optional<EventIndex> said;  // its own words that it is failing: an ERROR line, "error: ...", an abort
 };
 
 // Which restart attempt a line belongs to, for one rank: {0, N} attempt N that a later one
@@ -74,6 +75,7 @@ void note_line(Building& b, EventIndex i, const model::Event& e, std::uint8_t sa
     return;
   }
   if (e.kind == model::Kind::Python && e.level == model::Level::Error && !e.get_str("exception").empty()) keep_earliest(b.ends.exception, i, ev);
+  if (e.code == "error-message" || e.code == "cpp-terminate" || e.code == "fatal-python-error") keep_earliest(b.ends.said, i, ev);
 }
 
 std::string timeout_detail(const model::Event& e) {
@@ -117,6 +119,7 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
     r.sent_by = oom ? "oom-killer" : crash_signal(r.signal) ? "itself" : "unknown";
     const base::Say say = oom ? base::Say::RankSignalOom : crash_signal(r.signal) ? base::Say::RankSignalCrash : base::Say::RankSignal;
     r.detail = base::say(say, {{"signal", r.signal}});
+    if (x.said && !oom) r.detail += ", after: " + base::clip_utf8(ev[*x.said].message, 120);
   } else if (x.exception) {
     const model::Event& e = ev[*x.exception];
     take(Ending::Exception, *x.exception);
@@ -129,6 +132,7 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
   } else if (x.exited) {
     take(Ending::Exited, *x.exited);
     r.detail = base::say(base::Say::RankExit, {{"code", std::to_string(ev[*x.exited].get_int("exitcode").value_or(0))}});
+    if (x.said) r.detail += ", after: " + base::clip_utf8(ev[*x.said].message, 120);
   } else if (x.stopped) {
     take(Ending::Stopped, *x.stopped);
     r.signal = ev[*x.stopped].get_str("signal");
@@ -394,6 +398,8 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     decide(b, events, f, oom_pids);
     for (const auto& own : {b.ends.signal, b.ends.exception, b.ends.exited})
       if (own) keep_earliest(r.own_failure, *own, events);
+    // A rank that failed on its own began to when it said so (a dated ERROR line before its exit).
+    if (r.own_failure && b.ends.said) keep_earliest(r.own_failure, *b.ends.said, events);
     f.rank_table.push_back(std::move(r));
   }
   add_sighted(f, events, sightings);

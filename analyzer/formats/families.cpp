@@ -11,6 +11,7 @@ constexpr std::string_view kNcclMarkers[] = {"NCCL", "INFO", "WARN"};  // "host:
 constexpr std::string_view kPythonLoggingMarkers[] = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"};  // "logger: [INFO] msg"
 constexpr std::string_view kKernelMarkers[] = {"Kill", "oom-kill", "NVRM: Xid"};
 constexpr std::string_view kExceptionMarkers[] = {"Error", "Exception", "Interrupt", "Exit", "Failure", "Fault"};
+constexpr std::string_view kErrorPrintMarkers[] = {"error: ", "fatal: ", "terminate called"};
 
 // Most specific first: a plog or NCCL header is unambiguous, an exception line ("FooError: ...")
 // is the loosest shape and comes last.
@@ -21,6 +22,7 @@ constexpr Family kFamilies[] = {
     {"cann", parse_cann_start, true, {}},
     {"glog", parse_glog, true, {}},
     {"python-logging", parse_python_logging, true, kPythonLoggingMarkers},
+    {"error-print", parse_error_print, true, kErrorPrintMarkers},
     {"nvidia-smi", parse_nvidia_smi, false, {}},
     {"kernel", parse_kernel, false, kKernelMarkers},
     {"exception", parse_exception_line, true, kExceptionMarkers},

@@ -60,6 +60,7 @@ bool parse_python_logging(std::string_view s, model::Event& e);  // "WARNING:tor
 bool parse_torch_npu(std::string_view s, model::Event& e);       // "[ERROR] ... (PID:1, Device:2, RankID:3) ERR00100"
 bool parse_cann_start(std::string_view s, model::Event& e);      // "EE8888: [PID: 1] ... msg"
 bool parse_exception_line(std::string_view s, model::Event& e);  // "RuntimeError: ..."
+bool parse_error_print(std::string_view s, model::Event& e);     // "ERROR msg", "error: msg", "terminate called ..."
 bool parse_nvidia_smi(std::string_view s, model::Event& e);
 bool parse_kernel(std::string_view s, model::Event& e);
 

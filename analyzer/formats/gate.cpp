@@ -10,6 +10,11 @@ namespace {
 constexpr int kFact = 0, kRule = 1;  // as listed by `dtriage rules literals`
 
 // Lines that open a block, or change how the next lines are read.
+// A worker's own error words (formats/python.cpp, parse_error_print): a leading level word after a
+// logger's time ("... ERROR [rank 3] msg", "| ERROR |", "[ERROR]"), "error: " / "fatal: " prints,
+// the C++ runtime's abort and faulthandler's report.
+constexpr std::string_view kErrorPrints[] = {" error ", "[error]", "error: ", "critical", "fatal", "terminate called"};
+
 constexpr std::string_view kBlockOpeners[] = {"Traceback (most recent call last)", "Root Cause", "Failures:", "npu-smi",
                                               "Starting elastic_operator with launch configs", "Ascend Error Message"};
 
@@ -45,6 +50,7 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   for (std::string_view t : message_triggers()) add(t, kFact);
   for (std::string_view d : device_markers()) add(d, kFact);
   for (std::string_view b : kBlockOpeners) add(b, kFact);
+  for (std::string_view b : kErrorPrints) add(b, kFact);
   for (const std::string& a : rules_.atoms) add(a, kRule);
   searched_ = least_literals(lits);
   matcher_ = base::LiteralMatcher(searched_, std::vector<int>(searched_.size(), 0));

@@ -10,7 +10,54 @@ DT_RE(re_pylog2, R"(^([\w.]+): \[(DEBUG|INFO|WARNING|ERROR|CRITICAL)\] ?(.*)$)")
 DT_RE(re_exception,
       R"(^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)\w*)(?::\s?(.*))?$)")
 
+DT_RE(re_terminate, R"(^terminate called (?:after throwing an instance of '([^']+)'|without an active exception|recursively))")
+// A logging line's level word where a logger puts it after the time: "ERROR msg", "[ERROR] msg",
+// "- ERROR - msg", "- name - ERROR - msg", "| ERROR    | mod:fn:12 - msg" (loguru), "ERROR: msg".
+DT_RE(re_level_first, R"(^(?:\[|\| |- (?:[\w.]+ - )?)?(ERROR|CRITICAL|FATAL)\]?(?:\s*[|:-]\s*|\s+)(\S.*)$)")
+// A program's own error print: "error: msg", "fatal: msg".
+DT_RE(re_error_print, R"(^(?i:error|fatal): (\S.*)$)")
+
 }  // namespace
+
+// A worker's own words that it is failing, other than a traceback: a logging line at ERROR /
+// CRITICAL whose level word leads the line (after its time), "error: ..." / "fatal: ..." prints, the
+// C++ runtime's "terminate called ..." and faulthandler's "Fatal Python error: ...".
+bool parse_error_print(std::string_view s, model::Event& e) {
+  M m;
+  if (starts_with(s, "terminate called")) {
+    if (!rx(re_terminate(), s, m)) return false;
+    e.kind = model::Kind::Log;
+    e.level = model::Level::Error;
+    e.code = "cpp-terminate";
+    if (!m[1].empty()) e.set("exception", std::string(m[1]));
+    e.message = std::string(s);
+    return true;
+  }
+  if (starts_with(s, "Fatal Python error: ")) {
+    e.kind = model::Kind::Python;
+    e.level = model::Level::Error;
+    e.code = "fatal-python-error";
+    e.message = std::string(s.substr(20));
+    return true;
+  }
+  if (rx(re_level_first(), s, m)) {
+    e.kind = model::Kind::Python;
+    e.level = model::Level::Error;
+    e.code = "error-message";
+    e.message = std::string(m[2]);
+    scan_message(m[2], e);
+    return true;
+  }
+  if (rx(re_error_print(), s, m)) {
+    e.kind = model::Kind::Log;
+    e.level = model::Level::Error;
+    e.code = "error-message";
+    e.message = std::string(m[1]);
+    scan_message(m[1], e);
+    return true;
+  }
+  return false;
+}
 
 bool parse_python_logging(std::string_view s, model::Event& e) {
   M m;

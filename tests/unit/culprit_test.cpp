@@ -540,5 +540,37 @@ TEST(Culprit, APlainStreamsRestartIsToldByItsTracebacks) {
   EXPECT_NE(v["summary"].get<std::string>().find("ZeroDivisionError"), std::string::npos) << v.dump(1);
 }
 
+// Two ranks of one node fail in the same second; the failure table cannot order them (Root Cause:
+// the lowest local rank). The node's --tee output can: rank 1 said it was aborting before its
+// launcher saw rank 0 fail.
+TEST(Culprit, TiedFailuresTakeTheOrderOfTheirNodesOutput) {
+  analysis::Inputs in;
+  in.texts.emplace_back("hpc-r7n2/job.out",
+                        "+ torchrun --nnodes 1 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint localhost:29511 --tee 3 train.py\n"
+                        "[default1]:error: gradient overflow in 12 consecutive steps, aborting the run\n"
+                        "[default1]:terminate called without an active exception\n"
+                        "[default0]:epoch 4 step 1310 loss 2.114\n" +
+                            launcher_failed(0, 61407) +
+                            failure_table("hpc-r7n2", {{0, 0, -11, 61407, "2026-10-11_04:22:57"}, {1, 1, -6, 61408, "2026-10-11_04:22:57"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 1) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("gradient overflow"), std::string::npos) << v.dump(1);
+}
+
+// Python logging with times: a rank's ERROR line seconds before another rank's crash makes it the
+// first, though the failure table puts both in one second.
+TEST(Culprit, ADatedErrorLineIsWhenTheRankBeganToFail) {
+  analysis::Inputs in;
+  in.texts.emplace_back("trn-02/train.log",
+                        "+ torchrun --nnodes 1 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint localhost:29512 --tee 3 train.py\n"
+                        "[default1]:2026-10-11 05:10:02,118 - main - ERROR - checkpoint /ckpt/step-4000 is truncated\n"
+                        "[default0]:2026-10-11 05:10:04,960 - main - INFO - step 4001 loss 1.72\n" +
+                            launcher_failed(1, 7302) +
+                            failure_table("trn-02", {{0, 0, -11, 7301, "2026-10-11_05:10:06"}, {1, 1, 1, 7302, "2026-10-11_05:10:06"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 1) << v.dump(1);
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test

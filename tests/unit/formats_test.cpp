@@ -271,6 +271,37 @@ TEST(Python, TracebackIsOneEventPerRankEvenWhenInterleaved) {
   }
 }
 
+// A worker's own words that it fails, in the shapes loggers and runtimes print them: the level word
+// after a logger's time, "error:" prints, the C++ runtime's abort, faulthandler's report.
+TEST(Python, AWorkersOwnErrorWordsAreEvents) {
+  struct Case {
+    std::string line, code, message;
+  };
+  const std::vector<Case> cases = {
+      {"2025-11-30 22:41:07,514 ERROR [trainer] shard 17 checksum mismatch", "error-message", "[trainer] shard 17 checksum mismatch"},
+      {"[default3]:2025-11-30 22:41:07,514 - sft.data - ERROR - tokenizer returned 0 tokens", "error-message", "tokenizer returned 0 tokens"},
+      {"2025-11-30 22:41:07.514 | ERROR    | train:step:211 - grad norm is inf", "error-message", "train:step:211 - grad norm is inf"},
+      {"[2025-11-30 22:41:07] [CRITICAL] out of disk on /scratch", "error-message", "out of disk on /scratch"},
+      {"[rank5]:error: loss is nan at iteration 88000, stopping", "error-message", "loss is nan at iteration 88000, stopping"},
+      {"fatal: unable to read checkpoint manifest", "error-message", "unable to read checkpoint manifest"},
+      {"terminate called after throwing an instance of 'std::runtime_error'", "cpp-terminate", ""},
+      {"[default0]:terminate called without an active exception", "cpp-terminate", ""},
+      {"Fatal Python error: Aborted", "fatal-python-error", "Aborted"},
+  };
+  for (const Case& c : cases) {
+    const model::Event e = one(c.line + "\n");
+    EXPECT_EQ(e.level, model::Level::Error) << c.line;
+    EXPECT_EQ(e.code, c.code) << c.line;
+    if (!c.message.empty()) {
+      EXPECT_EQ(e.message, c.message) << c.line;
+    }
+  }
+  EXPECT_EQ(one("terminate called after throwing an instance of 'c10::DistBackendError'\n").get_str("exception"), "c10::DistBackendError");
+  // Words that only look alike: no error event.
+  for (const std::string quiet : {"errors: 0 | skipped: 3", "ERRORS=0 WARNINGS=2", "error_file: <N/A>"})
+    for (const model::Event& e : parse(quiet + "\n", "logs/x.log")) EXPECT_NE(e.code, "error-message") << quiet;
+}
+
 TEST(Python, ExceptionTailKeepsTheLastErrorDetail) {
   auto ev = parse(
       "torch.distributed.DistBackendError: NCCL error in: ../ProcessGroupNCCL.cpp:1691, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n"

@@ -60,8 +60,6 @@ const std::map<std::string, std::string> kKnownMisses = {
                            "name no host, so no node or rank is named"},
     {"lab-7040-exception", "exception during a restart, --redirects, c10d: category right; the launcher's first 'failed (exitcode' "
                            "line's node is taken over the attempt files' traceback"},
-    {"lab-7042-two-faults", "exit 1 then SIGSEGV 3 s later, in one second of the failure table: the crash outranks the exit; "
-                            "the exiting rank's own ERROR log line (python logging with asctime) is not read as an event"},
     {"lab-7044-two-faults", "MemoryError, c10d, kubectl: category and node right; c10d gives no global rank"},
     // The fresh batch of seeds 8001-8048 (45 cases), drawn at the start of the session of 2026-12-02
     // (04:00) before any change: what it still gets wrong after the fixes it led to.
@@ -69,8 +67,8 @@ const std::map<std::string, std::string> kKnownMisses = {
                          "and the time limit's SIGTERM came: external termination is what the logs end with"},
     {"lab-8004-slow", "slow rank in the last attempt, stopped by the time limit before its timeout fired: the stall is not "
                       "measured (no per-rank progress yet)"},
-    {"lab-8006-two-faults", "exit 1 ('aborting the run' printed, then an abort at exit: SIGABRT) and a SIGSEGV in the same "
-                            "second: the rank's own error line is not an event, so the crash and the abort tie"},
+    {"lab-8006-two-faults", "exit 1 after 'aborting the run', then an abort at exit (SIGABRT): the rank is named (its node's "
+                            "output shows its words first), but its ending reads as a crash signal, not the exit the job meant"},
     {"lab-8008-port-busy", "srun -l labels only: the master's task is not tied to a host"},
     {"lab-8020-wrong-port", "c10d, one pod against one with different ports: neither is the odd one by the logs"},
     {"lab-8021-slow", "plain output: the node with the silent process is named (timeout-short-node), not its global rank"},
