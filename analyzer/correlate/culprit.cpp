@@ -366,17 +366,25 @@ struct Chooser {
 // Every node reported, with no rank known: each process that waited in vain prints its own
 // traceback (a timeout, a lost peer) as it exits. The one node where fewer did than it ran
 // processes (--nproc_per_node), when every process of every other node did, holds the process the
-// others waited for.
+// others waited for (timeouts), or the one that went away without a word (lost peers only).
 void short_node(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
   std::map<std::string, std::int64_t> tracebacks;  // node -> report tracebacks no rank is known for
+  std::map<std::string, std::vector<EventIndex>> lines;
   bool timeout = false;
   for (EventIndex i = 0; i < events.size() && i < reports.size(); ++i) {
     const model::Event& e = events[i];
-    if (reports[i] == 0 || f.is_replaced(i)) continue;
+    if (f.is_replaced(i)) continue;
+    if (reports[i] == 0) {
+      if (own_traceback(events[i]) || e.code == "error-message" || e.code == "cpp-terminate") return;  // a worker said why itself
+      continue;
+    }
     timeout = timeout || (reports[i] & kReportsTimeout) != 0;
-    if (!e.rank && e.kind == model::Kind::Python) ++tracebacks[e.node];
+    if (!e.rank && e.kind == model::Kind::Python) {
+      ++tracebacks[e.node];
+      lines[e.node].push_back(i);
+    }
   }
-  if (!timeout) return;
+  // No timeout at all, only lost peers: the process that printed nothing went away itself.
   const Node* shorter = nullptr;
   for (const Node& n : f.nodes) {
     if (n.name.empty() || n.launch.empty()) continue;
@@ -391,6 +399,8 @@ void short_node(Facts& f, const std::vector<model::Event>& events, const std::ve
   f.short_node = shorter->name;
   f.short_reported = tracebacks[shorter->name];
   f.short_procs = *shorter->nproc_per_node;
+  f.short_kind = timeout ? "timeout" : "peer-lost";
+  f.short_evidence = lines[shorter->name];
   f.culprit_node = shorter->name;
 }
 

@@ -225,9 +225,10 @@ void derive_culprit(const Facts& f, const Put& put) {
   if (!f.quiet_node.empty()) put("job.quiet_node", f.quiet_node, f.job.timeout_evidence);
   if (!f.late_node.empty()) put("job.late_node", f.late_node, f.job.timeout_evidence);
   if (!f.short_node.empty()) {
-    put("job.short_node", f.short_node, f.job.timeout_evidence);
-    put("job.short_node_reported", f.short_reported, f.job.timeout_evidence);
-    put("job.short_node_procs", f.short_procs, f.job.timeout_evidence);
+    put("job.short_node", f.short_node, f.short_evidence);
+    put("job.short_node_reported", f.short_reported, f.short_evidence);
+    put("job.short_node_procs", f.short_procs, f.short_evidence);
+    put("job.short_node_kind", f.short_kind, f.short_evidence);
   }
   if (!f.culprit) return;
   const Culprit& c = *f.culprit;

@@ -199,6 +199,8 @@ struct Facts {
   // timeout or lost-peer traceback than it ran (every process of the others did): one was busy.
   std::string short_node;
   std::int64_t short_reported = 0, short_procs = 0;
+  std::string short_kind;  // "timeout" (some process timed out) or "peer-lost" (all only lost peers)
+  std::vector<EventIndex> short_evidence;  // the reports of its processes that did report
   std::set<std::string> superseded;    // files of an earlier restart attempt (torchrun --log-dir attempt_N, a later one exists)
   // Per event: it belongs to a restart attempt a later one replaced (a superseded file, or the part
   // of a launcher's stream before its workers were started again). Only the last attempt decides.

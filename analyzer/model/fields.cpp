@@ -173,6 +173,7 @@ constexpr FieldInfo kFacts[] = {
     {"job.short_node", T::Text, "after a collective timeout with no rank known and every node reporting, the one node where fewer processes printed a timeout or lost-peer traceback than it ran"},
     {"job.short_node_reported", T::Int, "job.short_node: how many of its processes printed such a traceback"},
     {"job.short_node_procs", T::Int, "job.short_node: how many processes it ran (--nproc_per_node)"},
+    {"job.short_node_kind", T::Text, "job.short_node: 'timeout' when some process timed out, 'peer-lost' when every report was of a lost peer"},
     {"job.quiet_rank", T::Int, "after a collective timeout, the one rank that neither timed out, lost a peer nor ended with an error of its own"},
     {"job.worker_lines", T::Int, "lines the workers wrote (ranked lines, NCCL, Python, plog), not the launchers'"},
     {"job.launched_nodes", T::Int, "nodes whose launch command is in the logs"},

@@ -572,5 +572,26 @@ TEST(Culprit, ADatedErrorLineIsWhenTheRankBeganToFail) {
   EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
 }
 
+// Plain output, only lost peers: the node where one process printed nothing holds the one that
+// went away; when that process printed a traceback of its own instead, the traceback says why.
+TEST(Culprit, TheNodeWhoseProcessWentAwaySilentlyIsNamed) {
+  const std::string closed = "RuntimeError: [/src/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.2.0.5]:4411";
+  auto job = [&](const std::string& third) {
+    analysis::Inputs in;
+    in.texts.emplace_back("g-11/out.txt", "+ torchrun --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint g-11:29400 fit.py\n" +
+                                              traceback("", closed) + traceback("", closed) + launcher_failed(0, 901));
+    in.texts.emplace_back("g-12/out.txt", "+ torchrun --nnodes 2 --nproc_per_node 3 --rdzv_backend c10d --rdzv_endpoint g-11:29400 fit.py\n" +
+                                              traceback("", closed) + third + traceback("", closed) + launcher_failed(0, 1201));
+    return report_of(std::move(in))["verdict"];
+  };
+  const json silent = job("");
+  EXPECT_EQ(silent["category"], "worker-exception") << silent.dump(1);
+  EXPECT_EQ(silent["node"], "g-12") << silent.dump(1);
+  EXPECT_EQ(silent["rule"], "torch.peer-lost-short-node") << silent.dump(1);
+  const json said = job(traceback("", "FileNotFoundError: [Errno 2] No such file or directory: '/data/shard-9'"));
+  EXPECT_NE(said["rule"], "torch.peer-lost-short-node") << said.dump(1);
+  EXPECT_NE(said["summary"].get<std::string>().find("FileNotFoundError"), std::string::npos) << said.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test

@@ -74,7 +74,8 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-8021-slow", "plain output: the node with the silent process is named (timeout-short-node), not its global rank"},
     {"lab-8022-exception", "plain output: category and node right; the exception is tied to no rank, the Root Cause row's is taken"},
     {"lab-8026-hang", "hang in the last attempt, kubectl logs of two pods naming no host: the pods are not taken as nodes"},
-    {"lab-8032-exit", "exit code without a traceback, c10d, launcher output only: no rank known; the first node's exit is taken"},
+    {"lab-8032-exit", "exit 255 without a traceback, c10d, plain launcher output: category and node right (peer-lost-short-node), "
+                      "no line gives its global rank"},
     {"lab-8034-two-faults", "two faults, Ray output: the later failure's rank is taken"},
     {"lab-8041-wrong-port", "srun -l labels only: the odd --master_port's launcher is named 'srun task 2', no host"},
     {"lab-5028-wrong-port", "srun -l labels name tasks, not hosts: the launcher whose --master_port differs is named 'srun task 1' "
