@@ -458,31 +458,28 @@ std::string srun_stopped_after_restart() {
   return s;
 }
 
-TEST(Culprit, AKillTheRestartGotPastIsNotWhatStoppedTheJob) {
-  std::string steps;
-  for (int s = 0; s < 9; ++s) steps += "it " + std::to_string(3100 + s) + " | loss " + std::to_string(1.5 - s * 0.01) + "\n";
+// The srun job above with each node's attempt_0 and attempt_1 files, the latter holding `later`.
+json srun_restart_verdict(const std::string& later) {
   analysis::Inputs in;
   in.texts.emplace_back("slurm-88121.out", srun_stopped_after_restart());
   for (const char* host : {"hn-01", "hn-02", "hn-03"})
     for (int k = 0; k < 2; ++k) {
       const std::string dir = std::string(host) + "/tlogs/j88121_" + host + "/";
       in.texts.emplace_back(dir + "attempt_0/" + std::to_string(k) + "/stdout.log", "it 3040 | loss 1.61\n");
-      in.texts.emplace_back(dir + "attempt_1/" + std::to_string(k) + "/stdout.log", steps);
+      in.texts.emplace_back(dir + "attempt_1/" + std::to_string(k) + "/stdout.log", later);
     }
-  const json v = report_of(std::move(in))["verdict"];
+  return report_of(std::move(in))["verdict"];
+}
+
+TEST(Culprit, AKillTheRestartGotPastIsNotWhatStoppedTheJob) {
+  std::string steps;
+  for (int s = 0; s < 9; ++s) steps += "it " + std::to_string(3100 + s) + " | loss " + std::to_string(1.5 - s * 0.01) + "\n";
+  const json v = srun_restart_verdict(steps);
   EXPECT_EQ(v["category"], "external-termination") << v.dump(1);
 }
 
 TEST(Culprit, AKillStillDecidesWhenTheRestartNeverRan) {
-  analysis::Inputs in;
-  in.texts.emplace_back("slurm-88121.out", srun_stopped_after_restart());
-  for (const char* host : {"hn-01", "hn-02", "hn-03"})
-    for (int k = 0; k < 2; ++k) {
-      const std::string dir = std::string(host) + "/tlogs/j88121_" + host + "/";
-      in.texts.emplace_back(dir + "attempt_0/" + std::to_string(k) + "/stdout.log", "it 3040 | loss 1.61\n");
-      in.texts.emplace_back(dir + "attempt_1/" + std::to_string(k) + "/stdout.log", "");
-    }
-  const json v = report_of(std::move(in))["verdict"];
+  const json v = srun_restart_verdict("");
   EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
 }
 
