@@ -89,7 +89,7 @@ struct Chooser {
       const model::Event& e = ev[i];
       if (f.is_replaced(i) || (i < reports.size() && reports[i] != 0)) continue;
       const bool launcher_line = e.code == "worker-failed";
-      const bool own_line = own_traceback(e) || e.code == "error-message" || e.code == "cpp-terminate" || e.code == "fatal-python-error";
+      const bool own_line = own_traceback(e) || own_words(e);
       if (!launcher_line && !own_line) continue;
       for (const RankRecord* r : tied) {
         const bool mine = launcher_line ? (e.pid && e.node == r->node && std::binary_search(r->pids.begin(), r->pids.end(), *e.pid))
@@ -375,7 +375,7 @@ void short_node(Facts& f, const std::vector<model::Event>& events, const std::ve
     const model::Event& e = events[i];
     if (f.is_replaced(i)) continue;
     if (reports[i] == 0) {
-      if (own_traceback(events[i]) || e.code == "error-message" || e.code == "cpp-terminate") return;  // a worker said why itself
+      if (own_traceback(e) || own_words(e)) return;  // a worker said why itself
       continue;
     }
     timeout = timeout || (reports[i] & kReportsTimeout) != 0;

@@ -65,6 +65,10 @@ bool root_cause_row(const model::Event& e) {
   return e.code == "failure-row" && v != nullptr && std::holds_alternative<bool>(*v) && std::get<bool>(*v);
 }
 
+bool own_words(const model::Event& e) {
+  return e.code == "error-message" || e.code == "cpp-terminate" || e.code == "fatal-python-error";
+}
+
 bool own_traceback(const model::Event& e) {
   if (e.kind != model::Kind::Python || e.level != model::Level::Error) return false;
   const std::string type = e.get_str("exception");

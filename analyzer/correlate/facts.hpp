@@ -263,5 +263,8 @@ bool root_cause_row(const model::Event& e);
 // A Python traceback of a worker's own: an exception type that is neither torchrun's summary of
 // its failed children (ChildFailedError) nor torchrun being stopped (SignalException).
 bool own_traceback(const model::Event& e);
+// A worker's own words that it is failing, other than a traceback (formats: parse_error_print): an
+// ERROR line, an "error:" print, the C++ runtime's abort, faulthandler's report.
+bool own_words(const model::Event& e);
 
 }  // namespace dtriage::correlate

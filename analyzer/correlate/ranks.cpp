@@ -75,7 +75,7 @@ void note_line(Building& b, EventIndex i, const model::Event& e, std::uint8_t sa
     return;
   }
   if (e.kind == model::Kind::Python && e.level == model::Level::Error && !e.get_str("exception").empty()) keep_earliest(b.ends.exception, i, ev);
-  if (e.code == "error-message" || e.code == "cpp-terminate" || e.code == "fatal-python-error") keep_earliest(b.ends.said, i, ev);
+  if (own_words(e)) keep_earliest(b.ends.said, i, ev);
 }
 
 std::string timeout_detail(const model::Event& e) {
