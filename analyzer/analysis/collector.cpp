@@ -64,8 +64,14 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
   for (const auto& s : counts.sightings) sightings_.push_back(s);
   // Where a file's own prints end: launch failures a node's workers ran after were survived.
   const std::uint64_t quiet = plain + counts.skipped_plain + counts.skipped_info;
-  if (quiet > 0)
-    sightings_.push_back(model::Sighting{source.path, source.node, std::nullopt, std::nullopt, std::max(plain_last, counts.plain_last), quiet});
+  if (quiet > 0) {
+    model::Sighting s;
+    s.path = source.path;
+    s.node = source.node;
+    s.line = std::max(plain_last, counts.plain_last);
+    s.plain = quiet;
+    sightings_.push_back(std::move(s));
+  }
 }
 
 bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& binding_only) {

@@ -100,6 +100,16 @@ struct RankAttempt {
 
 // One row of the rank table: who a global rank was and how it ended, from every line that names
 // it (its own, its launcher's failure table, the kernel's OOM killer through its pid).
+// A rank's last progress print: the step it reached (formats/progress.hpp).
+struct RankProgress {
+  std::int64_t step = 0;
+  std::optional<std::int64_t> steps;  // of how many, where the line says
+  std::string path;
+  std::uint64_t line = 0;
+  model::Time time;                   // where the line has one
+  std::string text;
+};
+
 struct RankRecord {
   std::int64_t rank = 0;
   std::string node;                          // "" when no line ties it to a node
@@ -114,6 +124,7 @@ struct RankRecord {
   std::string launcher;
   std::optional<EventIndex> first, last;     // its earliest and latest kept line
   std::optional<std::int64_t> last_completed;  // the last collective it completed (ProcessGroupNCCL's seq)
+  std::optional<RankProgress> progress;        // its last progress print, in its last attempt's files
   Ending ending = Ending::Running;
   std::string detail;                        // what the ending's line says, in a few words
   std::string signal;                        // Signal, Stopped: SIGKILL, SIGTERM, ...

@@ -293,6 +293,42 @@ void add_sighted(Facts& f, const std::vector<model::Event>& events, const std::v
   }
 }
 
+// Each rank's last progress print: of its files, the one of the latest attempt (torchrun's
+// attempt_N folders), else the latest print by time, else the furthest step.
+void add_progress(Facts& f, const std::vector<model::Event>& events, const std::vector<model::Sighting>& sightings) {
+  std::map<std::string, std::string> path_node;
+  for (const model::Event& e : events) path_node.emplace(e.path, e.node);
+  std::map<std::pair<std::string, std::int64_t>, std::int64_t> by_local;
+  std::map<std::int64_t, RankRecord*> by_rank;
+  for (RankRecord& r : f.rank_table) {
+    by_rank.emplace(r.rank, &r);
+    if (r.local_rank) by_local.emplace(std::make_pair(r.node, *r.local_rank), r.rank);
+  }
+  auto attempt = [](const std::string& path) {
+    const auto a = formats::attempt_folder(path);
+    return a ? a->number : -1;
+  };
+  for (const model::Sighting& s : sightings) {
+    if (!s.step) continue;
+    const auto at = path_node.find(s.path);
+    const auto rank = sighted_rank(s, at != path_node.end() ? at->second : s.node, f, by_local);
+    const auto r = rank ? by_rank.find(*rank) : by_rank.end();
+    if (r == by_rank.end()) continue;
+    std::optional<RankProgress>& have = r->second->progress;
+    if (have) {
+      const std::int64_t a = attempt(s.path), b = attempt(have->path);
+      if (a != b) {
+        if (a < b) continue;
+      } else if (!s.step_time.empty() && !have->time.empty() && !(s.step_time == have->time)) {
+        if (s.step_time < have->time) continue;
+      } else if (*s.step <= have->step) {
+        continue;
+      }
+    }
+    have = RankProgress{*s.step, s.steps, s.path, s.line, s.step_time, s.step_text};
+  }
+}
+
 // Ranks a node's launch implies when no world size is known (c10d rendezvous numbers the nodes by
 // arrival, so no --node_rank places them): the node's own lines give its first rank (global rank
 // minus local rank, the same for all of them) and its --nproc_per_node how many workers it
@@ -403,6 +439,7 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     f.rank_table.push_back(std::move(r));
   }
   add_sighted(f, events, sightings);
+  add_progress(f, events, sightings);
   if (!f.job.world_size) add_node_implied(f, events, closing);
   // Ranks the launch implies that no line names.
   std::set<std::int64_t> named;

@@ -13,6 +13,7 @@
 #include "formats/smi.hpp"
 #include "formats/snapshot.hpp"
 #include "formats/path_facts.hpp"
+#include "formats/progress.hpp"
 #include "formats/tables.hpp"
 #include "formats/util.hpp"
 
@@ -108,7 +109,51 @@ struct SourceParser::Impl {
 
   void emit_event(model::Event&& e, const Prefix* p) {
     finish_event(e, p);
+    if (e.level <= model::Level::Info && e.code.empty() && e.body.empty() &&
+        (e.kind == model::Kind::Line || e.kind == model::Kind::Log || e.kind == model::Kind::Python || e.kind == model::Kind::None))
+      note_progress(e.rank, e.local_rank, e.text, e.line, &e.time);
     emit(std::move(e));
+  }
+
+  // Each rank's last progress print (formats/progress.hpp), by the sighting key; given back as
+  // sightings when the source ends.
+  struct Stepped {
+    std::optional<std::int64_t> rank, local_rank;
+    std::uint64_t line = 0;
+    Progress progress;
+    model::Time time;
+    std::string text;
+  };
+  std::map<std::uint64_t, Stepped> stepped;
+  void note_progress(std::optional<std::int64_t> rank, std::optional<std::int64_t> local, std::string_view text,
+                     std::uint64_t number, const model::Time* time) {
+    if (!rank && !local) return;
+    const auto progress = read_progress(text);
+    if (!progress) return;
+    Stepped& s = stepped[sighting_key(rank, local)];
+    s.rank = rank;
+    s.local_rank = local;
+    s.line = number;
+    s.progress = *progress;
+    if (time != nullptr) s.time = *time;
+    else s.time = {};
+    s.text.assign(text.substr(0, 240));
+  }
+  void give_progress() {
+    for (auto& [key, s] : stepped) {
+      model::Sighting si;
+      si.path = source.path;
+      si.node = source.node;
+      si.rank = s.rank;
+      si.local_rank = s.local_rank;
+      si.line = s.line;
+      si.step = s.progress.step;
+      si.steps = s.progress.total;
+      si.step_time = std::move(s.time);
+      si.step_text = std::move(s.text);
+      sightings.push_back(std::move(si));
+    }
+    stepped.clear();
   }
 
   void close(const std::string& key) {
@@ -371,7 +416,9 @@ struct SourceParser::Impl {
     }
     if (options.all_lines) {
       e.kind = model::Kind::Line;
-      emit_event(std::move(e), &p);
+      emit_event(std::move(e), &p);  // notes its progress
+    } else {
+      note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, line.text, line.number, nullptr);
     }
   }
 
@@ -460,14 +507,23 @@ struct SourceParser::Impl {
     const std::optional<std::int64_t> rank = p.rank ? p.rank : facts.rank;
     const std::optional<std::int64_t> local = p.local_rank ? p.local_rank : facts.local_rank;
     if (!rank && !local) return;
-    const std::uint64_t key = (static_cast<std::uint64_t>(rank.value_or(-1) + 1) << 32) ^ static_cast<std::uint64_t>(local.value_or(-1) + 1);
+    const std::uint64_t key = sighting_key(rank, local);
     if (key == last_sighted && !sightings.empty()) return;  // most lines: the same rank as the line before
     last_sighted = key;
     if (sightings.size() >= 4096 || !sighted.insert(key).second) return;  // 4096: no job's file names more
-    sightings.push_back(model::Sighting{source.path, source.node, rank, local, line});
+    model::Sighting si;
+    si.path = source.path;
+    si.node = source.node;
+    si.rank = rank;
+    si.local_rank = local;
+    si.line = line;
+    sightings.push_back(std::move(si));
   }
   std::unordered_set<std::uint64_t> sighted;
   std::uint64_t last_sighted = 0;
+  static std::uint64_t sighting_key(std::optional<std::int64_t> rank, std::optional<std::int64_t> local) {
+    return (static_cast<std::uint64_t>(rank.value_or(-1) + 1) << 32) ^ static_cast<std::uint64_t>(local.value_or(-1) + 1);
+  }
 
   // True when the line is counted and skipped: no fact literal, no rule that may match, and a
   // shape whose parse is known to give nothing else (checked the way the parsers check it). Called
@@ -519,6 +575,7 @@ struct SourceParser::Impl {
       if (options.gate->open(model::Kind::Line)) return false;
       ++skipped_plain;
       plain_last = line.number;
+      note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, line.text, line.number, nullptr);
       return true;
     }
     return false;
@@ -674,6 +731,7 @@ struct SourceParser::Impl {
   void finish() {
     if (snapshot) emit_snapshot();
     while (!open.empty()) close(open.begin()->first);
+    give_progress();
   }
 };
 

@@ -94,11 +94,11 @@ std::string render_html(const Report& r) {
     o += "</table>\n";
   }
   if (!v.ranks.empty()) {
-    o += "<h2>" + esc(heading(base::Say::HeadingRanks)) + "</h2>\n<table id=\"ranks\"><tr><th>rank</th><th>node</th><th>local rank</th><th>device</th><th>pids</th><th>ending</th>"
-         "<th>detail</th><th>line</th></tr>\n";
+    o += "<h2>" + esc(heading(base::Say::HeadingRanks)) + "</h2>\n<table id=\"ranks\"><tr><th>rank</th><th>node</th><th>local rank</th><th>device</th><th>pids</th>" +
+         std::string(v.rank_steps ? "<th>step</th>" : "") + "<th>ending</th><th>detail</th><th>line</th></tr>\n";
     for (const RankRow& k : v.ranks)
       o += "<tr><td>" + std::to_string(k.rank) + "</td><td>" + esc(k.node) + "</td><td>" + k.local_rank + "</td><td>" + k.device + "</td><td>" + esc(k.pids) +
-           "</td><td>" + esc(k.ending) + "</td><td>" + esc(k.detail) + "</td><td class=\"loc\">" + esc(k.where) + "</td></tr>\n";
+           (v.rank_steps ? "</td><td>" + esc(k.step) : std::string()) + "</td><td>" + esc(k.ending) + "</td><td>" + esc(k.detail) + "</td><td class=\"loc\">" + esc(k.where) + "</td></tr>\n";
     o += "</table>\n";
     if (!v.ranks_rest.empty()) o += "<p>" + esc(v.ranks_rest) + "</p>\n";
   }

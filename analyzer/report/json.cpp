@@ -58,6 +58,12 @@ json ranks_json(const Report& r) {
       rank["attempts"] = std::move(attempts);
     }
     if (!k.launcher.empty()) rank["launcher"] = base::sanitize_utf8(k.launcher);
+    if (k.progress) {  // its last progress print
+      const correlate::RankProgress& p = *k.progress;
+      json step{{"step", p.step}, {"steps", or_null(p.steps)}, {"path", base::sanitize_utf8(p.path)}, {"line", p.line}, {"text", base::sanitize_utf8(p.text)}};
+      if (!p.time.empty()) step["time"] = p.time.text;
+      rank["last_step"] = std::move(step);
+    }
     out.push_back(std::move(rank));
   }
   return out;

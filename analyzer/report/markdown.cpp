@@ -55,10 +55,11 @@ std::string render_markdown(const Report& r) {
   }
   if (!v.ranks.empty()) {
     o += "<details><summary>" + heading(base::Say::HeadingRanks) + " (" + std::to_string(v.ranks.size()) + (v.ranks_rest.empty() ? "" : " shown") +
-         ")</summary>\n\n| rank | node | local rank | device | pids | ending | detail | line |\n|---|---|---|---|---|---|---|---|\n";
+         ")</summary>\n\n| rank | node | local rank | device | pids | " + std::string(v.rank_steps ? "step | " : "") +
+         "ending | detail | line |\n|---|---|---|---|---|---|---|---|" + (v.rank_steps ? "---|" : "") + "\n";
     for (const RankRow& k : v.ranks)
-      o += "| " + std::to_string(k.rank) + " | " + md_cell(k.node) + " | " + k.local_rank + " | " + k.device + " | " + k.pids + " | " + k.ending + " | " +
-           md_cell(k.detail) + " | " + md_cell(k.where) + " |\n";
+      o += "| " + std::to_string(k.rank) + " | " + md_cell(k.node) + " | " + k.local_rank + " | " + k.device + " | " + k.pids + " | " +
+           (v.rank_steps ? k.step + " | " : "") + k.ending + " | " + md_cell(k.detail) + " | " + md_cell(k.where) + " |\n";
     if (!v.ranks_rest.empty()) o += "\n" + md_cell(v.ranks_rest) + "\n";
     o += "\n</details>\n\n";
   }

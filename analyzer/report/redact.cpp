@@ -222,6 +222,10 @@ RedactedReport redact(const Report& r) {
     rk.node = red.apply(rk.node);
     rk.detail = red.apply(rk.detail);
     rk.launcher = red.apply(rk.launcher);
+    if (rk.progress) {
+      rk.progress->path = red.apply(rk.progress->path);
+      rk.progress->text = red.apply(rk.progress->text);
+    }
   }
   o.facts.job.master_addr = red.apply(o.facts.job.master_addr);
   for (auto& [k, v] : o.facts.job.waits_on) v = red.apply(v);

@@ -62,11 +62,16 @@ std::string render_text(const Report& r, bool color) {
   if (!v.ranks.empty()) {
     o += "\n" + label(base::Say::HeadingRanks) + ":\n";
     char buf[512];
-    std::snprintf(buf, sizeof buf, "  %5s %-*s %5s %6s %-13s %-16s %s\n", "rank", width, "node", "local", "device", "pids", "ending", "detail");
+    int steps = 0;  // the step column's width, when some rank printed its progress
+    if (v.rank_steps)
+      for (const RankRow& k : v.ranks) steps = std::max({steps, 4, static_cast<int>(std::min<std::size_t>(k.step.size(), 24))});
+    std::snprintf(buf, sizeof buf, "  %5s %-*s %5s %6s %-13s %-*s%s%-16s %s\n", "rank", width, "node", "local", "device", "pids", steps,
+                  steps > 0 ? "step" : "", steps > 0 ? " " : "", "ending", "detail");
     o += buf;
     for (const RankRow& k : v.ranks) {
-      std::snprintf(buf, sizeof buf, "  %5lld %-*s %5s %6s %-13s %-16s ", static_cast<long long>(k.rank), width, k.node.c_str(),
-                    k.local_rank.c_str(), k.device.c_str(), k.pids.c_str(), k.ending.c_str());
+      std::snprintf(buf, sizeof buf, "  %5lld %-*s %5s %6s %-13s %-*s%s%-16s ", static_cast<long long>(k.rank), width, k.node.c_str(),
+                    k.local_rank.c_str(), k.device.c_str(), k.pids.c_str(), steps, steps > 0 ? k.step.c_str() : "", steps > 0 ? " " : "",
+                    k.ending.c_str());
       o += buf + k.detail + "\n";
     }
     if (!v.ranks_rest.empty()) o += "  " + v.ranks_rest + "\n";

@@ -112,6 +112,7 @@ RankRow rank_row(const Report& r, const correlate::RankRecord& k) {
     if (k.pids.size() > 2) row.pids += ",+" + std::to_string(k.pids.size() - 2);
   }
   if (row.pids.empty()) row.pids = "-";
+  row.step = !k.progress ? "-" : std::to_string(k.progress->step) + (k.progress->steps ? "/" + std::to_string(*k.progress->steps) : "");
   row.ending = correlate::ending_name(k.ending);
   row.detail = clip(base::visible(k.detail), 120);
   if (k.evidence) row.where = loc(r.events[*k.evidence]);
@@ -129,8 +130,12 @@ void rank_rows(const Report& r, View& v) {
   std::map<correlate::Ending, std::set<std::int64_t>> rest;
   for (const auto& k : table) {
     const bool shown = table.size() <= kAllRankRows || by_ending[k.ending].size() <= few || (v.rank && *v.rank == k.rank);
-    if (shown) v.ranks.push_back(rank_row(r, k));
-    else rest[k.ending].insert(k.rank);
+    if (shown) {
+      v.ranks.push_back(rank_row(r, k));
+      v.rank_steps = v.rank_steps || k.progress;
+    } else {
+      rest[k.ending].insert(k.rank);
+    }
   }
   std::size_t hidden = 0;
   std::string parts;

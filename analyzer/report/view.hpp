@@ -36,6 +36,7 @@ struct RankRow {
   std::string local_rank;  // "-" when unknown
   std::string device;      // "-" when unknown
   std::string pids;        // "12261" or "12261,13000"; per restart attempt "12261->13000" ("-" when none)
+  std::string step;        // its last progress print: "1200" or "1200/5000" ("-" when none)
   std::string ending;      // correlate::ending_name
   std::string detail;      // clipped
   std::string where;       // path:line of the ending's line ("" when none)
@@ -61,6 +62,7 @@ struct View {
   std::vector<EvidenceItem> consequence_first;  // the first line of each group
   std::vector<NodeRow> nodes;
   std::vector<RankRow> ranks;           // empty for a job of fewer than two ranks
+  bool rank_steps = false;              // some rank printed its progress: the step column is shown
   std::string ranks_rest;               // "240 more: 232 timeout (8-239), 8 never-heard-from (240-247)"
   std::vector<OtherFinding> others;     // related findings and warnings
   const base::Inventory* inputs = nullptr;

@@ -2,11 +2,14 @@
 // shapes documented in ../shared/corpus/*/FORMAT.md.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "formats/families.hpp"
 #include "formats/pipeline.hpp"
+#include "formats/progress.hpp"
 #include "lines/line_reader.hpp"
 
 namespace dtriage::formats {
@@ -527,6 +530,73 @@ TEST(Hccl, LinkTableRowsAndP2pTimeouts) {
   EXPECT_EQ(c.code, "p2p-timeout");
   EXPECT_EQ(c.get_int("p2p_remote_phy"), 1);
   EXPECT_EQ(c.get_int("timeout_s"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace dtriage::formats
+
+namespace dtriage::formats {
+namespace {
+
+// The step a progress print states, in the shapes the common training loops print (written here
+// with other numbers, spacing and prefixes than any sample).
+TEST(Progress, StepsInTheShapesLoopsPrint) {
+  struct Case {
+    const char* line;
+    std::int64_t step;
+    std::optional<std::int64_t> total;
+  };
+  const Case cases[] = {
+      {" iteration     7415/  250000 | consumed samples:      949120 | elapsed time per iteration (ms): 812.4 | lm loss: 3.117E+00 |", 7415, 250000},
+      {"[Rank 12] step=4410, skipped=3, lr=[0.00029], mom=[(0.9, 0.95)]", 4410, std::nullopt},
+      {"[titan] 2026-03-02 10:01:12,004 - root - INFO - step: 88  loss:  6.4021  memory: 31.20GiB(39.49%)", 88, std::nullopt},
+      {"epoch: 3 step: 516, loss is 1.9873", 516, std::nullopt},
+      {"Iter(train) [ 16000/80000]  lr: 9.5e-03  time: 0.61", 16000, 80000},
+      {"Epoch [4/90], Step [260/1563], Loss: 1.4120", 260, 1563},
+      {"global_step=90211 train/loss=0.731", 90211, std::nullopt},
+      {"| epoch 002 | loss 4.21 | num_updates 3310 | lr 0.0004", 3310, std::nullopt},
+      {"iter 77 of 3000: loss 2.01", 77, 3000},
+      {"STEP 12 / 40 done", 12, 40},
+      {"Epoch 1:  37%|###7      | 371/1000 [02:11<03:42,  2.83it/s, loss=0.412, v_num=3]", 371, 1000},
+      // A bar redrawn in place: the last drawing counts.
+      {" 10%|#         | 10/100 [00:01<00:09]\r 20%|##        | 20/100 [00:02<00:08]\r", 20, 100},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.line);
+    const auto p = read_progress(c.line);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->step, c.step);
+    EXPECT_EQ(p->total, c.total);
+  }
+}
+
+TEST(Progress, WordsThatAreNotAStep) {
+  for (const char* line : {"number of skipped iterations:   0 | number of nan iterations:   0 |",  // "iterations", plural of a count
+                           "step time 0.42 s, iteration time (ms): 812.4",                         // measures, not counts
+                           "steps_per_epoch=1563 warmup_steps=500",                                // settings, not progress
+                           "{'loss': 2.3012, 'learning_rate': 4.9e-05, 'epoch': 0.37}",            // epochs only
+                           "loading /data/step5/shard.bin", "stepped into the data loader", "iterator exhausted after 12 batches",
+                           "100%|##########| done"})
+    EXPECT_FALSE(read_progress(line).has_value()) << line;
+}
+
+// Each rank's last progress print comes back with the file's sightings; other lines do not move it.
+TEST(Progress, EachRanksLastPrintIsSighted) {
+  const std::string text =
+      "[default0]:step 10/50 loss 2.1\n"
+      "[default1]:step 10/50 loss 2.0\n"
+      "[default0]:step 11/50 loss 2.0\n"
+      "[default0]:saving checkpoint to /ckpt/step_11\n"
+      "[default1]:fetching the next shard ...\n";
+  ingest::Source src{"node7/train.log", "node7"};
+  ingest::MemoryReader mem(text);
+  const auto counts = parse_stream(mem, src, {}, lines::LineReader::kDefaultMaxLine, [](model::Event&&) {});
+  std::map<std::int64_t, std::pair<std::int64_t, std::uint64_t>> last;  // local rank -> step, line
+  for (const model::Sighting& s : counts.sightings)
+    if (s.step && s.local_rank) last[*s.local_rank] = {*s.step, s.line};
+  ASSERT_EQ(last.size(), 2u);
+  EXPECT_EQ(last[0], std::make_pair(std::int64_t{11}, std::uint64_t{3}));
+  EXPECT_EQ(last[1], std::make_pair(std::int64_t{10}, std::uint64_t{2}));
 }
 
 }  // namespace

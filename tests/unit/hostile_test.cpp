@@ -290,7 +290,7 @@ TEST(Hostile, RedactLeavesNoPlantedSecretInAnyFormat) {
                  "[rank0]: RuntimeError: upload to https://alice:s3cretpw@store.internal.example.com/x failed for ops@example.org; "
                  "Authorization: Bearer abcdefghijklmnop123 while talking to node-1 and a-node-99 via /mnt/" + lane +
                  ".corp.example.net/logs {\"password\": \"hunter3\"}\n");
-  d.write("job/node-1/train.log", "[rank1]: ValueError: peer a-node-99 gone\n");
+  d.write("job/node-1/train.log", "[rank1]: step 12/40 loss 2.1, checkpoint on alice@" + lane + ".corp.example.net\n[rank1]: ValueError: peer a-node-99 gone\n");
   d.write("job/a-node-99/train.log", "[rank2]: ValueError: peer node-1 gone\n");
   const std::vector<std::string> planted = {lane, "fe80::1ff:fe23:4567:890a", "alice", "s3cretpw", "ops@example.org",
                                             "abcdefghijklmnop123", "corp.example.net", "hunter3", "a-node-99",

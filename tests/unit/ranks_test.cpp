@@ -213,6 +213,48 @@ TEST(RankTable, RanksThatOnlyPrintRan) {
   }
 }
 
+// Each rank's last progress print: a restart's later attempt_N folder wins over an earlier one
+// that got further; a rank printing in the middle of other lines keeps its last step; a rank that
+// printed none has no `last_step`. With the line gate and without it.
+TEST(RankTable, EachRankKeepsItsLastStepOfItsLastAttempt) {
+  analysis::Inputs in;
+  in.texts.emplace_back("gx-31/run.log",
+                        "+ torchrun --nnodes 1 --nproc_per_node 3 --node_rank 0 --max_restarts 1 --log-dir tr pretrain_gpt.py\n");
+  in.texts.emplace_back("gx-31/tr/gpt_a9/attempt_0/0/stdout.log",
+                        " iteration      610/   20000 | consumed samples:        78080 | lm loss: 4.551E+00 |\n"
+                        " iteration      620/   20000 | consumed samples:        79360 | lm loss: 4.548E+00 |\n");
+  in.texts.emplace_back("gx-31/tr/gpt_a9/attempt_1/0/stdout.log",
+                        " iteration      600/   20000 | consumed samples:        76800 | lm loss: 4.560E+00 |\n"
+                        " iteration      605/   20000 | consumed samples:        77440 | lm loss: 4.557E+00 |\n"
+                        "saved checkpoint at iteration     605 to /ckpt\n"
+                        "building the next data iterator\n");
+  in.texts.emplace_back("gx-31/tr/gpt_a9/attempt_1/1/stdout.log",
+                        "Step [605/20000] loss 4.557\nStep [606/20000] loss 4.556\nwaiting for the data loader\n");
+  in.texts.emplace_back("gx-31/tr/gpt_a9/attempt_1/2/stderr.log",
+                        "[rank2]: RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  for (bool gate : {true, false}) {
+    analysis::Options opt;
+    opt.gate = gate;
+    analysis::Inputs copy;
+    copy.texts = in.texts;
+    const json rep = json::parse(json_report(*analysis::analyze(std::move(copy), rule_pack(), opt)));
+    const json* r0 = rank_of(rep, 0);
+    const json* r1 = rank_of(rep, 1);
+    const json* r2 = rank_of(rep, 2);
+    ASSERT_TRUE(r0 != nullptr && r1 != nullptr && r2 != nullptr) << rep["ranks"].dump(1);
+    ASSERT_TRUE(r0->contains("last_step")) << r0->dump(1);
+    EXPECT_EQ((*r0)["last_step"]["step"], 605) << "gate " << gate << ": the last attempt's, not attempt_0's 620";
+    EXPECT_EQ((*r0)["last_step"]["line"], 3);
+    ASSERT_TRUE(r1->contains("last_step")) << r1->dump(1);
+    EXPECT_EQ((*r1)["last_step"]["step"], 606);
+    EXPECT_EQ((*r1)["last_step"]["steps"], 20000);
+    EXPECT_FALSE(r2->contains("last_step")) << r2->dump(1);
+  }
+  const auto a = analysis::analyze(std::move(in), rule_pack());
+  const std::string text = report::render_text(report_view(*a), false);
+  EXPECT_NE(text.find("606/20000"), std::string::npos) << text;
+}
+
 // A restart in one launcher's stream (--tee): the first attempt's worker failed, its launcher
 // started the workers again and the second failed too. Rank 1 had a process in each: both attempts
 // in order, the first marked replaced; `pids` still lists both, ascending. Its launcher is its

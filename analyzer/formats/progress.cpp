@@ -1,0 +1,113 @@
+#include "formats/progress.hpp"
+
+#include <cstring>
+
+namespace dtriage::formats {
+namespace {
+
+bool alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c; }
+
+// `s` starts with `word` (lower case), any case.
+bool starts_ci(std::string_view s, std::string_view word) {
+  if (s.size() < word.size()) return false;
+  for (std::size_t i = 0; i < word.size(); ++i)
+    if (lower(s[i]) != word[i]) return false;
+  return true;
+}
+
+// Reads an integer of up to 12 digits at s[i], which must not run on into a letter or a fraction
+// ("0.5", "12ms"): those are measures, not counts.
+std::optional<std::int64_t> count_at(std::string_view s, std::size_t& i) {
+  const std::size_t start = i;
+  std::int64_t v = 0;
+  while (i < s.size() && digit(s[i]) && i - start < 12) v = v * 10 + (s[i++] - '0');
+  if (i == start || (i < s.size() && digit(s[i]))) return std::nullopt;
+  if (i < s.size() && (alnum(s[i]) || (s[i] == '.' && i + 1 < s.size() && digit(s[i + 1])))) return std::nullopt;
+  return v;
+}
+
+// After a count: "/ 500000", " of 5000".
+std::optional<std::int64_t> total_at(std::string_view s, std::size_t i) {
+  while (i < s.size() && s[i] == ' ') ++i;
+  if (i < s.size() && s[i] == '/') {
+    ++i;
+  } else if (starts_ci(s.substr(i), "of ")) {
+    i += 3;
+  } else {
+    return std::nullopt;
+  }
+  while (i < s.size() && s[i] == ' ') ++i;
+  return count_at(s, i);
+}
+
+// The words that name a step, at a word's start; the length matched, 0 for none. A word that runs
+// on ("stepped", "iterator", "steps_per_epoch") is not one.
+std::size_t step_word(std::string_view s) {
+  static constexpr std::string_view kWords[] = {"global_step", "global step", "num_updates", "iteration", "iter", "steps", "step"};
+  for (std::string_view w : kWords) {
+    if (!starts_ci(s, w)) continue;
+    if (w.size() < s.size() && alnum(s[w.size()])) continue;
+    return w.size();
+  }
+  return 0;
+}
+
+// What may stand between the word and its count: spaces, ':', '=', '#', '[', and a short
+// parenthesised tag ("Iter(train) [ 1200/80000]").
+std::optional<std::size_t> skip_separators(std::string_view s, std::size_t i) {
+  const std::size_t start = i;
+  if (i < s.size() && s[i] == '(') {
+    const std::size_t close = s.find(')', i);
+    if (close == std::string_view::npos || close - i > 12) return std::nullopt;
+    i = close + 1;
+  }
+  while (i < s.size() && i - start < 16 && (s[i] == ' ' || s[i] == ':' || s[i] == '=' || s[i] == '#' || s[i] == '[' || s[i] == '\t'))
+    ++i;
+  return i;
+}
+
+// A tqdm bar: "45%|####5     | 450/1000 [01:23<01:42, 5.37it/s]".
+std::optional<Progress> tqdm_bar(std::string_view s) {
+  std::size_t at = 0;
+  while (true) {
+    const void* p = std::memchr(s.data() + at, '%', s.size() - at);
+    if (p == nullptr) return std::nullopt;
+    at = static_cast<std::size_t>(static_cast<const char*>(p) - s.data()) + 1;
+    if (at >= s.size() || s[at] != '|' || at < 2 || !digit(s[at - 2])) continue;
+    const std::size_t bar_end = s.find('|', at + 1);
+    if (bar_end == std::string_view::npos) return std::nullopt;
+    std::size_t i = bar_end + 1;
+    while (i < s.size() && s[i] == ' ') ++i;
+    auto step = count_at(s, i);
+    if (!step || i >= s.size() || s[i] != '/') continue;
+    ++i;
+    auto total = count_at(s, i);
+    if (!total) continue;
+    return Progress{*step, total};
+  }
+}
+
+}  // namespace
+
+std::optional<Progress> read_progress(std::string_view line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n' || line.back() == ' ')) line.remove_suffix(1);
+  if (const std::size_t cr = line.rfind('\r'); cr != std::string_view::npos) line.remove_prefix(cr + 1);
+  for (std::size_t i = 0; i + 4 <= line.size(); ++i) {
+    const char c = lower(line[i]);
+    if ((c != 's' && c != 'i' && c != 'g' && c != 'n') || (i > 0 && alnum(line[i - 1]))) continue;
+    const std::size_t n = step_word(line.substr(i));
+    if (n == 0) continue;
+    const auto after = skip_separators(line, i + n);
+    if (!after || *after == i + n) continue;  // "step5": a name, not a count
+    std::size_t j = *after;
+    if (j >= line.size() || !digit(line[j])) continue;
+    const auto step = count_at(line, j);
+    if (!step) continue;
+    return Progress{*step, total_at(line, j)};
+  }
+  return tqdm_bar(line);
+}
+
+}  // namespace dtriage::formats
