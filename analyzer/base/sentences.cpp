@@ -27,6 +27,9 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::VerdictRecovered, "verdict.recovered",
      "The run went on after a failure (a restart or a retry recovered it: no launcher gave up, and the workers kept printing "
      "after it): {what}"},
+    {Say::VerdictStoppedAfterSteps, "verdict.stopped-after-steps",
+     "Training had finished (every progress print that says of how many steps had reached its last, {steps}) before the "
+     "job was stopped from outside: {what}"},
     {Say::FindingEarlierAttempt, "finding.earlier-attempt", " (in a restart attempt; the workers were started again after it)"},
     {Say::RankSignal, "rank.signal", "{signal}"},
     {Say::RankSignalOom, "rank.signal-oom", "{signal} from the kernel's OOM killer"},

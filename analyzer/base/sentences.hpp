@@ -23,6 +23,7 @@ enum class Say : std::uint16_t {
   VerdictHealthyEvents,          // {count}
   VerdictHealthyNcclWarnings,    // {where}
   VerdictRecovered,              // {what}
+  VerdictStoppedAfterSteps,      // {steps} {what}
   FindingEarlierAttempt,         // (appended to a finding's summary)
   // how a rank ended (the rank table's detail)
   RankSignal,          // {signal}

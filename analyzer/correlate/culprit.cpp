@@ -137,11 +137,12 @@ struct Chooser {
   }
 
   // Exits on nodes whose timeout / lost-peer reports name no rank, when they are no more than those
-  // reports: each is taken as a reporter's exit, not a failure of its own.
+  // reports: each is taken as a reporter's exit, not a failure of its own. A report with a local
+  // rank (its per-rank file, its [defaultN]: prefix) is that rank's, not one of these.
   std::set<std::int64_t> plain_victims(std::vector<std::string>& why) const {
     std::map<std::string, std::size_t> unranked;  // node -> reports no rank is known for
     for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
-      if (reports[i] != 0 && !ev[i].rank && !f.is_replaced(i)) ++unranked[ev[i].node];
+      if (reports[i] != 0 && !ev[i].rank && !ev[i].local_rank && !f.is_replaced(i)) ++unranked[ev[i].node];
     std::map<std::string, std::vector<std::int64_t>> exits;  // node -> ranks that only exited
     for (const RankRecord& r : f.rank_table)
       if (r.ending == Ending::Exited) exits[r.node].push_back(r.rank);

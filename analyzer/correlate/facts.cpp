@@ -454,7 +454,13 @@ struct Builder {
 // launcher restarted that many times, and the workers of the restart ran).
 struct LogDirAttempts {
   std::set<std::string> superseded;
+  // The highest attempt_N whose files hold lines. One number for the job: a restart restarts
+  // every node's workers (a node whose restarted workers printed nothing before the end still
+  // restarted).
   std::int64_t restarts = 0;
+  // Where the workers of each file (and launcher task in it) last printed their progress
+  // (formats/progress.hpp): its line.
+  std::map<std::pair<std::string, std::string>, std::uint64_t, std::less<>> last_progress;
 };
 
 LogDirAttempts log_dir_attempts(const std::vector<std::string>& sources, const std::set<std::string_view>& with_lines) {
@@ -498,7 +504,14 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
   for (auto& [key, idx] : streams) {
     std::stable_sort(idx.begin(), idx.end(), [&](EventIndex a, EventIndex b) { return events[a].line < events[b].line; });
     std::vector<std::size_t> starts{0};  // where each attempt's events begin in idx
+    const std::int64_t restarts = log_dir.restarts;
+    const auto progress = log_dir.last_progress.find(std::make_pair(std::string(std::get<0>(key)), std::string(std::get<2>(key))));
+    const std::uint64_t progressed_at = progress != log_dir.last_progress.end() ? progress->second : 0;
     bool pending = false;
+    std::uint64_t failed_at = 0;  // the line of the pending failure
+    bool progressed = false;      // the workers printed steps after the last attempt's failure: the attempt after it ran
+    bool gave_up = false;         // a failure table follows the pending failure
+    std::int64_t failures = 0;    // the launcher's "failed (exitcode" lines: one per attempt
     for (std::size_t k = 0; k < idx.size(); ++k) {
       const model::Event& e = events[idx[k]];
       // A worker's line: any but the launcher's own (torchrun's lines, its ChildFailedError and
@@ -508,12 +521,30 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
       const bool worker = e.kind != model::Kind::Torchrun && !launcher_traceback;
       // Workers that went on quietly until their launcher was stopped from outside: the attempt
       // after the failure is real when the --log-dir folders show that many restarts.
-      const bool stopped_later = e.code == "agent-death-signal" && static_cast<std::int64_t>(starts.size()) <= log_dir.restarts;
-      if (pending && (worker || stopped_later)) {
+      const bool stopped_later = e.code == "agent-death-signal" && static_cast<std::int64_t>(starts.size()) <= restarts;
+      // The workers' progress prints after the failure, with this line after them: it is the
+      // next attempt's (the launcher's own lines between belong to the failure).
+      const bool after_steps = progressed_at > failed_at && e.line > progressed_at;
+      if (pending && (worker || stopped_later || after_steps)) {
         starts.push_back(k);
+        progressed = progressed_at > failed_at;  // this stream shows steps of the attempt after
         pending = false;
       }
-      if (e.code == "worker-failed") pending = true;
+      if (e.code == "worker-failed") {
+        pending = true;
+        failed_at = e.line;
+        gave_up = false;
+        ++failures;
+      }
+      gave_up = gave_up || (pending && e.code == "failure-row");
+    }
+    // A failure with nothing of the workers after it in this stream, and no failure table (the
+    // launcher giving up): the next attempt ran all the same when its workers printed steps after
+    // it here, or when its node's --log-dir holds more attempts than this stream saw fail (one
+    // "failed (exitcode" line per attempt; their output went to attempt_N's files).
+    if (pending && !gave_up && (progressed_at > failed_at || failures <= restarts)) {
+      progressed = progressed_at > failed_at;
+      starts.push_back(idx.size());
     }
     for (std::size_t k = 0, a = 0; k < idx.size(); ++k) {
       while (a + 1 < starts.size() && starts[a + 1] <= k) ++a;
@@ -529,7 +560,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
       if (e.code == "closing-signal")
         if (auto t = e.get_int("target_pid")) earlier_pids.insert(*t);
     }
-    bool stands = static_cast<std::int64_t>(starts.size()) - 1 <= log_dir.restarts;
+    bool stands = progressed || static_cast<std::int64_t>(starts.size()) - 1 <= restarts;
     for (std::size_t k = starts.back(); k < idx.size() && !stands; ++k) {
       const model::Event& e = events[idx[k]];
       stands = e.code == "worker-failed" || (root_cause_row(e) && e.pid && earlier_pids.count(*e.pid) == 0);
@@ -538,6 +569,18 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
     for (std::size_t k = 0; k < last; ++k) out[idx[k]] = true;
   }
   return out;
+}
+
+// "13/14" when every last progress print (of each rank and file) outside the superseded files that
+// says of how many steps had reached the last one (step N-1 of N counted from 0, or N of N), else "".
+std::string steps_done(const std::vector<model::Sighting>& sightings, const std::set<std::string>& superseded) {
+  const model::Sighting* furthest = nullptr;
+  for (const model::Sighting& s : sightings) {
+    if (!s.step || !s.steps || *s.steps <= 1 || superseded.count(s.path) != 0) continue;
+    if (*s.step < *s.steps - 1) return "";
+    if (furthest == nullptr || *s.step > *furthest->step) furthest = &s;
+  }
+  return furthest == nullptr ? "" : std::to_string(*furthest->step) + "/" + std::to_string(*furthest->steps);
 }
 
 // A restart recovered the run: a launcher saw a worker fail (or a later attempt's files replaced an
@@ -549,12 +592,16 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
   std::map<std::string, std::pair<std::string, std::uint64_t>> last_error;  // path -> node, end line of its last error
   std::set<std::string> not_only_launcher;  // files with an error other than the launcher's "failed (exitcode"
   std::set<std::string> replaced_on;        // nodes with a replaced attempt's files (they restarted)
+  bool replaced_error = false;              // an error of a replaced attempt
+  bool stopped = false;                     // a launcher of the last attempt was stopped from outside
   for (EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];
     if (e.code == "failure-row") return false;
     restarted = restarted || e.code == "worker-failed";
     const bool replaced = f.is_replaced(i);
     if (replaced) replaced_on.insert(e.node);
+    replaced_error = replaced_error || (replaced && is_error(e));
+    stopped = stopped || (!replaced && e.code == "agent-death-signal");
     // The kernel's log is the node's, not a stream the run goes on in.
     if (!is_error(e) || replaced || e.kind == model::Kind::Kernel) continue;
     // Where an error is: a traceback's exception line, else its first line. Lines after it in the
@@ -566,7 +613,9 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
     node = e.node;
     end = std::max(end, key_line ? static_cast<std::uint64_t>(*key_line) : e.line);
   }
-  if (!restarted || last_error.empty()) return false;
+  // Every error (but the kernel's) in attempts a later one replaced: the later one went on, unless
+  // it was stopped from outside.
+  if (!restarted || last_error.empty()) return restarted && replaced_error && last_error.empty() && !stopped;
   // A node whose --log-dir holds a replaced attempt restarted, whether or not that attempt's files
   // had an error (a rank that was only stopped prints none).
   for (const Node& n : f.nodes)
@@ -671,6 +720,12 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
   for (const model::Event& e : events) with_lines.insert(e.path);
   for (const model::Sighting& s : sightings) with_lines.insert(s.path);
   LogDirAttempts log_dir = log_dir_attempts(inputs.sources, with_lines);
+  for (const model::Sighting& s : sightings)
+    if (s.step) {
+      auto [it, fresh] = log_dir.last_progress.emplace(std::make_pair(s.path, s.task), s.line);
+      if (!fresh) it->second = std::max(it->second, s.line);
+    }
+  f.steps_done = steps_done(sightings, log_dir.superseded);
   f.replaced = replaced_attempts(events, log_dir, f.stream_attempt);
   f.superseded = std::move(log_dir.superseded);
   build_rank_table(f, events, inputs.reports, sightings);

@@ -218,6 +218,10 @@ struct Facts {
   std::vector<bool> replaced;
   std::vector<std::int64_t> stream_attempt;  // per event: its attempt within its launcher's stream, from 0
   bool recovered = false;              // errors, but no launcher gave up and every file went on after its last error
+  // Every progress print that says of how many steps (the last of each rank and file, in the last
+  // attempt's files) had reached its last step: the training loop had finished. "13/14" (the
+  // furthest; "" when not so).
+  std::string steps_done;
 
   const Node* node(const std::string& name) const;
   bool is_replaced(EventIndex i) const { return i < replaced.size() && replaced[i]; }

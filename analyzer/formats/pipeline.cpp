@@ -52,6 +52,12 @@ struct SourceParser::Impl {
 
   // Resets the reused event for a new line. Most lines are recognised by no parser, so the event
   // is filled in place and only moved out when it is emitted (no allocation per boring line).
+  // The launcher a prefix names in a shared file, as events carry it ("srun task 3", "pod/NAME").
+  static std::string task_of(const Prefix& p) {
+    if (p.task.empty()) return {};
+    return (p.pod_task ? "pod/" : "srun task ") + std::string(p.task);
+  }
+
   void reset(model::Event& e, const lines::Line& line, const Prefix& p) const {
     e.path = source.path;
     e.line = line.number;
@@ -111,26 +117,36 @@ struct SourceParser::Impl {
     finish_event(e, p);
     if (e.level <= model::Level::Info && e.code.empty() && e.body.empty() &&
         (e.kind == model::Kind::Line || e.kind == model::Kind::Log || e.kind == model::Kind::Python || e.kind == model::Kind::None))
-      note_progress(e.rank, e.local_rank, e.text, e.line, &e.time);
+      note_progress(e.rank, e.local_rank, e.task, e.message.empty() ? e.text : e.message, e.line, &e.time);  // the text read, without escapes
     emit(std::move(e));
   }
 
-  // Each rank's last progress print (formats/progress.hpp), by the sighting key; given back as
+  // Each rank's last progress print (formats/progress.hpp), by its launcher's task in a shared
+  // file and the sighting key (the lines that name no rank under their own key); given back as
   // sightings when the source ends.
   struct Stepped {
     std::optional<std::int64_t> rank, local_rank;
+    std::string task;
     std::uint64_t line = 0;
     Progress progress;
     model::Time time;
     std::string text;
   };
-  std::map<std::uint64_t, Stepped> stepped;
-  void note_progress(std::optional<std::int64_t> rank, std::optional<std::int64_t> local, std::string_view text,
-                     std::uint64_t number, const model::Time* time) {
-    if (!rank && !local) return;
+  std::map<std::pair<std::string, std::uint64_t>, Stepped> stepped;
+  Stepped* last_stepped = nullptr;
+  std::uint64_t last_stepped_key = 0;
+  void note_progress(std::optional<std::int64_t> rank, std::optional<std::int64_t> local, std::string_view task,
+                     std::string_view text, std::uint64_t number, const model::Time* time) {
     const auto progress = read_progress(text);
     if (!progress) return;
-    Stepped& s = stepped[sighting_key(rank, local)];
+    // Most progress lines are the same rank's as the one before (a rank's own file, rank 0's prints).
+    const std::uint64_t key = sighting_key(rank, local);
+    if (last_stepped == nullptr || last_stepped_key != key || last_stepped->task != task) {
+      last_stepped = &stepped[{std::string(task), key}];
+      last_stepped_key = key;
+    }
+    Stepped& s = *last_stepped;
+    s.task.assign(task);
     s.rank = rank;
     s.local_rank = local;
     s.line = number;
@@ -146,6 +162,7 @@ struct SourceParser::Impl {
       si.node = source.node;
       si.rank = s.rank;
       si.local_rank = s.local_rank;
+      si.task = std::move(s.task);
       si.line = s.line;
       si.step = s.progress.step;
       si.steps = s.progress.total;
@@ -154,6 +171,7 @@ struct SourceParser::Impl {
       sightings.push_back(std::move(si));
     }
     stepped.clear();
+    last_stepped = nullptr;
   }
 
   void close(const std::string& key) {
@@ -416,9 +434,12 @@ struct SourceParser::Impl {
     }
     if (options.all_lines) {
       e.kind = model::Kind::Line;
+      // A line read from its container's JSON or without its terminal escapes: what it says is
+      // the text read, which rules match too (the raw line escapes '<' as \u003c).
+      if (!storage.empty()) e.message = std::string(trim(rest));
       emit_event(std::move(e), &p);  // notes its progress
     } else {
-      note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, line.text, line.number, nullptr);
+      note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, task_of(p), rest, line.number, nullptr);
     }
   }
 
@@ -575,7 +596,7 @@ struct SourceParser::Impl {
       if (options.gate->open(model::Kind::Line)) return false;
       ++skipped_plain;
       plain_last = line.number;
-      note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, line.text, line.number, nullptr);
+      note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, task_of(p), line.text, line.number, nullptr);
       return true;
     }
     return false;

@@ -243,6 +243,18 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
     storage = std::move(clean);
     s = storage;
   }
+  // A container's JSON line under colours, a collector's prefix or another container's JSON (a
+  // json-file log gathered again through a terminal, srun, kubectl, the journal or a container):
+  // the JSON is peeled after them, once more.
+  auto inner_json = [&] {
+    if (s.empty() || s.front() != '{') return;
+    std::string inner;
+    const std::string_view got = peel_container_json(s, p, inner);
+    if (inner.empty() || got.data() != inner.data()) return;
+    storage = std::move(inner);
+    s = storage;
+  };
+  inner_json();
   // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
   while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
   if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
@@ -254,6 +266,19 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
     else if (c >= 'A' && c <= 'S' && s.size() > 20 && s[3] == ' ' && peel_syslog(s, p)) r = Peel::Peeled;
     else r = peel_plain(s, p, c);
     if (r != Peel::Peeled) break;
+  }
+  if (!s.empty() && s.front() == '{') {
+    const std::string_view before = s;
+    inner_json();
+    // The prefixes inside the JSON's text ([default3]:, a collector's time) are the line's too.
+    for (int guard = 0; guard < 8 && !s.empty() && s.data() != before.data(); ++guard) {
+      const char c = s.front();
+      Peel r = Peel::Stop;
+      if (c == '[') r = peel_bracket(s, p);
+      else if (c == '(') r = peel_paren(s, p);
+      else r = peel_plain(s, p, c);
+      if (r != Peel::Peeled) break;
+    }
   }
   return s;
 }

@@ -89,9 +89,11 @@ struct Sighting {
   // no parser knows, progress and loss lines, informational lines), `plain` of them, the last at
   // `line`.
   std::uint64_t plain = 0;
-  // With a rank or a local rank: its last progress print in the file (formats/progress.hpp), at
-  // `line`: the step, of how many where it says, the line's time where it has one, its text.
+  // Its last progress print in the file (formats/progress.hpp; with no rank and no local rank,
+  // the last of the file's lines that name none), at `line`: the step, of how many where it says,
+  // the line's time where it has one, its text.
   std::optional<std::int64_t> step, steps;
+  std::string task;  // the launcher of the progress print's lines in a shared file (Event::task)
   Time step_time;
   std::string step_text;
 };

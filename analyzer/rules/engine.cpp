@@ -395,12 +395,17 @@ std::vector<std::uint8_t> Engine::reports(const Hits& hits) const {
   return out;
 }
 
+namespace {
+std::optional<std::int64_t> culprit_rank(const correlate::Facts& facts);
+}  // namespace
+
 // Event rules: one pass over the events, grouped per (rule, node).
 void Engine::event_findings(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts,
                             Analysis& a) const {
   // By rule and node; an error rule's lines of a restart attempt a later one replaced apart from the
   // rest: the run went on after them (the last attempt decides).
   std::map<std::tuple<int, std::string, bool>, std::vector<correlate::EventIndex>> groups;
+  const std::optional<std::int64_t> culprit = culprit_rank(facts);
   for (correlate::EventIndex i = 0; i < events.size() && i < hits.size(); ++i)
     for (int ri : hits[i]) {
       const Rule& r = rules_[static_cast<std::size_t>(ri)];
@@ -426,7 +431,16 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
       if (kept.empty()) continue;
       idx = kept;
     }
-    const model::Event& rep = events[idx.front()];
+    // The line the summary is filled from: the earliest, or the line of the rank that failed on
+    // its own when the group holds one (a failure table lists the victims' rows first).
+    const model::Event* chosen = &events[idx.front()];
+    if (culprit)
+      for (auto i : idx)
+        if (events[i].rank == culprit) {
+          chosen = &events[i];
+          break;
+        }
+    const model::Event& rep = *chosen;
     const FactView fv{facts, node};
     auto vars = event_vars(rep);
     if (impl_->regexes[static_cast<std::size_t>(key.first)]) {
@@ -462,7 +476,7 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
     if (!r.node_field.empty())  // a host the line itself names ("srun: error: gpu-a03: task 5: Killed")
       if (auto it = vars.find(r.node_field); it != vars.end() && !it->second.empty())
         f.node = it->second.substr(0, it->second.find('.'));
-    f.time = rep.time;
+    f.time = events[idx.front()].time;
     f.earlier_attempt = std::get<2>(key3);
     f.count = idx.size();
     f.events = idx;
@@ -932,10 +946,14 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
       }
     }
   }
-  if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause && facts.recovered) {
+  // A stop from outside after the training loop had reached its last step ended no work.
+  const bool stopped_after_steps = !a.findings.empty() && a.findings.front().role == FindingRole::RootCause &&
+                                   a.findings.front().rule->category == "external-termination" && !facts.steps_done.empty();
+  if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause && (facts.recovered || stopped_after_steps)) {
     // A failure the run survived is not a cause: healthy, with it as a warning.
     v.status = Status::Healthy;
-    v.summary = base::say(base::Say::VerdictRecovered, {{"what", a.findings.front().summary}});
+    v.summary = facts.recovered ? base::say(base::Say::VerdictRecovered, {{"what", a.findings.front().summary}})
+                                : base::say(base::Say::VerdictStoppedAfterSteps, {{"steps", facts.steps_done}, {"what", a.findings.front().summary}});
     for (Finding& f : a.findings)
       if (f.role == FindingRole::RootCause) f.role = FindingRole::Warning;
   } else if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause) {
@@ -1007,6 +1025,12 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     // line means the logs stop before training (in rendezvous, or cut short).
     v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictStoppedBeforeTraining, {{"nodes", launched->text()}});
+  } else if (const auto survived = std::find_if(a.findings.begin(), a.findings.end(),
+                                                [](const Finding& f) { return f.earlier_attempt && f.rule->role != Role::Warning && f.rule->severity_rank() >= 2; });
+             survived != a.findings.end()) {
+    // Every failure was in a restart attempt a later one replaced, and the later one ran on.
+    v.status = Status::Healthy;
+    v.summary = base::say(base::Say::VerdictRecovered, {{"what", survived->summary}});
   } else {
     // No error, or only NCCL WARN lines no rule knows (network plugins retrying, fallbacks) on a
     // run where nothing failed.

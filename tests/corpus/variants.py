@@ -393,6 +393,13 @@ KNOWN_MISSES = {
     ("lab-8028-two-faults", "docker-json"),
     ("lab-8028-two-faults", "kubectl"),
     ("lab-8038-exception", "hosts"),
+    # The fresh batch of seeds 10001-10048 (2026-12-02): a hosts rename splits a short name from
+    # its FQDN (10004, 10019, 10028); the journal puts every srun task's lines under one host, so
+    # 10041's odd launcher ('srun task 1') is no longer told apart.
+    ("lab-10004-before-init", "hosts"),
+    ("lab-10019-memoryerror", "hosts"),
+    ("lab-10028-sigbus", "hosts"),
+    ("lab-10041-nnodes-differ", "journal"),
 }
 
 

@@ -592,3 +592,134 @@ TEST(Culprit, TheNodeWhoseProcessWentAwaySilentlyIsNamed) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// One launcher's stream (the launcher's own lines and its workers' plain prints in one file): a
+// worker failed, its peers lost it; torchrun restarted the group, whose prints go on in the same
+// file past the failure, with no kept line between. The steps after the failure are the next
+// attempt's: the first attempt's tracebacks are survived. When the stream ends with the workers at
+// their last step and the launcher stopped from outside, no work was lost: healthy. Stopped half way,
+// the stop from outside is what ended the job.
+json plain_restart_verdict(int last_step, int steps) {
+  auto stream = [&](bool fails, int procs) {
+    std::string s = "+ torchrun --nnodes 2 --nproc_per_node " + std::to_string(procs) +
+                    " --rdzv_backend c10d --rdzv_endpoint 10.4.0.7:29400 --max_restarts 2 sft.py\n";
+    for (int p = 0; p < procs; ++p) s += "Iter [" + std::to_string(110 + p) + "/" + std::to_string(steps) + "] loss 0.8" + std::to_string(p) + "\n";
+    if (fails) s += traceback("", "OSError: [Errno 5] Input/output error: '/mnt/ckpt/shard_3.pt'");
+    for (int p = fails ? 1 : 0; p < procs; ++p) s += peer_lost("", "10.4.0." + std::to_string(20 + p));
+    s += "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: " + std::to_string(fails ? 5101 : 6101) +
+         ") of binary: /usr/bin/python3\n";
+    for (int it = 0; it <= last_step; it += 7) s += "Iter [" + std::to_string(it) + "/" + std::to_string(steps) + "] loss 0.61\n";
+    s += "Iter [" + std::to_string(last_step) + "/" + std::to_string(steps) + "] loss 0.60\n";
+    s += "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n";
+    s += "torch.distributed.elastic.multiprocessing.api.SignalException: Process " + std::to_string(fails ? 5001 : 6001) + " got signal: 15\n";
+    return s;
+  };
+  analysis::Inputs in;
+  in.texts.emplace_back("worker-a/stdout.txt", stream(true, 3));
+  in.texts.emplace_back("worker-b/stdout.txt", stream(false, 3));
+  return report_of(std::move(in))["verdict"];
+}
+
+TEST(Culprit, StepsAfterAFailureAreTheNextAttemptsAndAFinishedRunStoppedLateIsHealthy) {
+  const json done = plain_restart_verdict(299, 300);
+  EXPECT_EQ(done["status"], "healthy") << done.dump(1);
+  EXPECT_NE(done["summary"].get<std::string>().find("299/300"), std::string::npos) << done.dump(1);
+  const json half = plain_restart_verdict(140, 300);
+  EXPECT_EQ(half["category"], "external-termination") << half.dump(1);
+}
+
+// --redirects into attempt_N folders: the launcher's stream on one node ends with its worker's
+// failure; that node's attempt_1 files hold the restarted workers' lines. The failure was attempt
+// 0's, survived; the other node's launcher ran on.
+TEST(Culprit, ALaunchersLastFailureIsReplacedWhenItsNodesNextAttemptFolderHasLines) {
+  analysis::Inputs in;
+  in.texts.emplace_back("trn-x2/launch.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint trn-x1:29611 --max_restarts 1 --log_dir tl --redirects 3 ft.py\n"
+                        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 71403) of binary: /usr/bin/python3\n");
+  in.texts.emplace_back("trn-x2/tl/ft_9q/attempt_0/0/stderr.log",
+                        traceback("", "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 60000ms for recv operation to complete"));
+  std::string steps;
+  for (int s = 30; s < 48; ++s) steps += "epoch 2 step " + std::to_string(s) + " loss 1.0" + std::to_string(s % 10) + "\n";
+  in.texts.emplace_back("trn-x2/tl/ft_9q/attempt_1/0/stdout.log", steps);
+  in.texts.emplace_back("trn-x1/launch.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint trn-x1:29611 --max_restarts 1 --log_dir tl --redirects 3 ft.py\n");
+  in.texts.emplace_back("trn-x1/tl/ft_3k/attempt_0/0/stderr.log", traceback("", "ValueError: shard trn-x1/7 has 0 rows"));
+  in.texts.emplace_back("trn-x1/tl/ft_3k/attempt_1/0/stdout.log", steps);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["status"], "healthy") << v.dump(1);
+}
+
+// Per-rank files (--redirects) whose lost-peer reports carry their local rank are those ranks':
+// the one rank that only exited (code 127, no traceback) on the same node is no reporter's exit but
+// the failure of its own; the verdict's sentence is filled from its row, not from a victim's.
+TEST(Culprit, AnExitBesideRankedReportsIsAFailureOfItsOwn) {
+  analysis::Inputs in;
+  const std::vector<Row> rows = {{6, 0, 127, 8801, "2026-05-11_03:14:09"}, {7, 1, 1, 8802, "2026-05-11_03:14:09"}, {8, 2, 1, 8803, "2026-05-11_03:14:10"}};
+  in.texts.emplace_back("gn-17/launcher.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 1 --master_addr gn-16 --log_dir runs --redirects 3 fit.py\n"
+                        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 127) local_rank: 0 (pid: 8801) of binary: /usr/bin/python3\n" +
+                            failure_table("gn-17", {rows[1], rows[2], rows[0]}));
+  in.texts.emplace_back("gn-17/runs/fit_a/attempt_0/0/stdout.log", "preparing data\n");
+  for (int l : {1, 2}) in.texts.emplace_back("gn-17/runs/fit_a/attempt_0/" + std::to_string(l) + "/stderr.log", peer_lost("", "10.9.0.16"));
+  in.texts.emplace_back("gn-16/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 0 --master_addr gn-16 --log_dir runs --redirects 3 fit.py\n");
+  for (int l : {0, 1, 2}) in.texts.emplace_back("gn-16/runs/fit_b/attempt_0/" + std::to_string(l) + "/stderr.log", peer_lost("", "10.9.0.17"));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 6) << v.dump(1);
+  EXPECT_NE(v["summary"].get<std::string>().find("127"), std::string::npos) << v.dump(1);
+}
+
+}  // namespace
+}  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// Docker's json-file driver escapes '<', '>' and '&' as \u003c, \u003e, \u0026: a line no parser
+// knows is matched by the rules as it reads once unescaped, not as the raw JSON.
+TEST(Culprit, ContainerLinesAreMatchedAsTheyReadUnescaped) {
+  auto line = [](const std::string& text, int us) {
+    return "{\"log\":\"" + text + "\\n\",\"stream\":\"stderr\",\"time\":\"2026-07-09T02:11:0" + std::to_string(us) + ".5Z\"}\n";
+  };
+  analysis::Inputs in;
+  in.texts.emplace_back("pod-trainer-2/0c1d-json.log",
+                        line("[default1]:terminate called after throwing an instance of 'gloo::EnforceNotMet'", 1) +
+                            line("[default1]:  what():  [enforce fail at /opt/gloo/transport/tcp/pair.cc:510] op.preamble.length \\u003c= op.nbytes. 2048 vs 1024", 2));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-mismatch") << v.dump(1);
+}
+
+}  // namespace
+}  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// kubectl logs --prefix of two pods, one after the other in one file: the second pod's steps come
+// later in the file than the first pod's failure, but they are another launcher's, not the first
+// one's workers going on after it. The first pod's exception still decides.
+TEST(Culprit, AnotherPodsStepsInTheSameFileAreNotThisPodsRestart) {
+  auto pod = [](const std::string& name, const std::string& line) { return "[pod/" + name + "/trainer] " + line + "\n"; };
+  std::string s;
+  s += pod("ft-worker-0", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr ft-master --max_restarts 1 tune.py");
+  s += pod("ft-worker-0", "[default0]:step 3/40 loss 0.91");
+  for (const char* l : {"Traceback (most recent call last):", "  File \"tune.py\", line 61, in <module>", "    batch = next(it)",
+                               "KeyError: 'input_ids'"})
+    s += pod("ft-worker-0", std::string("[default1]:") + l);
+  s += pod("ft-worker-0", "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 3312) of binary: /usr/bin/python3");
+  s += pod("ft-worker-0", "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers");
+  s += pod("ft-worker-1", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr ft-master --max_restarts 1 tune.py");
+  for (int k = 0; k < 4; ++k) s += pod("ft-worker-1", "[default0]:step " + std::to_string(k) + "/40 loss 0.9" + std::to_string(k));
+  s += pod("ft-worker-1", "[default0]:RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.2.0.4]:5871");
+  s += pod("ft-worker-1", "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers");
+  analysis::Inputs in;
+  in.texts.emplace_back("job-77/all-pods.log", s);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_NE(v["summary"].get<std::string>().find("KeyError"), std::string::npos) << v.dump(1);
+}
+
+}  // namespace
+}  // namespace dtriage::test

@@ -587,7 +587,8 @@ TEST(Progress, EachRanksLastPrintIsSighted) {
       "[default1]:step 10/50 loss 2.0\n"
       "[default0]:step 11/50 loss 2.0\n"
       "[default0]:saving checkpoint to /ckpt/step_11\n"
-      "[default1]:fetching the next shard ...\n";
+      "[default1]:fetching the next shard ...\n"
+      "\x1b[32m[default0]:step 12/50 loss 1.9\x1b[0m\n";  // coloured: read without its escapes
   ingest::Source src{"node7/train.log", "node7"};
   ingest::MemoryReader mem(text);
   const auto counts = parse_stream(mem, src, {}, lines::LineReader::kDefaultMaxLine, [](model::Event&&) {});
@@ -595,8 +596,30 @@ TEST(Progress, EachRanksLastPrintIsSighted) {
   for (const model::Sighting& s : counts.sightings)
     if (s.step && s.local_rank) last[*s.local_rank] = {*s.step, s.line};
   ASSERT_EQ(last.size(), 2u);
-  EXPECT_EQ(last[0], std::make_pair(std::int64_t{11}, std::uint64_t{3}));
+  EXPECT_EQ(last[0], std::make_pair(std::int64_t{12}, std::uint64_t{6}));
   EXPECT_EQ(last[1], std::make_pair(std::int64_t{10}, std::uint64_t{2}));
+}
+
+}  // namespace
+}  // namespace dtriage::formats
+
+namespace dtriage::formats {
+namespace {
+
+// A container's JSON line gathered again through a collector (kubectl --prefix, srun -l, a
+// terminal's colours, another container's JSON): the JSON is peeled after them, and the prefixes
+// inside its text are the line's.
+TEST(Prefixes, ContainerJsonUnderAnotherCollectorsPrefix) {
+  const std::string json = R"({"log":"[default2]:RuntimeError: shard 7 is empty \u003c 1 row\n","stream":"stderr","time":"2026-03-04T10:11:12.5Z"})";
+  for (const std::string& line : {"[pod/ft-0/main] " + json, "3: " + json, "\x1b[0m" + json + "\x1b[0m",
+                                   R"({"log":")" + std::string("{\\\"log\\\":\\\"[default2]:RuntimeError: shard 7 is empty \\\\u003c 1 row\\\\n\\\"}\\n") + R"("})"}) {
+    SCOPED_TRACE(line);
+    Prefix p;
+    std::string storage;
+    const std::string_view rest = strip_prefixes(line, p, storage);
+    EXPECT_EQ(rest, "RuntimeError: shard 7 is empty < 1 row");
+    EXPECT_EQ(p.local_rank, 2);
+  }
 }
 
 }  // namespace
