@@ -504,7 +504,6 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
   for (auto& [key, idx] : streams) {
     std::stable_sort(idx.begin(), idx.end(), [&](EventIndex a, EventIndex b) { return events[a].line < events[b].line; });
     std::vector<std::size_t> starts{0};  // where each attempt's events begin in idx
-    const std::int64_t restarts = log_dir.restarts;
     const auto progress = log_dir.last_progress.find(std::make_pair(std::string(std::get<0>(key)), std::string(std::get<2>(key))));
     const std::uint64_t progressed_at = progress != log_dir.last_progress.end() ? progress->second : 0;
     bool pending = false;
@@ -521,7 +520,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
       const bool worker = e.kind != model::Kind::Torchrun && !launcher_traceback;
       // Workers that went on quietly until their launcher was stopped from outside: the attempt
       // after the failure is real when the --log-dir folders show that many restarts.
-      const bool stopped_later = e.code == "agent-death-signal" && static_cast<std::int64_t>(starts.size()) <= restarts;
+      const bool stopped_later = e.code == "agent-death-signal" && static_cast<std::int64_t>(starts.size()) <= log_dir.restarts;
       // The workers' progress prints after the failure, with this line after them: it is the
       // next attempt's (the launcher's own lines between belong to the failure).
       const bool after_steps = progressed_at > failed_at && e.line > progressed_at;
@@ -542,7 +541,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
     // launcher giving up): the next attempt ran all the same when its workers printed steps after
     // it here, or when its node's --log-dir holds more attempts than this stream saw fail (one
     // "failed (exitcode" line per attempt; their output went to attempt_N's files).
-    if (pending && !gave_up && (progressed_at > failed_at || failures <= restarts)) {
+    if (pending && !gave_up && (progressed_at > failed_at || failures <= log_dir.restarts)) {
       progressed = progressed_at > failed_at;
       starts.push_back(idx.size());
     }
@@ -560,7 +559,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
       if (e.code == "closing-signal")
         if (auto t = e.get_int("target_pid")) earlier_pids.insert(*t);
     }
-    bool stands = progressed || static_cast<std::int64_t>(starts.size()) - 1 <= restarts;
+    bool stands = progressed || static_cast<std::int64_t>(starts.size()) - 1 <= log_dir.restarts;
     for (std::size_t k = starts.back(); k < idx.size() && !stands; ++k) {
       const model::Event& e = events[idx[k]];
       stands = e.code == "worker-failed" || (root_cause_row(e) && e.pid && earlier_pids.count(*e.pid) == 0);
@@ -615,7 +614,8 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
   }
   // Every error (but the kernel's) in attempts a later one replaced: the later one went on, unless
   // it was stopped from outside.
-  if (!restarted || last_error.empty()) return restarted && replaced_error && last_error.empty() && !stopped;
+  if (!restarted) return false;
+  if (last_error.empty()) return replaced_error && !stopped;
   // A node whose --log-dir holds a replaced attempt restarted, whether or not that attempt's files
   // had an error (a rank that was only stopped prints none).
   for (const Node& n : f.nodes)

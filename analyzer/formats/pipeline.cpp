@@ -124,16 +124,8 @@ struct SourceParser::Impl {
   // Each rank's last progress print (formats/progress.hpp), by its launcher's task in a shared
   // file and the sighting key (the lines that name no rank under their own key); given back as
   // sightings when the source ends.
-  struct Stepped {
-    std::optional<std::int64_t> rank, local_rank;
-    std::string task;
-    std::uint64_t line = 0;
-    Progress progress;
-    model::Time time;
-    std::string text;
-  };
-  std::map<std::pair<std::string, std::uint64_t>, Stepped> stepped;
-  Stepped* last_stepped = nullptr;
+  std::map<std::pair<std::string, std::uint64_t>, model::Sighting> stepped;
+  model::Sighting* last_stepped = nullptr;
   std::uint64_t last_stepped_key = 0;
   void note_progress(std::optional<std::int64_t> rank, std::optional<std::int64_t> local, std::string_view task,
                      std::string_view text, std::uint64_t number, const model::Time* time) {
@@ -145,30 +137,22 @@ struct SourceParser::Impl {
       last_stepped = &stepped[{std::string(task), key}];
       last_stepped_key = key;
     }
-    Stepped& s = *last_stepped;
+    model::Sighting& s = *last_stepped;
     s.task.assign(task);
     s.rank = rank;
     s.local_rank = local;
     s.line = number;
-    s.progress = *progress;
-    if (time != nullptr) s.time = *time;
-    else s.time = {};
-    s.text.assign(text.substr(0, 240));
+    s.step = progress->step;
+    s.steps = progress->total;
+    if (time != nullptr) s.step_time = *time;
+    else s.step_time = {};
+    s.step_text.assign(text.substr(0, 240));
   }
   void give_progress() {
     for (auto& [key, s] : stepped) {
-      model::Sighting si;
-      si.path = source.path;
-      si.node = source.node;
-      si.rank = s.rank;
-      si.local_rank = s.local_rank;
-      si.task = std::move(s.task);
-      si.line = s.line;
-      si.step = s.progress.step;
-      si.steps = s.progress.total;
-      si.step_time = std::move(s.time);
-      si.step_text = std::move(s.text);
-      sightings.push_back(std::move(si));
+      s.path = source.path;
+      s.node = source.node;
+      sightings.push_back(std::move(s));
     }
     stepped.clear();
     last_stepped = nullptr;

@@ -234,30 +234,10 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c) {
 
 }  // namespace
 
-std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage) {
-  std::string_view s = peel_container_json(line, p, storage);
-  // Terminal escapes (colours, cursor moves) in output captured from a terminal or a TTY container:
-  // read without them. The line's text, as evidence, keeps them (shown as ^[ by the reports).
-  if (std::memchr(s.data(), '\x1b', s.size()) != nullptr) {
-    std::string clean = without_terminal_escapes(s);
-    storage = std::move(clean);
-    s = storage;
-  }
-  // A container's JSON line under colours, a collector's prefix or another container's JSON (a
-  // json-file log gathered again through a terminal, srun, kubectl, the journal or a container):
-  // the JSON is peeled after them, once more.
-  auto inner_json = [&] {
-    if (s.empty() || s.front() != '{') return;
-    std::string inner;
-    const std::string_view got = peel_container_json(s, p, inner);
-    if (inner.empty() || got.data() != inner.data()) return;
-    storage = std::move(inner);
-    s = storage;
-  };
-  inner_json();
-  // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
-  while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-  if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
+namespace {
+
+// The outer prefixes one after the other (rank, pod, srun label, collector time, syslog header).
+void peel_outer(std::string_view& s, Prefix& p) {
   for (int guard = 0; guard < 8 && !s.empty(); ++guard) {
     const char c = s.front();
     Peel r = Peel::Stop;
@@ -267,17 +247,32 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
     else r = peel_plain(s, p, c);
     if (r != Peel::Peeled) break;
   }
+}
+
+}  // namespace
+
+std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage) {
+  std::string_view s = peel_container_json(line, p, storage);
+  // Terminal escapes (colours, cursor moves) in output captured from a terminal or a TTY container:
+  // read without them. The line's text, as evidence, keeps them (shown as ^[ by the reports).
+  if (std::memchr(s.data(), '\x1b', s.size()) != nullptr) {
+    std::string clean = without_terminal_escapes(s);
+    storage = std::move(clean);
+    s = storage;
+  }
+  // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
+  while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+  if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
+  peel_outer(s, p);
+  // A container's JSON line under colours, a collector's prefix or another container's JSON (a
+  // json-file log gathered again through a terminal, srun, kubectl, the journal or a container):
+  // the JSON is peeled after them, once more, and the prefixes inside its text are the line's too.
   if (!s.empty() && s.front() == '{') {
-    const std::string_view before = s;
-    inner_json();
-    // The prefixes inside the JSON's text ([default3]:, a collector's time) are the line's too.
-    for (int guard = 0; guard < 8 && !s.empty() && s.data() != before.data(); ++guard) {
-      const char c = s.front();
-      Peel r = Peel::Stop;
-      if (c == '[') r = peel_bracket(s, p);
-      else if (c == '(') r = peel_paren(s, p);
-      else r = peel_plain(s, p, c);
-      if (r != Peel::Peeled) break;
+    std::string inner;
+    if (const std::string_view got = peel_container_json(s, p, inner); !inner.empty() && got.data() == inner.data()) {
+      storage = std::move(inner);
+      s = storage;
+      peel_outer(s, p);
     }
   }
   return s;

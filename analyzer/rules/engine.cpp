@@ -177,6 +177,9 @@ base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules, s
 
 namespace {
 
+// A rule whose finding is a failure (not a warning, severity error or worse).
+bool failure_rule(const Rule& r) { return r.role != Role::Warning && r.severity_rank() >= 2; }
+
 std::string subject_of(const model::Event& e) {
   std::string s = e.text;
   if (!e.message.empty() && e.text.find(e.message) == std::string::npos) {
@@ -409,7 +412,7 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
   for (correlate::EventIndex i = 0; i < events.size() && i < hits.size(); ++i)
     for (int ri : hits[i]) {
       const Rule& r = rules_[static_cast<std::size_t>(ri)];
-      const bool error_rule = r.role != Role::Warning && r.severity_rank() >= 2;
+      const bool error_rule = failure_rule(r);
       groups[{ri, events[i].node, error_rule && facts.is_replaced(i)}].push_back(i);
     }
   for (auto& [key3, idx] : groups) {
@@ -610,7 +613,7 @@ void defer_to_culprit(const std::vector<model::Event>& events, const correlate::
       const Finding* best = nullptr;
       for (const Finding& x : a.findings)
         if (&x != &y && !x.rule->defers_to_culprit && x.rule->scope == Scope::Event && x.rule->reports.empty() &&
-            x.rule->role != Role::Warning && x.rule->severity_rank() >= 2 && cites_rank(x, events, *culprit) &&
+            failure_rule(*x.rule) && cites_rank(x, events, *culprit) &&
             (best == nullptr || better_root(x, *best)))
           best = &x;
       if (best != nullptr) y.explained_by = best->rule->id;
@@ -1026,7 +1029,7 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictStoppedBeforeTraining, {{"nodes", launched->text()}});
   } else if (const auto survived = std::find_if(a.findings.begin(), a.findings.end(),
-                                                [](const Finding& f) { return f.earlier_attempt && f.rule->role != Role::Warning && f.rule->severity_rank() >= 2; });
+                                                [](const Finding& f) { return f.earlier_attempt && failure_rule(*f.rule); });
              survived != a.findings.end()) {
     // Every failure was in a restart attempt a later one replaced, and the later one ran on.
     v.status = Status::Healthy;
