@@ -157,79 +157,34 @@ struct Chooser {
     return out;
   }
 
-  // Steps 2 and 3 over the candidates; true when one was named.
-  bool from_own_failures(std::vector<const RankRecord*> cand, std::size_t victims, std::vector<std::string> notes) {
-    auto at = [&](const RankRecord* r) { return r->own_failure ? second_of(ev[*r->own_failure]) : std::nullopt; };
-    std::stable_sort(cand.begin(), cand.end(), [&](const RankRecord* a, const RankRecord* b) {
-      const auto ta = at(a), tb = at(b);
-      if (ta.has_value() != tb.has_value()) return ta.has_value();
-      return ta < tb;
-    });
-    // The tied first: the same second, or no time at all.
-    std::vector<const RankRecord*> first;
-    for (const RankRecord* r : cand)
-      if (at(r) == at(cand.front()) || !at(r)) first.push_back(r);
-    // Failures in the same second that one stream shows in order: the first it shows.
-    std::string stream_order;  // the sentence that says which stream ordered the tied ranks
-    if (first.size() >= 2)
-      if (const RankRecord* r = first_in_one_stream(first)) {
-        std::vector<std::int64_t> tied;
-        for (const RankRecord* x : first) tied.push_back(x->rank);
-        std::sort(tied.begin(), tied.end());
-        stream_order = base::say(base::Say::WhyFirstInStream, {{"ranks", join_ints(tied)}, {"rank", std::to_string(r->rank)}, {"what", what(*r)}});
-        first.assign(1, r);
+  // A rank chosen at step 3, with the sentence that decided and, when not its own failure's, the
+  // lines that show it.
+  struct Pick {
+    const RankRecord* rank = nullptr;
+    CulpritBasis basis = CulpritBasis::FirstFailure;
+    std::string why;
+    std::vector<EventIndex> evidence;
+  };
+
+  // "what" of the tied ranks but `chosen`, the first two and "..." for more.
+  static std::string others_of(const std::vector<const RankRecord*>& tied, const RankRecord* chosen) {
+    std::string others;
+    std::size_t shown = 0;
+    for (const RankRecord* r : tied) {
+      if (r == chosen) continue;
+      if (shown++ == 2) {
+        others += ", ...";
+        break;
       }
-    // Exceptions printed in one stream in the same second: the order of the stream.
-    if (first.size() >= 2 && std::all_of(first.begin(), first.end(), [&](const RankRecord* r) {
-          return r->ending == Ending::Exception && r->evidence && ev[*r->evidence].path == ev[*first.front()->evidence].path;
-        })) {
-      std::stable_sort(first.begin(), first.end(), [&](const RankRecord* a, const RankRecord* b) { return ev[*a->evidence].line < ev[*b->evidence].line; });
-      first.resize(1);
+      others += (shown > 1 ? ", " : "") + what(*r);
     }
-    auto later_note = [&](const RankRecord& chosen) {
-      std::vector<std::int64_t> passed;
-      const RankRecord* next = nullptr;
-      for (const RankRecord* r : cand)
-        if (r != &chosen) {
-          passed.push_back(r->rank);
-          if (next == nullptr) next = r;
-        }
-      if (next != nullptr)
-        notes.push_back(base::say(base::Say::WhyLater, {{"count", std::to_string(passed.size())},
-                                                         {"rank", std::to_string(next->rank)},
-                                                         {"what", what(*next)},
-                                                         {"when", when(*next)}}));
-      else if (victims > 0)
-        notes.push_back(base::say(base::Say::WhyVictims, {{"count", std::to_string(victims)}}));
-      return passed;
-    };
-    auto evidence_of = [&](const RankRecord& r) {
-      std::vector<EventIndex> e;
-      if (r.own_failure) e.push_back(*r.own_failure);
-      if (r.evidence && (!r.own_failure || *r.evidence != *r.own_failure)) e.push_back(*r.evidence);
-      return e;
-    };
-    // Names `r`: the sentence that decided, then what the others did, on the lines given (by
-    // default its own failure's).
-    auto choose = [&](const RankRecord& r, CulpritBasis basis, std::string first_why, std::vector<EventIndex> evidence = {}) {
-      std::vector<std::string> why{std::move(first_why)};
-      const auto passed = later_note(r);
-      why.insert(why.end(), notes.begin(), notes.end());
-      name(r, basis, std::move(why), evidence.empty() ? evidence_of(r) : std::move(evidence));
-      f.culprit->passed_over = passed;
-      return true;
-    };
-    if (first.size() == 1) {
-      const RankRecord& r = *first.front();
-      const bool only = cand.size() == 1;
-      if (!stream_order.empty()) return choose(r, CulpritBasis::FirstFailure, stream_order);
-      return choose(r, only ? CulpritBasis::OnlyFailure : CulpritBasis::FirstFailure,
-                    base::say(only ? base::Say::WhyOnly : base::Say::WhyFirst,
-                              {{"rank", std::to_string(r.rank)}, {"what", what(r)}, {"when", when(r)}}));
-    }
-    // The ending that differs: one of its kind among two or more of another.
+    return others;
+  }
+
+  // The one of its kind among two or more of another (by type, signal or exit code).
+  static std::optional<Pick> distinct_ending(const std::vector<const RankRecord*>& tied, const std::vector<model::Event>& ev) {
     std::map<std::string, std::vector<const RankRecord*>> by;
-    for (const RankRecord* r : first) by[signature(*r, ev)].push_back(r);
+    for (const RankRecord* r : tied) by[signature(*r, ev)].push_back(r);
     const RankRecord* odd = nullptr;
     std::string common;
     std::size_t common_n = 0;
@@ -243,86 +198,165 @@ struct Chooser {
         common = what(*rs.front());
       }
     }
-    if (singles == 1 && common_n >= 2)
-      return choose(*odd, CulpritBasis::DistinctEnding,
-                    base::say(base::Say::WhyDistinct, {{"rank", std::to_string(odd->rank)},
-                                                       {"what", what(*odd)},
-                                                       {"count", std::to_string(first.size() - 1)},
-                                                       {"common", common}}));
-    // One traceback among endings without one: the rank that said why it failed.
-    auto others_of = [&](const RankRecord& chosen) {
-      std::string others;
-      std::size_t shown = 0;
-      for (const RankRecord* r : first) {
-        if (r == &chosen) continue;
-        if (shown++ == 2) {
-          others += ", ...";
-          break;
-        }
-        others += (shown > 1 ? ", " : "") + what(*r);
+    if (singles != 1 || common_n < 2) return std::nullopt;
+    return Pick{odd, CulpritBasis::DistinctEnding,
+                base::say(base::Say::WhyDistinct, {{"rank", std::to_string(odd->rank)},
+                                                   {"what", what(*odd)},
+                                                   {"count", std::to_string(tied.size() - 1)},
+                                                   {"common", common}}),
+                {}};
+  }
+
+  // One traceback among endings without one (the rank that said why it failed); among exit codes
+  // alone, the one code that differs from the others' (3 among 1s). Not beside a kill or a crash.
+  static std::optional<Pick> said_why(const std::vector<const RankRecord*>& tied) {
+    std::vector<const RankRecord*> exc, exits;
+    for (const RankRecord* r : tied) {
+      if (r->ending == Ending::Exception) exc.push_back(r);
+      if (r->ending == Ending::Exited) exits.push_back(r);
+    }
+    if (std::any_of(tied.begin(), tied.end(), [](const RankRecord* r) { return strength(*r) > 3; })) return std::nullopt;
+    if (exc.size() == 1)
+      return Pick{exc.front(), CulpritBasis::StrongerEnding,
+                  base::say(base::Say::WhyStronger, {{"rank", std::to_string(exc.front()->rank)},
+                                                     {"what", what(*exc.front())},
+                                                     {"others", others_of(tied, exc.front())}}),
+                  {}};
+    if (!exc.empty() || exits.size() < 3) return std::nullopt;
+    std::map<std::int64_t, std::vector<const RankRecord*>> by_code;
+    for (const RankRecord* r : exits) by_code[r->exit_code.value_or(0)].push_back(r);
+    const RankRecord* single = nullptr;
+    const RankRecord* usual = nullptr;
+    int singles = 0;
+    std::size_t most = 0;
+    for (const auto& [code, rs] : by_code) {
+      if (rs.size() == 1) {
+        ++singles;
+        single = rs.front();
       }
-      return others;
-    };
-    {
-      std::vector<const RankRecord*> exc, exits;
-      for (const RankRecord* r : first) {
-        if (r->ending == Ending::Exception) exc.push_back(r);
-        if (r->ending == Ending::Exited) exits.push_back(r);
-      }
-      const bool strong_signal = std::any_of(first.begin(), first.end(), [](const RankRecord* r) { return strength(*r) > 3; });
-      if (exc.size() == 1 && !strong_signal)
-        return choose(*exc.front(), CulpritBasis::StrongerEnding,
-                      base::say(base::Say::WhyStronger, {{"rank", std::to_string(exc.front()->rank)}, {"what", what(*exc.front())}, {"others", others_of(*exc.front())}}));
-      // Exit codes alone: the one code that differs from the others' (3 among 1s).
-      if (exc.empty() && !strong_signal && exits.size() >= 3) {
-        std::map<std::int64_t, std::vector<const RankRecord*>> by_code;
-        for (const RankRecord* r : exits) by_code[r->exit_code.value_or(0)].push_back(r);
-        const RankRecord* single = nullptr;
-        const RankRecord* usual = nullptr;
-        int singles_n = 0;
-        std::size_t most = 0;
-        for (const auto& [code, rs] : by_code) {
-          if (rs.size() == 1) {
-            ++singles_n;
-            single = rs.front();
-          }
-          if (rs.size() > most) {
-            most = rs.size();
-            usual = rs.front();
-          }
-        }
-        if (singles_n == 1 && most >= 2)
-          return choose(*single, CulpritBasis::DistinctEnding,
-                        base::say(base::Say::WhyDistinct, {{"rank", std::to_string(single->rank)},
-                                                           {"what", what(*single)},
-                                                           {"count", std::to_string(exits.size() - 1)},
-                                                           {"common", what(*usual)}}));
+      if (rs.size() > most) {
+        most = rs.size();
+        usual = rs.front();
       }
     }
-    // The ending that says most, when one rank alone has it.
-    std::stable_sort(first.begin(), first.end(), [](const RankRecord* a, const RankRecord* b) { return strength(*a) > strength(*b); });
-    if (strength(*first[0]) > strength(*first[1])) {
-      std::string others;
-      for (std::size_t k = 1; k < first.size() && k < 3; ++k) others += (k > 1 ? ", " : "") + what(*first[k]);
-      if (first.size() > 3) others += ", ...";
-      return choose(*first[0], CulpritBasis::StrongerEnding,
-                    base::say(base::Say::WhyStronger, {{"rank", std::to_string(first[0]->rank)}, {"what", what(*first[0])}, {"others", others}}));
+    if (singles != 1 || most < 2) return std::nullopt;
+    return Pick{single, CulpritBasis::DistinctEnding,
+                base::say(base::Say::WhyDistinct, {{"rank", std::to_string(single->rank)},
+                                                   {"what", what(*single)},
+                                                   {"count", std::to_string(exits.size() - 1)},
+                                                   {"common", what(*usual)}}),
+                {}};
+  }
+
+  // The ending that says most, when one rank alone has it.
+  static std::optional<Pick> strongest(std::vector<const RankRecord*> tied) {
+    std::stable_sort(tied.begin(), tied.end(), [](const RankRecord* a, const RankRecord* b) { return strength(*a) > strength(*b); });
+    if (strength(*tied[0]) <= strength(*tied[1])) return std::nullopt;
+    std::string others;
+    for (std::size_t k = 1; k < tied.size() && k < 3; ++k) others += (k > 1 ? ", " : "") + what(*tied[k]);
+    if (tied.size() > 3) others += ", ...";
+    return Pick{tied[0], CulpritBasis::StrongerEnding,
+                base::say(base::Say::WhyStronger, {{"rank", std::to_string(tied[0]->rank)}, {"what", what(*tied[0])}, {"others", others}}),
+                {}};
+  }
+
+  // Tied on one node: the order its launcher saw them in (its "Root Cause (first observed
+  // failure)" row: within one second, the lowest local rank), said as such.
+  std::optional<Pick> first_observed(const std::vector<const RankRecord*>& tied, const std::vector<std::int64_t>& ranks) const {
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      if (!root_cause_row(e) || !e.rank) continue;
+      const auto r = std::find_if(tied.begin(), tied.end(), [&](const RankRecord* x) { return x->rank == *e.rank; });
+      if (r == tied.end()) continue;
+      return Pick{*r, CulpritBasis::FirstObserved,
+                  base::say(base::Say::WhyFirstObserved, {{"ranks", join_ints(ranks)}, {"rank", std::to_string((*r)->rank)}}), {i}};
     }
-    // Tied on one node: the order its launcher saw them in (its "Root Cause (first observed
-    // failure)" row: within one second, the lowest local rank), said as such.
+    return std::nullopt;
+  }
+
+  // The candidates whose own failure came first: the same second, or no time at all. Two or more
+  // in the same second that one stream shows in order: the first it shows, and `order` says so;
+  // exceptions in one stream: the first of them.
+  std::vector<const RankRecord*> first_in_time(std::vector<const RankRecord*>& cand, std::string& order) const {
+    auto at = [&](const RankRecord* r) { return r->own_failure ? second_of(ev[*r->own_failure]) : std::nullopt; };
+    std::stable_sort(cand.begin(), cand.end(), [&](const RankRecord* a, const RankRecord* b) {
+      const auto ta = at(a), tb = at(b);
+      if (ta.has_value() != tb.has_value()) return ta.has_value();
+      return ta < tb;
+    });
+    std::vector<const RankRecord*> first;
+    for (const RankRecord* r : cand)
+      if (at(r) == at(cand.front()) || !at(r)) first.push_back(r);
+    if (first.size() >= 2)
+      if (const RankRecord* r = first_in_one_stream(first)) {
+        std::vector<std::int64_t> tied;
+        for (const RankRecord* x : first) tied.push_back(x->rank);
+        std::sort(tied.begin(), tied.end());
+        order = base::say(base::Say::WhyFirstInStream, {{"ranks", join_ints(tied)}, {"rank", std::to_string(r->rank)}, {"what", what(*r)}});
+        first.assign(1, r);
+      }
+    if (first.size() >= 2 && std::all_of(first.begin(), first.end(), [&](const RankRecord* r) {
+          return r->ending == Ending::Exception && r->evidence && ev[*r->evidence].path == ev[*first.front()->evidence].path;
+        })) {
+      std::stable_sort(first.begin(), first.end(), [&](const RankRecord* a, const RankRecord* b) { return ev[*a->evidence].line < ev[*b->evidence].line; });
+      first.resize(1);
+    }
+    return first;
+  }
+
+  // Names the pick: the sentence that decided, then what the others did (the next candidate, else
+  // how many were victims), on the lines given (by default its own failure's and its ending's).
+  void choose(Pick p, const std::vector<const RankRecord*>& cand, std::size_t victims, const std::vector<std::string>& notes) {
+    const RankRecord& r = *p.rank;
+    std::vector<std::int64_t> passed;
+    const RankRecord* next = nullptr;
+    for (const RankRecord* x : cand)
+      if (x != &r) {
+        passed.push_back(x->rank);
+        if (next == nullptr) next = x;
+      }
+    std::vector<std::string> why{std::move(p.why)};
+    why.insert(why.end(), notes.begin(), notes.end());
+    if (next != nullptr)
+      why.push_back(base::say(base::Say::WhyLater, {{"count", std::to_string(passed.size())},
+                                                     {"rank", std::to_string(next->rank)},
+                                                     {"what", what(*next)},
+                                                     {"when", when(*next)}}));
+    else if (victims > 0)
+      why.push_back(base::say(base::Say::WhyVictims, {{"count", std::to_string(victims)}}));
+    if (p.evidence.empty()) {
+      if (r.own_failure) p.evidence.push_back(*r.own_failure);
+      if (r.evidence && (!r.own_failure || *r.evidence != *r.own_failure)) p.evidence.push_back(*r.evidence);
+    }
+    name(r, p.basis, std::move(why), std::move(p.evidence));
+    f.culprit->passed_over = std::move(passed);
+  }
+
+  // Steps 2 and 3 over the candidates; true when one was named.
+  bool from_own_failures(std::vector<const RankRecord*> cand, std::size_t victims, const std::vector<std::string>& notes) {
+    std::string stream_order;  // the sentence that says which stream ordered the tied ranks
+    const std::vector<const RankRecord*> first = first_in_time(cand, stream_order);
+    if (first.size() == 1) {
+      const RankRecord& r = *first.front();
+      const bool only = cand.size() == 1;
+      std::string why = !stream_order.empty() ? stream_order
+                                              : base::say(only ? base::Say::WhyOnly : base::Say::WhyFirst,
+                                                          {{"rank", std::to_string(r.rank)}, {"what", what(r)}, {"when", when(r)}});
+      choose({&r, only && stream_order.empty() ? CulpritBasis::OnlyFailure : CulpritBasis::FirstFailure, std::move(why), {}}, cand, victims, notes);
+      return true;
+    }
     std::vector<std::int64_t> tie;
     for (const RankRecord* r : first) tie.push_back(r->rank);
     std::sort(tie.begin(), tie.end());
     const bool one_node = std::all_of(first.begin(), first.end(), [&](const RankRecord* r) { return r->node == first.front()->node; });
-    if (one_node)
-      for (EventIndex i = 0; i < ev.size(); ++i) {
-        const model::Event& e = ev[i];
-        if (!root_cause_row(e) || !e.rank) continue;
-        const auto r = std::find_if(first.begin(), first.end(), [&](const RankRecord* x) { return x->rank == *e.rank; });
-        if (r == first.end()) continue;
-        return choose(**r, CulpritBasis::FirstObserved,
-                      base::say(base::Say::WhyFirstObserved, {{"ranks", join_ints(tie)}, {"rank", std::to_string((*r)->rank)}}), {i});
-      }
+    std::optional<Pick> p = distinct_ending(first, ev);
+    if (!p) p = said_why(first);
+    if (!p) p = strongest(first);
+    if (!p && one_node) p = first_observed(first, tie);
+    if (p) {
+      choose(std::move(*p), cand, victims, notes);
+      return true;
+    }
     // Ambiguous: the ranks, and the node when they share one.
     f.culprit_tie = tie;
     if (one_node) f.culprit_node = first.front()->node;
@@ -500,7 +534,7 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
     }
   }
   if (!cand.empty()) {
-    c.from_own_failures(std::move(cand), victims, std::move(notes));
+    c.from_own_failures(std::move(cand), victims, notes);
     return;
   }
   if (victims > 0) c.from_reports(plain, victims);

@@ -48,17 +48,76 @@ void last_usage(const std::string& cell, std::optional<std::int64_t>& used, std:
     }
 }
 
+// One chip of the device table: its NPU row (name, health) and its chip row (bus, memory).
+struct Chip {
+  std::int64_t npu = -1, chip = -1, device = -1;
+  std::string name, health, bus;
+  std::optional<std::int64_t> memory_used, memory_total;  // the chip row's last "used / total" (HBM, else DDR)
+  std::uint64_t line = 0;
+  std::string text;
+};
+
+// A row of the process table: NPU id, chip id | pid | name | memory.
+model::Event process_row(const std::vector<std::string>& first, const std::vector<std::string>& c, std::uint64_t number, const std::string& row) {
+  model::Event p;
+  p.kind = model::Kind::NpuSmi;
+  p.level = model::Level::Info;
+  p.code = "npu-process";
+  const std::int64_t npu = *to_int(first[0]);
+  const std::int64_t chip = *to_int(first[1]);
+  p.set("npu", npu);
+  p.set("chip", chip);
+  p.pid = to_int(c[1]);
+  p.line = number;
+  p.text = row;
+  if (c.size() >= 3) p.set("process", c[2]);
+  if (c.size() >= 4)
+    if (auto mem = to_int(c[3])) p.set("memory_mb", *mem);
+  return p;
+}
+
+// The summary's device list and counts, and an event per chip.
+void summarize_chips(const std::vector<Chip>& chips, model::Event& summary, const std::function<void(model::Event&&)>& emit) {
+  std::string devices, unhealthy;
+  for (const Chip& ch : chips) {
+    if (!devices.empty()) devices += ",";
+    devices += std::to_string(ch.device);
+    if (ch.health != "OK") {
+      if (!unhealthy.empty()) unhealthy += ",";
+      unhealthy += std::to_string(ch.device) + ":" + ch.health;
+    }
+  }
+  std::map<std::int64_t, int> npus;
+  for (const Chip& ch : chips) npus[ch.npu]++;
+  summary.set("device_count", static_cast<std::int64_t>(chips.size()));
+  summary.set("npu_count", static_cast<std::int64_t>(npus.size()));
+  summary.set("devices", devices);
+  if (!unhealthy.empty()) summary.set("unhealthy", unhealthy);
+  summary.message = std::to_string(chips.size()) + " devices on " + std::to_string(npus.size()) + " NPUs";
+  for (const Chip& ch : chips) {
+    model::Event d;
+    d.path = summary.path;
+    d.line = ch.line;
+    d.text = ch.text;
+    d.node = summary.node;
+    d.kind = model::Kind::NpuSmi;
+    d.level = model::Level::Info;  // what a health value means is the rule pack's call (ascend.unhealthy-device)
+    d.code = "npu-device";
+    d.device = ch.device;
+    d.set("npu", ch.npu);
+    d.set("chip_name", ch.name);
+    d.set("health", ch.health);
+    d.set("bus_id", ch.bus);
+    if (ch.memory_total) d.set("memory_total_mb", *ch.memory_total);
+    if (ch.memory_used) d.set("memory_used_mb", *ch.memory_used);
+    emit(std::move(d));
+  }
+}
+
 }  // namespace
 
 void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& rows, model::Event& summary,
                    const std::function<void(model::Event&&)>& emit) {
-  struct Chip {
-    std::int64_t npu = -1, chip = -1, device = -1;
-    std::string name, health, bus;
-    std::optional<std::int64_t> memory_used, memory_total;  // the chip row's last "used / total" (HBM, else DDR)
-    std::uint64_t line = 0;
-    std::string text;
-  };
   std::vector<Chip> chips;
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> device_of;  // (npu, chip) -> device
   Chip pending;
@@ -100,57 +159,10 @@ void parse_npu_smi(const std::vector<std::pair<std::uint64_t, std::string>>& row
       continue;
     }
     if (!bus_cell && first.size() >= 2 && c.size() >= 3 && numeric(c[1])) {  // process row
-      model::Event p;
-      p.kind = model::Kind::NpuSmi;
-      p.level = model::Level::Info;
-      p.code = "npu-process";
-      const std::int64_t npu = *to_int(first[0]);
-      const std::int64_t chip = *to_int(first[1]);
-      p.set("npu", npu);
-      p.set("chip", chip);
-      p.pid = to_int(c[1]);
-      p.line = number;
-      p.text = row;
-      if (c.size() >= 3) p.set("process", c[2]);
-      if (c.size() >= 4)
-        if (auto mem = to_int(c[3])) p.set("memory_mb", *mem);
-      processes.push_back(std::move(p));
+      processes.push_back(process_row(first, c, number, row));
     }
   }
-  std::string devices, unhealthy;
-  for (const Chip& ch : chips) {
-    if (!devices.empty()) devices += ",";
-    devices += std::to_string(ch.device);
-    if (ch.health != "OK") {
-      if (!unhealthy.empty()) unhealthy += ",";
-      unhealthy += std::to_string(ch.device) + ":" + ch.health;
-    }
-  }
-  std::map<std::int64_t, int> npus;
-  for (const Chip& ch : chips) npus[ch.npu]++;
-  summary.set("device_count", static_cast<std::int64_t>(chips.size()));
-  summary.set("npu_count", static_cast<std::int64_t>(npus.size()));
-  summary.set("devices", devices);
-  if (!unhealthy.empty()) summary.set("unhealthy", unhealthy);
-  summary.message = std::to_string(chips.size()) + " devices on " + std::to_string(npus.size()) + " NPUs";
-  for (const Chip& ch : chips) {
-    model::Event d;
-    d.path = summary.path;
-    d.line = ch.line;
-    d.text = ch.text;
-    d.node = summary.node;
-    d.kind = model::Kind::NpuSmi;
-    d.level = model::Level::Info;  // what a health value means is the rule pack's call (ascend.unhealthy-device)
-    d.code = "npu-device";
-    d.device = ch.device;
-    d.set("npu", ch.npu);
-    d.set("chip_name", ch.name);
-    d.set("health", ch.health);
-    d.set("bus_id", ch.bus);
-    if (ch.memory_total) d.set("memory_total_mb", *ch.memory_total);
-    if (ch.memory_used) d.set("memory_used_mb", *ch.memory_used);
-    emit(std::move(d));
-  }
+  summarize_chips(chips, summary, emit);
   for (model::Event& p : processes) {
     p.path = summary.path;
     p.node = summary.node;

@@ -933,6 +933,60 @@ std::optional<correlate::EventIndex> unexplained_error(const std::vector<model::
   return lead;
 }
 
+// A failed job whose first finding is a root cause: its sentence, the other nodes with the same
+// cause, and the rank: the culprit policy's, a tie's node, or the node's first observed failure.
+void decide_failed(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
+  Verdict& v = a.verdict;
+  const Finding& f = a.findings.front();
+  v.status = Status::Failed;
+  v.category = f.rule->category;
+  v.summary = f.summary;
+  std::vector<std::string> also;
+  for (std::size_t i = 1; i < a.findings.size(); ++i)
+    if (a.findings[i].role == FindingRole::RootCause && !a.findings[i].node.empty() && a.findings[i].node != f.node)
+      also.push_back(a.findings[i].node);
+  if (!also.empty()) {
+    v.summary += " (the same on " + (also.size() <= 3 ? std::string() : std::to_string(also.size()) + " nodes: ");
+    for (std::size_t k = 0; k < also.size() && k < 3; ++k) v.summary += (k ? ", " : "") + also[k];
+    if (also.size() > 3) v.summary += ", ...";
+    v.summary += ")";
+  }
+  v.remedy = f.remedy;
+  v.node = f.node;
+  v.rank = f.rank;
+  // The rank the culprit policy chose (correlate/culprit.cpp) is the verdict's when the root
+  // cites it, when the root is a victim's report (a timeout, a lost peer: the culprit is whom
+  // they waited for), or when the root is a line of no rank on the culprit's node.
+  if (const correlate::Culprit* c = facts.culprit ? &*facts.culprit : nullptr) {
+    const bool victim_root = !f.rule->reports.empty() || f.rule->defers_to_culprit;
+    const bool event_root = f.rule->scope == Scope::Event;  // a job's settings name no rank of their own
+    const bool unranked_here = !v.rank && (v.node.empty() || v.node == c->node);
+    if (victim_root || (event_root && (cites_rank(f, events, c->rank) || unranked_here))) {
+      v.rank = c->rank;
+      if (!c->node.empty()) v.node = c->node;
+    }
+    if (v.rank && *v.rank == c->rank) v.why = c->why;
+  } else if (!facts.culprit_tie.empty() && !v.rank && (v.node.empty() || v.node == facts.culprit_node)) {
+    if (v.node.empty()) v.node = facts.culprit_node;
+    v.why.push_back(base::say(base::Say::WhyTie, {{"ranks", correlate::join_ints(facts.culprit_tie)}}));
+  }
+  // Last resort for a worker's own failure whose output no rank prefix marks: the launcher's
+  // "Root Cause (first observed failure)" row on the same node (the first to fail there).
+  if (!v.rank && !v.node.empty() && f.rule->scope == Scope::Event && facts.culprit_tie.empty()) {
+    std::optional<std::int64_t> first;
+    int rows = 0;
+    for (const model::Event& e : events)
+      if (e.code == "failure-row" && e.node == v.node && e.rank && e.get("root_cause") != nullptr &&
+          std::get<bool>(*e.get("root_cause")) && e.get_str("signal") != "SIGTERM") {
+        first = e.rank;
+        ++rows;
+      }
+    if (rows == 1) v.rank = first;
+  }
+  v.rule = f.rule->id;
+  v.root = 0;
+}
+
 void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   Verdict& v = a.verdict;
   // The rank that ended on its own (correlate/culprit.cpp).
@@ -960,54 +1014,7 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     for (Finding& f : a.findings)
       if (f.role == FindingRole::RootCause) f.role = FindingRole::Warning;
   } else if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause) {
-    const Finding& f = a.findings.front();
-    v.status = Status::Failed;
-    v.category = f.rule->category;
-    v.summary = f.summary;
-    std::vector<std::string> also;
-    for (std::size_t i = 1; i < a.findings.size(); ++i)
-      if (a.findings[i].role == FindingRole::RootCause && !a.findings[i].node.empty() && a.findings[i].node != f.node)
-        also.push_back(a.findings[i].node);
-    if (!also.empty()) {
-      v.summary += " (the same on " + (also.size() <= 3 ? std::string() : std::to_string(also.size()) + " nodes: ");
-      for (std::size_t k = 0; k < also.size() && k < 3; ++k) v.summary += (k ? ", " : "") + also[k];
-      if (also.size() > 3) v.summary += ", ...";
-      v.summary += ")";
-    }
-    v.remedy = f.remedy;
-    v.node = f.node;
-    v.rank = f.rank;
-    // The rank the culprit policy chose (correlate/culprit.cpp) is the verdict's when the root
-    // cites it, when the root is a victim's report (a timeout, a lost peer: the culprit is whom
-    // they waited for), or when the root is a line of no rank on the culprit's node.
-    if (const correlate::Culprit* c = facts.culprit ? &*facts.culprit : nullptr) {
-      const bool victim_root = !f.rule->reports.empty() || f.rule->defers_to_culprit;
-      const bool event_root = f.rule->scope == Scope::Event;  // a job's settings name no rank of their own
-      const bool unranked_here = !v.rank && (v.node.empty() || v.node == c->node);
-      if (victim_root || (event_root && (cites_rank(f, events, c->rank) || unranked_here))) {
-        v.rank = c->rank;
-        if (!c->node.empty()) v.node = c->node;
-      }
-      if (v.rank && *v.rank == c->rank) v.why = c->why;
-    } else if (!facts.culprit_tie.empty() && !v.rank && (v.node.empty() || v.node == facts.culprit_node)) {
-      if (v.node.empty()) v.node = facts.culprit_node;
-      v.why.push_back(base::say(base::Say::WhyTie, {{"ranks", correlate::join_ints(facts.culprit_tie)}}));
-    }
-    // Last resort for a worker's own failure whose output no rank prefix marks: the launcher's
-    // "Root Cause (first observed failure)" row on the same node (the first to fail there).
-    if (!v.rank && !v.node.empty() && f.rule->scope == Scope::Event && facts.culprit_tie.empty()) {
-      std::optional<std::int64_t> first;
-      int rows = 0;
-      for (const model::Event& e : events)
-        if (e.code == "failure-row" && e.node == v.node && e.rank && e.get("root_cause") != nullptr &&
-            std::get<bool>(*e.get("root_cause")) && e.get_str("signal") != "SIGTERM") {
-          first = e.rank;
-          ++rows;
-        }
-      if (rows == 1) v.rank = first;
-    }
-    v.rule = f.rule->id;
-    v.root = 0;
+    decide_failed(events, facts, a);
   } else if (const auto lead = unexplained_error(events, facts, a)) {
     const model::Event& e = events[*lead];
     v.status = Status::Failed;
