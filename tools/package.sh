@@ -26,7 +26,8 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 dpkg-deb -x "$deb" "$root"
 for f in usr/bin/dtriage usr/share/man/man1/dtriage.1 usr/share/bash-completion/completions/dtriage \
-         usr/share/zsh/vendor-completions/_dtriage usr/share/dtriage/dtriage-snapshot.sh usr/share/dtriage/rules; do
+         usr/share/zsh/vendor-completions/_dtriage usr/share/dtriage/dtriage-snapshot.sh usr/share/dtriage/rules \
+         usr/share/dtriage/catalogues/nccl.yaml; do
   [ -e "$root/$f" ] || { echo "package lacks /$f" >&2; exit 1; }
 done
 arch=$(dpkg-deb -f "$deb" Architecture)
@@ -35,10 +36,11 @@ if [ -z "${DTRIAGE_EMULATOR:-}" ] && [ "$arch" = arm64 ] && [ "$(dpkg --print-ar
 fi
 read -r -a emulator <<< "${DTRIAGE_EMULATOR:-}"
 
-# The installed binary finds its rule pack and gives every sample its expected verdict.
+# The installed binary finds its rule pack (and catalogues) and gives every sample its expected verdict.
 check_binary() {
   local bin="$1"
   "${emulator[@]}" "$bin" rules lint >/dev/null
+  "${emulator[@]}" "$bin" rules coverage >/dev/null   # and its catalogues
   python3 - "$bin" "$here" "${emulator[@]}" <<'PY'
 import json, subprocess, sys
 bin, here, emulator = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -20,7 +20,14 @@ base::Result<RuleBook> RuleBook::compile(rules::RuleSet set) {
   return book;
 }
 
-base::Result<RuleBook> RuleBook::load(const std::vector<std::string>& dirs) { return compile(rules::load_rules(dirs)); }
+base::Result<RuleBook> RuleBook::load(const std::vector<std::string>& dirs, const std::string& catalogue_dir) {
+  auto book = compile(rules::load_rules(dirs));
+  if (!book || catalogue_dir.empty()) return book;
+  auto catalogue = std::make_shared<rules::Catalogue>(rules::Catalogue::load(catalogue_dir));
+  for (const auto& p : catalogue->problems()) book.value().set.problems.push_back(p);
+  book.value().catalogue = std::move(catalogue);
+  return book;
+}
 
 std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Options& options) {
   const rules::Engine& engine = *book.engine;
@@ -34,7 +41,7 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
   a->hits = std::move(collector.hits());
   a->facts = correlate::correlate(a->events, correlate::Inputs{engine.reports(a->hits), collector.sources(), collector.unparsed_lines(),
                                                                 std::move(collector.sightings())});
-  a->outcome = engine.analyze(a->events, a->hits, a->facts);
+  a->outcome = engine.analyze(a->events, a->hits, a->facts, book.catalogue.get());
   return a;
 }
 

@@ -16,6 +16,10 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::VerdictUnknownLead, "verdict.unknown-lead", "No rule names the cause; the earliest error is {where}: {message}"},
     {Say::VerdictUnknownLeadOnNode, "verdict.unknown-lead-on-node",
      "No rule names the cause; the earliest error is {where} on {node}: {message}"},
+    {Say::VerdictCatalogueCause, "verdict.catalogue-cause",
+     "No rule names the cause; the earliest error the catalogues know is {where}: {message} ({meaning})"},
+    {Say::VerdictCatalogueConsequence, "verdict.catalogue-consequence",
+     "No rule names the cause; the earliest error the catalogues know is {where}: {message}, usually a consequence of {of}"},
     {Say::VerdictNothingRecognised, "verdict.nothing-recognised", "No log line in the input was recognised."},
     {Say::VerdictStoppedBeforeTraining, "verdict.stopped-before-training",
      "torchrun was started on {nodes} node(s) but no worker wrote anything: the logs stop before training began (in "

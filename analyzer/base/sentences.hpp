@@ -17,6 +17,8 @@ enum class Say : std::uint16_t {
   // verdicts no rule wrote
   VerdictUnknownLead,        // {where} {message}
   VerdictUnknownLeadOnNode,  // {where} {node} {message}
+  VerdictCatalogueCause,        // {where} {message} {meaning} (where: file:line[ on node])
+  VerdictCatalogueConsequence,  // {where} {message} {of}
   VerdictNothingRecognised,
   VerdictStoppedBeforeTraining,  // {nodes}
   VerdictHealthyLines,           // {count}

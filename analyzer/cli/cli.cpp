@@ -237,10 +237,10 @@ CLI::App* add_merge(CLI::App& app, ResultFlags& f) {
 
 CLI::App* add_rules(CLI::App& app, RawArgs& raw, std::string& action, std::string& id) {
   CLI::App* cmd = app.add_subcommand("rules", "List, show, test or lint the rules");
-  cmd->add_option("action", action, "list, show ID, test, lint, fields, patterns (the event rules' regexes, for rg -f) or literals")
+  cmd->add_option("action", action, "list, show ID, test, lint, fields, patterns (the event rules' regexes, for rg -f), literals or coverage [SOURCE]")
       ->required()
-      ->check(CLI::IsMember({"list", "show", "test", "lint", "fields", "patterns", "literals"}));
-  cmd->add_option("id", id, "Rule id (for show)");
+      ->check(CLI::IsMember({"list", "show", "test", "lint", "fields", "patterns", "literals", "coverage"}));
+  cmd->add_option("id", id, "Rule id (for show), catalogue source (for coverage)");
   add_rules_options(*cmd, raw);
   return cmd;
 }

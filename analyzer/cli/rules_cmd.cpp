@@ -1,9 +1,10 @@
-// `dtriage rules list | show ID | test | lint | fields | patterns | literals`.
+// `dtriage rules list | show ID | test | lint | fields | patterns | literals | coverage [SOURCE]`.
 #include <re2/re2.h>
 
 #include <cstdio>
 #include <span>
 
+#include "analysis/coverage.hpp"
 #include "cli/commands.hpp"
 #include "model/fields.hpp"
 #include "rules/loader.hpp"
@@ -48,6 +49,40 @@ int show_rule(const std::vector<rules::Rule>& rs, const std::string& id) {
   return 2;
 }
 
+// The catalogues' figures per source; with a source, each of its entries and what met it.
+int print_coverage(const analysis::RuleBook& book, const std::string& source) {
+  if (!book.catalogue || book.catalogue->entries().empty()) {
+    std::fprintf(stderr, "dtriage: no catalogue entries (catalogues/ beside the rules, or $DTRIAGE_CATALOGUE_DIR)\n");
+    return 2;
+  }
+  const analysis::Coverage c = analysis::coverage(book);
+  if (source.empty()) {
+    std::printf("%-18s %7s %10s %8s %8s %12s %7s %8s\n", "source", "entries", "classified", "by-rule", "verdict", "rule-example", "benign",
+                "healthy");
+    for (const auto& s : c.sources)
+      std::printf("%-18s %7zu %10zu %8zu %8zu %12zu %7zu %8zu\n", s.source.c_str(), s.entries, s.classified, s.by_rule, s.by_verdict,
+                  s.rule_example, s.benign, s.quiet);
+    std::printf("\nclassified: a cause or consequence with a category (not unknown); by-rule: a rule of that category fires on one of\n"
+                "its examples; verdict: an example alone gets that category as the verdict's; rule-example: a rule's\n"
+                "own examples hold such a line; healthy: benign entries whose examples alone leave the job healthy.\n");
+    return book.catalogue->problems().empty() ? 0 : 1;
+  }
+  bool any = false;
+  for (const auto& e : c.entries) {
+    if (e.entry->source != source) continue;
+    any = true;
+    const bool benign = e.entry->role == rules::EntryRole::Benign;
+    std::printf("%-46s %-11s %-24s %-8s %s\n", e.entry->id.c_str(), rules::role_name(e.entry->role), e.entry->category.c_str(),
+                benign ? (e.quiet ? "healthy" : "FAILS") : e.by_rule ? "rule" : e.by_verdict ? "verdict" : "-",
+                benign ? "" : e.by_rule ? e.rule.c_str() : e.verdict.c_str());
+  }
+  if (!any) {
+    std::fprintf(stderr, "dtriage: no catalogue source '%s'\n", source.c_str());
+    return 2;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_rules(const std::string& action, const Config& config, const std::string& id) {
@@ -75,6 +110,7 @@ int cmd_rules(const std::string& action, const Config& config, const std::string
     return problems.empty() ? 0 : 1;
   }
   if (action == "show") return show_rule(rs, id);
+  if (action == "coverage") return print_coverage(*book, id);
   // test and lint: examples must behave (each through the whole analysis); lint also checks
   // explains targets.
   std::vector<std::string> failures = analysis::check_examples(*book);

@@ -88,6 +88,7 @@ std::string render_json(const Report& r) {
     j["verdict"]["why"] = std::move(why);
   }
   if (v.lead) j["verdict"]["evidence"] = json::array({evidence_json(r.events[*v.lead])});
+  if (!v.catalogue.empty()) j["verdict"]["catalogue"] = v.catalogue;
   json findings = json::array();
   for (const rules::Finding& f : r.analysis.findings) {
     json fj{{"rule", f.rule->id},

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/sentences.hpp"
+#include "rules/catalogue.hpp"
 
 
 namespace dtriage::rules {
@@ -906,12 +907,14 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
   order_findings(a);
 }
 
-// The earliest error (not an NCCL WARN) that no finding of a failure the run survived cites, when
-// the run did not recover: what an unknown failure leads with. The store's "failed to listen on any
-// local network address" closes the bind failures before it in the same file: survived with them.
-std::optional<correlate::EventIndex> unexplained_error(const std::vector<model::Event>& events, const correlate::Facts& facts,
-                                                       const Analysis& a) {
-  if (!facts.job.first_hard_error || facts.recovered) return std::nullopt;
+// The errors (not NCCL WARNs, unless asked for) that no finding of a failure the run survived
+// cites, when the run did not recover: what an unknown failure leads with, the job's first hard
+// error first, then the rest earliest first. The store's "failed to listen on any local network address" closes the bind
+// failures before it in the same file: survived with them.
+std::vector<correlate::EventIndex> unexplained_errors(const std::vector<model::Event>& events, const correlate::Facts& facts,
+                                                      const Analysis& a, bool nccl_warnings = false) {
+  std::vector<correlate::EventIndex> out;
+  if (!facts.job.first_hard_error || facts.recovered) return out;
   std::set<correlate::EventIndex> survived;
   std::set<std::string_view> survived_in;  // files they are in
   for (const Finding& f : a.findings)
@@ -920,17 +923,66 @@ std::optional<correlate::EventIndex> unexplained_error(const std::vector<model::
         survived.insert(i);
         survived_in.insert(events[i].path);
       }
-  const model::Event& first = events[*facts.job.first_hard_error];
-  if (survived.count(*facts.job.first_hard_error) == 0 && !facts.is_replaced(*facts.job.first_hard_error) && !(first.code == "listen-failed" && survived_in.count(first.path) != 0))
-    return facts.job.first_hard_error;
-  std::optional<correlate::EventIndex> lead;
+  const correlate::EventIndex hard = *facts.job.first_hard_error;
+  const model::Event& first = events[hard];
+  if (survived.count(hard) == 0 && !facts.is_replaced(hard) && !(first.code == "listen-failed" && survived_in.count(first.path) != 0))
+    out.push_back(hard);
+  const std::size_t rest = out.size();
   for (correlate::EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];
-    if (!correlate::is_error(e) || (e.kind == model::Kind::Nccl && e.level == model::Level::Warning) || survived.count(i) != 0 || facts.is_replaced(i)) continue;
+    if (i == hard && rest == 1) continue;
+    const bool nccl_warning = e.kind == model::Kind::Nccl && e.level == model::Level::Warning;
+    if (!(correlate::is_error(e) || (nccl_warnings && nccl_warning)) || (nccl_warning && !nccl_warnings) || survived.count(i) != 0 ||
+        facts.is_replaced(i))
+      continue;
     if (e.code == "listen-failed" && survived_in.count(e.path) != 0) continue;
-    if (!lead || model::earlier(e, events[*lead])) lead = i;
+    out.push_back(i);
   }
-  return lead;
+  std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(rest), out.end(),
+                   [&](correlate::EventIndex x, correlate::EventIndex y) { return model::earlier(events[x], events[y]); });
+  return out;
+}
+
+// A failure no rule names: led by the earliest of `leads` (or of `known`: they and NCCL's WARN lines)
+// that a catalogue entry calls a cause (its category and what it means), else a consequence (still
+// unknown, with what it usually follows), else by the first of `leads`, as unknown.
+void decide_unknown(const std::vector<model::Event>& events, const std::vector<correlate::EventIndex>& leads,
+                    const std::vector<correlate::EventIndex>& known, const Catalogue* catalogue, Verdict& v) {
+  correlate::EventIndex lead = leads.front();
+  const CatalogueEntry* entry = nullptr;
+  if (catalogue != nullptr)
+    for (const EntryRole want : {EntryRole::Cause, EntryRole::Consequence}) {
+      for (const correlate::EventIndex i : known) {
+        const model::Event& e = events[i];
+        const CatalogueEntry* c = catalogue->classify(e.text);
+        if (c == nullptr && !e.message.empty()) c = catalogue->classify(e.message);
+        if (c != nullptr && c->role == want && c->classifies()) {
+          lead = i;
+          entry = c;
+          break;
+        }
+      }
+      if (entry != nullptr) break;
+    }
+  const model::Event& e = events[lead];
+  v.status = Status::Failed;
+  // A consequence names no cause: the category stays unknown, the sentence says of what it usually is.
+  v.category = entry != nullptr && entry->role == EntryRole::Cause ? entry->category : "unknown";
+  const std::string where = e.path + ":" + std::to_string(e.line);
+  const std::string message = e.message.empty() ? e.text : e.message;
+  if (entry != nullptr) {
+    const std::string at = e.node.empty() ? where : where + " on " + e.node;
+    v.summary = entry->role == EntryRole::Cause
+                    ? base::say(base::Say::VerdictCatalogueCause, {{"where", at}, {"message", message}, {"meaning", entry->meaning}})
+                    : base::say(base::Say::VerdictCatalogueConsequence, {{"where", at}, {"message", message}, {"of", entry->of}});
+    v.catalogue = entry->id;
+  } else {
+    v.summary = e.node.empty() ? base::say(base::Say::VerdictUnknownLead, {{"where", where}, {"message", message}})
+                               : base::say(base::Say::VerdictUnknownLeadOnNode, {{"where", where}, {"node", e.node}, {"message", message}});
+  }
+  v.node = e.node;
+  v.rank = e.rank;
+  v.lead = lead;
 }
 
 // A failed job whose first finding is a root cause: its sentence, the other nodes with the same
@@ -987,7 +1039,7 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
   v.root = 0;
 }
 
-void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
+void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, const Catalogue* catalogue, Analysis& a) {
   Verdict& v = a.verdict;
   // The rank that ended on its own (correlate/culprit.cpp).
   const std::optional<std::int64_t> culprit = culprit_rank(facts);
@@ -1015,17 +1067,8 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
       if (f.role == FindingRole::RootCause) f.role = FindingRole::Warning;
   } else if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause) {
     decide_failed(events, facts, a);
-  } else if (const auto lead = unexplained_error(events, facts, a)) {
-    const model::Event& e = events[*lead];
-    v.status = Status::Failed;
-    v.category = "unknown";
-    const std::string where = e.path + ":" + std::to_string(e.line);
-    const std::string message = e.message.empty() ? e.text : e.message;
-    v.summary = e.node.empty() ? base::say(base::Say::VerdictUnknownLead, {{"where", where}, {"message", message}})
-                               : base::say(base::Say::VerdictUnknownLeadOnNode, {{"where", where}, {"node", e.node}, {"message", message}});
-    v.node = e.node;
-    v.rank = e.rank;
-    v.lead = lead;
+  } else if (const auto leads = unexplained_errors(events, facts, a); !leads.empty()) {
+    decide_unknown(events, leads, catalogue != nullptr ? unexplained_errors(events, facts, a, true) : leads, catalogue, v);
   } else if (events.empty() && facts.job.worker_lines == 0) {
     v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictNothingRecognised);
@@ -1056,12 +1099,13 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
 
 }  // namespace
 
-Analysis Engine::analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts) const {
+Analysis Engine::analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts,
+                         const Catalogue* catalogue) const {
   Analysis a;
   event_findings(events, hits, facts, a);
   fact_findings(events, facts, a);
   rank_findings(events, facts, a);
-  decide(events, facts, a);
+  decide(events, facts, catalogue, a);
   return a;
 }
 

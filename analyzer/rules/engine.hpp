@@ -14,6 +14,8 @@
 
 namespace dtriage::rules {
 
+class Catalogue;
+
 // What a finding is to the verdict; the order is the order reports list them in.
 enum class FindingRole : std::uint8_t { RootCause, Consequence, Related, Warning };
 const char* role_name(FindingRole r);  // root-cause, consequence, related, warning
@@ -49,6 +51,7 @@ struct Verdict {
   std::string rule;
   int root = -1;                                  // index into findings
   std::optional<correlate::EventIndex> lead;      // the earliest error when no rule names the cause
+  std::string catalogue;                          // the catalogue entry that classified the lead (its id)
   std::vector<std::string> why;                   // why this rank: the facts that decided (the culprit policy)
 };
 
@@ -73,7 +76,9 @@ class Engine {
   // Indices of the event rules that match `e`.
   std::vector<int> match(const model::Event& e) const;
   // `hits[i]`: match(events[i]), as the collector kept it.
-  Analysis analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts) const;
+  // With a catalogue, a failure no rule names is led by the earliest error line it classifies.
+  Analysis analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts,
+                   const Catalogue* catalogue = nullptr) const;
   // What a line must hold for an event rule to match it: a line that some rule's regex matches
   // holds one of `atoms` (lower case: a few of RE2's literal extraction per rule, of which every
   // match holds one), except for the rules of `open_kinds` ("*": any kind), which can match lines

@@ -1,0 +1,180 @@
+#include "rules/catalogue.hpp"
+
+#include <re2/re2.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "model/categories.hpp"
+
+namespace dtriage::rules {
+
+const char* role_name(EntryRole r) {
+  switch (r) {
+    case EntryRole::Cause: return "cause";
+    case EntryRole::Consequence: return "consequence";
+    case EntryRole::Benign: return "benign";
+  }
+  return "benign";
+}
+
+namespace {
+
+std::string scalar(const YAML::Node& n, const char* key) {
+  const YAML::Node v = n[key];
+  return v && v.IsScalar() ? v.as<std::string>() : std::string();
+}
+
+std::string at(const std::string& file, const YAML::Node& n) { return file + ":" + std::to_string(n.Mark().line + 1); }
+
+// Why `e` cannot be used, or "" when it can.
+std::string check(CatalogueEntry& e, const std::string& source) {
+  if (e.id.empty()) return "entry without an id";
+  if (e.id.rfind(source + ".", 0) != 0) return e.id + ": the id does not start with '" + source + ".'";
+  if (e.match.empty() == e.regex.empty()) return e.id + ": needs exactly one of match and regex";
+  if (!e.regex.empty()) {
+    RE2::Options o;
+    o.set_log_errors(false);
+    auto re = std::make_shared<const RE2>(e.regex, o);
+    if (!re->ok()) return e.id + ": regex does not compile: " + re->error();
+    e.re = std::move(re);
+  }
+  if (e.meaning.empty()) return e.id + ": no meaning";
+  if (e.role != EntryRole::Benign && !model::is_category(e.category))
+    return e.id + ": category '" + e.category + "' is not one of the contract's ids (docs/CONTRACT.md)";
+  if (e.role == EntryRole::Benign && !e.category.empty()) return e.id + ": a benign entry has no category";
+  return "";
+}
+
+}  // namespace
+
+void Catalogue::load_text(const std::string& text, const std::string& file) {
+  try {
+    const YAML::Node doc = YAML::Load(text);
+    if (!doc.IsMap()) {
+      problems_.push_back({file, "not a catalogue (a map with source and entries)"});
+      return;
+    }
+    CatalogueSource src{scalar(doc, "source"), scalar(doc, "title"), scalar(doc, "origin"), file};
+    if (src.id.empty()) {
+      problems_.push_back({file, "no source id"});
+      return;
+    }
+    const YAML::Node list = doc["entries"];
+    if (!list || !list.IsSequence()) {
+      problems_.push_back({file, "no entries"});
+      return;
+    }
+    std::set<std::string> ids;
+    for (const CatalogueEntry& e : entries_) ids.insert(e.id);
+    for (const YAML::Node& n : list) {
+      if (!n.IsMap()) {
+        problems_.push_back({at(file, n), "an entry is not a map"});
+        continue;
+      }
+      CatalogueEntry e;
+      e.id = scalar(n, "id");
+      e.source = src.id;
+      e.match = scalar(n, "match");
+      e.regex = scalar(n, "regex");
+      e.where = scalar(n, "where");
+      e.meaning = scalar(n, "meaning");
+      e.category = scalar(n, "category");
+      e.of = scalar(n, "of");
+      e.file = at(file, n);
+      const std::string role = scalar(n, "role");
+      if (role == "cause") e.role = EntryRole::Cause;
+      else if (role == "consequence") e.role = EntryRole::Consequence;
+      else if (role == "benign") e.role = EntryRole::Benign;
+      else {
+        problems_.push_back({e.file, e.id + ": role '" + role + "' is not cause, consequence or benign"});
+        continue;
+      }
+      if (const YAML::Node ex = n["examples"]; ex && ex.IsSequence())
+        for (const YAML::Node& x : ex)
+          if (x.IsScalar()) e.examples.push_back(x.as<std::string>());
+      if (std::string why = check(e, src.id); !why.empty()) {
+        problems_.push_back({e.file, why});
+        continue;
+      }
+      if (!ids.insert(e.id).second) {
+        problems_.push_back({e.file, e.id + ": id used twice"});
+        continue;
+      }
+      entries_.push_back(std::move(e));
+    }
+    sources_.push_back(std::move(src));
+  } catch (const YAML::Exception& e) {
+    problems_.push_back({file + ":" + std::to_string(e.mark.line + 1), e.msg});
+  }
+}
+
+Catalogue Catalogue::load(const std::string& dir) {
+  Catalogue c;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    c.problems_.push_back({dir, "no such catalogue directory"});
+    return c;
+  }
+  std::vector<std::string> files;
+  for (const auto& it : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string ext = it.path().extension().string();
+    if (it.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) files.push_back(it.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    std::ifstream in(f);
+    if (!in) {
+      c.problems_.push_back({f, "cannot read"});
+      continue;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    c.load_text(ss.str(), f);
+  }
+  return c;
+}
+
+bool CatalogueEntry::matches(std::string_view text) const {
+  if (re) return RE2::PartialMatch(text, *re);
+  return text.find(match) != std::string_view::npos;
+}
+
+const CatalogueEntry* Catalogue::classify(std::string_view text) const {
+  const CatalogueEntry* best = nullptr;
+  auto rank = [](const CatalogueEntry& e) {
+    if (e.role == EntryRole::Benign) return 0;
+    if (!e.classifies()) return 1;
+    return e.role == EntryRole::Cause ? 3 : 2;
+  };
+  auto size = [](const CatalogueEntry& e) { return e.re ? e.regex.size() : e.match.size(); };
+  for (const CatalogueEntry& e : entries_) {
+    if (!e.matches(text)) continue;
+    if (best == nullptr || rank(e) > rank(*best) || (rank(e) == rank(*best) && size(e) > size(*best))) best = &e;
+  }
+  return best;
+}
+
+std::string default_catalogue_dir() {
+  if (const char* env = std::getenv("DTRIAGE_CATALOGUE_DIR")) return env;
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) {
+    buf[n] = '\0';
+    const std::filesystem::path exe(buf);
+    const auto installed = exe.parent_path().parent_path() / "share" / "dtriage" / "catalogues";
+    if (std::filesystem::is_directory(installed)) return installed.string();
+  }
+#ifdef DTRIAGE_SOURCE_CATALOGUES
+  return DTRIAGE_SOURCE_CATALOGUES;
+#else
+  return "catalogues";
+#endif
+}
+
+}  // namespace dtriage::rules
