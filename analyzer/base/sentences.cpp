@@ -54,6 +54,11 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "{count} rank(s) timed out or lost a peer; rank {rank} never did: the launch implies it, but no line of it is in the logs"},
     {Say::WhyQuietNodeRank, "why.quiet-node-rank",
      "{count} node(s) reported a timeout or a lost peer; {node} reported neither, and rank {rank} is the one rank it ran"},
+    {Say::WhyLateNodeRank, "why.late-node-rank",
+     "{count} node(s) timed out waiting; {node} only lost its peers after that (it came late), and rank {rank} is the one rank it ran"},
+    {Say::WhyShortNodeRank, "why.short-node-rank",
+     "On {node} only {reported} of its {procs} processes reported a timeout or a lost peer, and rank {rank} is the one of its ranks that no "
+     "line shows ending"},
     {Say::WhyFirstInStream, "why.first-in-stream",
      "Ranks {ranks} failed on their own in the same second; their node's output shows rank {rank} failing first ({what})"},
     {Say::WhyLate, "why.late", "{count} rank(s) timed out waiting; rank {rank} lost its peers only after that: it reached the collective late"},

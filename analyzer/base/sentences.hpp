@@ -44,6 +44,8 @@ enum class Say : std::uint16_t {
   WhySilentRunning,    // {count} {rank}
   WhySilentAbsent,     // {count} {rank}
   WhyQuietNodeRank,    // {count} {node} {rank}
+  WhyLateNodeRank,     // {count} {node} {rank}
+  WhyShortNodeRank,    // {node} {reported} {procs} {rank}
   WhyFirstInStream,    // {ranks} {rank} {what}
   WhyLate,             // {count} {rank}
   WhyPlainVictims,     // {count} {node}

@@ -495,6 +495,40 @@ void quiet_node(Facts& f, const std::vector<model::Event>& events, const std::ve
   }
 }
 
+// A node the reports point at (late_node, short_node) and a rank the rank table gives it: the one
+// rank a late node ran; the one rank of a short node that no line shows ending (every other rank of
+// it known, and each ended in a report or an exit).
+void rank_of_node(Facts& f, std::size_t reporters) {
+  const std::string& node = !f.late_node.empty() ? f.late_node : f.short_node;
+  const Node* n = f.node(node);
+  if (node.empty() || n == nullptr || !n->nproc_per_node) return;
+  std::vector<const RankRecord*> here, silent;
+  for (const RankRecord& r : f.rank_table)
+    if (r.node == node) {
+      here.push_back(&r);
+      if (r.ending == Ending::Running || r.ending == Ending::Stopped || r.ending == Ending::NeverHeardFrom) silent.push_back(&r);
+    }
+  Culprit c;
+  if (!f.late_node.empty()) {
+    if (here.size() != 1 || *n->nproc_per_node != 1) return;
+    c.rank = here.front()->rank;
+    c.basis = CulpritBasis::LateArrival;
+    c.why = {base::say(base::Say::WhyLateNodeRank, {{"count", std::to_string(reporters)}, {"node", node}, {"rank", std::to_string(c.rank)}})};
+  } else {
+    if (silent.size() != 1 || static_cast<std::int64_t>(here.size()) != *n->nproc_per_node) return;
+    c.rank = silent.front()->rank;
+    c.basis = CulpritBasis::Silent;
+    c.why = {base::say(base::Say::WhyShortNodeRank, {{"node", node},
+                                                      {"reported", std::to_string(f.short_reported)},
+                                                      {"procs", std::to_string(f.short_procs)},
+                                                      {"rank", std::to_string(c.rank)}})};
+  }
+  const RankRecord& r = **std::find_if(here.begin(), here.end(), [&](const RankRecord* x) { return x->rank == c.rank; });
+  c.node = node;
+  if (r.evidence) c.evidence.push_back(*r.evidence);
+  f.culprit = std::move(c);
+}
+
 }  // namespace
 
 void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
@@ -540,6 +574,12 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
   if (victims > 0) c.from_reports(plain, victims);
   if (!f.culprit && f.culprit_node.empty()) quiet_node(f, events, reports);
   if (!f.culprit && f.quiet_node.empty() && f.late_node.empty()) short_node(f, events, reports);
+  if (!f.culprit && (!f.late_node.empty() || !f.short_node.empty())) {
+    std::set<std::string> reporters;
+    for (EventIndex i = 0; i < events.size() && i < reports.size(); ++i)
+      if (reports[i] != 0 && !f.is_replaced(i)) reporters.insert(events[i].node);
+    rank_of_node(f, reporters.size() - (reporters.count(f.late_node) != 0 ? 1 : 0));
+  }
 }
 
 }  // namespace dtriage::correlate

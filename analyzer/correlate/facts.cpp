@@ -511,6 +511,20 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
     bool progressed = false;      // the workers printed steps after the last attempt's failure: the attempt after it ran
     bool gave_up = false;         // a failure table follows the pending failure
     std::int64_t failures = 0;    // the launcher's "failed (exitcode" lines: one per attempt
+    // The pids of the failure table the launcher printed when it gave up: it lists every process of
+    // the last attempt that failed, so a "failed (exitcode" line for another pid was an attempt's
+    // before it (its output went elsewhere: --redirects, --log-dir).
+    std::set<std::int64_t> table_pids;
+    for (const EventIndex i : idx)
+      if (events[i].code == "failure-row" && events[i].pid) table_pids.insert(*events[i].pid);
+    bool before_table = false;  // the pending failure is one of an attempt before the table's
+    // --max_restarts of this stream's launcher: while restarts remain, a failure is always followed
+    // by a new attempt (torchrun gives up, with its failure table, only when none remain).
+    std::optional<std::int64_t> max_restarts;
+    for (const EventIndex i : idx)
+      if (auto m = events[i].get_int("max_restarts")) max_restarts = m;  // the command, or its config block
+    std::int64_t failures_at_split = 0;  // failures before the last attempt began
+    bool table_at_split = false;         // a failure table came between that failure and the split
     for (std::size_t k = 0; k < idx.size(); ++k) {
       const model::Event& e = events[idx[k]];
       // A worker's line: any but the launcher's own (torchrun's lines, its ChildFailedError and
@@ -524,8 +538,10 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
       // The workers' progress prints after the failure, with this line after them: it is the
       // next attempt's (the launcher's own lines between belong to the failure).
       const bool after_steps = progressed_at > failed_at && e.line > progressed_at;
-      if (pending && (worker || stopped_later || after_steps)) {
+      if (pending && (worker || stopped_later || after_steps || (before_table && e.code != "worker-failed"))) {
         starts.push_back(k);
+        failures_at_split = failures;
+        table_at_split = gave_up;
         progressed = progressed_at > failed_at;  // this stream shows steps of the attempt after
         pending = false;
       }
@@ -533,6 +549,7 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
         pending = true;
         failed_at = e.line;
         gave_up = false;
+        before_table = !table_pids.empty() && e.pid && table_pids.count(*e.pid) == 0;
         ++failures;
       }
       gave_up = gave_up || (pending && e.code == "failure-row");
@@ -540,10 +557,13 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
     // A failure with nothing of the workers after it in this stream, and no failure table (the
     // launcher giving up): the next attempt ran all the same when its workers printed steps after
     // it here, or when its node's --log-dir holds more attempts than this stream saw fail (one
-    // "failed (exitcode" line per attempt; their output went to attempt_N's files).
+    // "failed (exitcode" line per attempt; their output went to attempt_N's files). (A restart
+    // left alone does not say the next attempt got going: its workers may never have printed.)
     if (pending && !gave_up && (progressed_at > failed_at || failures <= log_dir.restarts)) {
       progressed = progressed_at > failed_at;
       starts.push_back(idx.size());
+      failures_at_split = failures;
+      table_at_split = false;
     }
     for (std::size_t k = 0, a = 0; k < idx.size(); ++k) {
       while (a + 1 < starts.size() && starts[a + 1] <= k) ++a;
@@ -559,7 +579,8 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
       if (e.code == "closing-signal")
         if (auto t = e.get_int("target_pid")) earlier_pids.insert(*t);
     }
-    bool stands = progressed || static_cast<std::int64_t>(starts.size()) - 1 <= log_dir.restarts;
+    bool stands = progressed || static_cast<std::int64_t>(starts.size()) - 1 <= log_dir.restarts ||
+                  (max_restarts && !table_at_split && failures_at_split <= *max_restarts);
     for (std::size_t k = starts.back(); k < idx.size() && !stands; ++k) {
       const model::Event& e = events[idx[k]];
       stands = e.code == "worker-failed" || (root_cause_row(e) && e.pid && earlier_pids.count(*e.pid) == 0);

@@ -64,6 +64,8 @@ void apply(LaunchCommand& l, const std::string& key, const std::string& v) {
     l.master_addr = v;
   } else if (key == "__master_port") {
     l.master_port = to_int(v);
+  } else if (key == "__max_restarts") {
+    l.max_restarts = to_int(v);
   } else if (key == "__rdzv_backend") {
     l.rdzv_backend = v;
   } else if (key == "__rdzv_endpoint") {

@@ -29,6 +29,7 @@ struct Block {
   model::Event event;
   std::vector<std::pair<std::uint64_t, std::string>> lines;  // numbered rows, for tables
   std::size_t scanned = 0;  // body lines before this one need no scan for facts (frames, or scanned already)
+  bool torn = false;        // the exception line's message is another process's stack frame (interleaved output)
 };
 
 bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
@@ -221,6 +222,9 @@ struct SourceParser::Impl {
           b.event.message = ex.message;
           b.event.set("exception", ex.code);
           b.type = BlockType::ExceptionTail;
+          // Two processes writing one stream at once: "RuntimeError:   File \"...\", line 9, in f"
+          // (the other's frame cut in); the message comes on the next line.
+          b.torn = starts_with(trim(ex.message), "File \"") && contains(ex.message, "\", line ");
           return true;
         }
         return false;
@@ -230,6 +234,14 @@ struct SourceParser::Impl {
         // A process writes its exception's message at once: a line of another stream in between
         // (the launcher, another rank) ends it; what follows is the process going on.
         if (line.number != std::max(b.event.end_line, b.event.line) + 1) return false;
+        if (b.torn && !indented(rest) && !starts_with(rest, "Traceback (most recent call last)")) {
+          b.torn = false;
+          b.event.message = std::string(trim(rest));
+          scan_message(rest, b.event);
+          add_body(rest);
+          return true;
+        }
+        b.torn = false;
         if (starts_with(rest, "Traceback (most recent call last)") || starts_with(rest, "===") ||
             starts_with(rest, "---") || starts_with(rest, "Root Cause") || starts_with(rest, "Failures:") ||
             contains(b.event.code, "ChildFailedError"))

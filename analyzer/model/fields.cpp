@@ -77,6 +77,7 @@ constexpr FieldInfo kEventFields[] = {
     {"npu", T::Int, "npu-smi NPU id"},
     {"npu_count", T::Int, "NPUs an npu-smi table lists"},
     {"nranks", T::Int, "ranks in a communicator (NCCL nranks, HCCL rankNum)", true},
+    {"max_restarts", T::Int, "torchrun --max_restarts: how many times the launcher starts its workers again"},
     {"numel", T::Int, "elements of a timed-out collective"},
     {"op_index", T::Int, "HCCL Notify Wait: the collective's index"},
     {"op_tag", T::Text, "HCCL Notify Wait: the collective's tag (AllReduce, ...)"},

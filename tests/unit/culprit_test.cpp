@@ -515,6 +515,91 @@ TEST(Culprit, AOneNodeJobsRanksAreItsNodes) {
   for (const json& n : rep["nodes"]) EXPECT_EQ(n["name"], "ws-44") << rep["nodes"].dump(1);
 }
 
+// Static rendezvous, plain output: the ranks of two nodes time out; the node that ran one process
+// only lost its peers after that (it came late). Its one rank is the culprit.
+TEST(Culprit, ALateNodeOfOneRankNamesThatRank) {
+  analysis::Inputs in;
+  const std::string waited = "RuntimeError: [/opt/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 900000ms for recv operation to complete";
+  const std::string head = "+ torchrun --nnodes 3 --nproc_per_node ";
+  in.texts.emplace_back("mlx-a/out.txt", head + "2 --node_rank 0 --master_addr mlx-a --master_port 31000 tr.py\n" + traceback("", waited) +
+                                             traceback("", waited) + launcher_failed(0, 9101));
+  in.texts.emplace_back("mlx-b/out.txt", head + "2 --node_rank 1 --master_addr mlx-a --master_port 31000 tr.py\n" + traceback("", waited) +
+                                             traceback("", waited) + launcher_failed(0, 9201));
+  in.texts.emplace_back("mlx-c/out.txt", head + "1 --node_rank 2 --master_addr mlx-a --master_port 31000 tr.py\n" +
+                                             peer_lost("", "10.20.0.1") + launcher_failed(0, 9301));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["node"], "mlx-c") << v.dump(1);
+  EXPECT_EQ(v["rank"], 4) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("came late"), std::string::npos) << v.dump(1);
+}
+
+// Static rendezvous, plain output: every process of one node reported a timeout; on the other,
+// two of three did, and its failure table names those two. The third rank of that node, which no
+// line shows ending, is the one they waited for.
+TEST(Culprit, AShortNodesSilentRankIsNamedWhenItsOtherRanksAreKnown) {
+  analysis::Inputs in;
+  const std::string sent = "RuntimeError: [/opt/gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 120000ms for send operation to complete";
+  in.texts.emplace_back("hx07/log.txt", "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 0 --master_addr hx07 --master_port 28000 fit.py\n" +
+                                            traceback("", sent) + traceback("", sent) + launcher_failed(1, 5002) +
+                                            failure_table("hx07", {{1, 1, 1, 5002, "2026-09-14_21:03:11"}, {2, 2, 1, 5003, "2026-09-14_21:03:11"}}));
+  in.texts.emplace_back("hx08/log.txt", "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 1 --master_addr hx07 --master_port 28000 fit.py\n" +
+                                            traceback("", sent) + traceback("", sent) + traceback("", sent) + launcher_failed(0, 6001));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["node"], "hx07") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("no line shows ending"), std::string::npos) << v.dump(1);
+}
+
+// --redirects: the launcher's stream holds only its own lines. Its first "failed (exitcode" line is
+// for a pid its final failure table does not list: that failure was an attempt's before the last
+// (the table lists every failed process of the last one). The rank the table's attempt lost is the
+// culprit, not the first line's.
+TEST(Culprit, AFailedLineForAPidTheFinalTableLacksIsAnEarlierAttempt) {
+  analysis::Inputs in;
+  in.texts.emplace_back("kn-3.lab.example/launch.txt",
+                        "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 1 --master_addr kn-2 --master_port 27001 --max_restarts 2 "
+                        "--log_dir tl --redirects 3 fit.py\n" +
+                            launcher_failed(2, 7705) +
+                            "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 8120 closing signal SIGTERM\n"
+                            "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 8121 closing signal SIGTERM\n" +
+                            launcher_failed(1, 8122) +
+                            failure_table("kn-3.lab.example", {{4, 1, 1, 8122, "2026-08-30_17:41:02"}}));
+  in.texts.emplace_back("kn-3.lab.example/tl/none_x1/attempt_1/1/stderr.log", traceback("", "OSError: [Errno 5] Input/output error: '/data/shard-0042'"));
+  in.texts.emplace_back("kn-2/launch.txt",
+                        "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 0 --master_addr kn-2 --master_port 27001 --max_restarts 2 "
+                        "--log_dir tl --redirects 3 fit.py\n" +
+                            launcher_failed(0, 7701) + launcher_failed(0, 8101) +
+                            failure_table("kn-2", {{0, 0, 1, 8101, "2026-08-30_17:41:04"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["node"], "kn-3.lab.example") << v.dump(1);
+  EXPECT_EQ(v["rank"], 4) << v.dump(1);
+}
+
+// --max_restarts 1, plain output, no --log-dir and no step prints: after a worker's failure with a
+// restart left, torchrun always starts the workers again (it gives up, with its failure table,
+// only when none is left), so what its workers print after the failure is the next attempt's. The
+// ValueError was attempt 0's; in attempt 1 the ranks of two nodes timed out waiting, and the third
+// node's rank, which hung, only lost its peers when the job was stopped: the verdict is the hang,
+// not the exception the restart got past.
+TEST(Culprit, AFailureWithARestartLeftIsFollowedByANewAttempt) {
+  analysis::Inputs in;
+  const std::string death = "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n";
+  const std::string head = "+ torchrun --nnodes 3 --nproc_per_node 1 --master_addr gx-101 --master_port 29650 --max-restarts=1 --node_rank ";
+  const std::string waited = traceback("", "RuntimeError: [/opt/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 300000ms for recv "
+                                           "operation to complete");
+  in.texts.emplace_back("gx-101/std.out", head + "0 fit.py\n" + traceback("", "ValueError: bad shard header in /data/part-17") +
+                                              launcher_failed(0, 3001) + waited + death);
+  in.texts.emplace_back("gx-102/std.out", head + "1 fit.py\n" + peer_lost("", "10.9.0.101") + launcher_failed(0, 4001) + death);
+  in.texts.emplace_back("gx-103/std.out", head + "2 fit.py\n" + peer_lost("", "10.9.0.101") + launcher_failed(0, 5001) + waited + death);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["summary"].get<std::string>().find("ValueError"), std::string::npos) << v.dump(1);
+  EXPECT_EQ(v["node"], "gx-102") << v.dump(1);
+  EXPECT_EQ(v["rank"], 1) << v.dump(1);
+}
+
 // Plain output (no rank prefixes), one file per node, a restart: the first attempt's exception is
 // followed by the second attempt's tracebacks and a second "failed (exitcode" line; only the last
 // attempt decides.

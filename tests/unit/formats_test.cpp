@@ -317,6 +317,31 @@ TEST(Python, ExceptionTailKeepsTheLastErrorDetail) {
   EXPECT_EQ(ev[1].code, "duplicate-gpu");
 }
 
+// Two processes writing one stream at once: one's exception line is cut by the other's stack frame
+// ("ValueError:   File ..., line N, in f") and its message comes on the next line. The message is
+// that next line, so that what it reports (a timeout, a lost peer) is read.
+TEST(Python, TornExceptionLineTakesItsMessageFromTheNextLine) {
+  auto ev = parse(
+      "Traceback (most recent call last):\n"
+      "  File \"/srv/app/fit.py\", line 88, in <module>\n"
+      "    torch.distributed.broadcast(t, 0)\n"
+      "DistBackendError:   File \"/opt/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py\", line 79, in wrapper\n"
+      "[../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 600000ms for send operation to complete\n"
+      "    return func(*args, **kwargs)\n",
+      "w7/fit.log");
+  ASSERT_GE(ev.size(), 1u);
+  EXPECT_EQ(ev[0].code, "DistBackendError");
+  EXPECT_NE(ev[0].message.find("Timed out waiting 600000ms"), std::string::npos) << ev[0].message;
+  // An exception whose message merely names a file is left as it is.
+  auto plain = parse(
+      "Traceback (most recent call last):\n"
+      "  File \"run.py\", line 3, in <module>\n"
+      "FileNotFoundError: [Errno 2] No such file or directory: 'cfg.yaml'\n"
+      "step 4 done\n");
+  ASSERT_GE(plain.size(), 1u);
+  EXPECT_EQ(plain[0].message, "[Errno 2] No such file or directory: 'cfg.yaml'");
+}
+
 TEST(ContainerJson, InnerTextIsParsed) {
   auto e = one(R"({"log":"[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800100 milliseconds before timing out.\n","stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"})"
                "\n");
