@@ -400,6 +400,18 @@ KNOWN_MISSES = {
     ("lab-10019-memoryerror", "hosts"),
     ("lab-10028-sigbus", "hosts"),
     ("lab-10041-nnodes-differ", "journal"),
+    # The fresh batch of seeds 11001-11048 (2026-12-02, 10:30): a hosts rename splits a short name
+    # from its FQDN (11017, 11029) or takes a docker folder's name out of what reads as a host
+    # (11015: its node is lost, and the timeout reports with it); the journal's one host merges the
+    # streams that told 11011's signal and 11029's rank apart; under collector timestamps the stop
+    # from outside outranks 11021's late node (the restart before it is still seen).
+    ("lab-11011-sigbus", "journal"),
+    ("lab-11015-hang", "hosts"),
+    ("lab-11017-before-init", "hosts"),
+    ("lab-11021-hang", "docker-json"),
+    ("lab-11021-hang", "kubectl"),
+    ("lab-11029-exit", "hosts"),
+    ("lab-11029-exit", "journal"),
 }
 
 
