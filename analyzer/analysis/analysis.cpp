@@ -22,10 +22,7 @@ base::Result<RuleBook> RuleBook::compile(rules::RuleSet set) {
 
 base::Result<RuleBook> RuleBook::load(const std::vector<std::string>& dirs, const std::string& catalogue_dir) {
   auto book = compile(rules::load_rules(dirs));
-  if (!book || catalogue_dir.empty()) return book;
-  auto catalogue = std::make_shared<rules::Catalogue>(rules::Catalogue::load(catalogue_dir));
-  for (const auto& p : catalogue->problems()) book.value().set.problems.push_back(p);
-  book.value().catalogue = std::move(catalogue);
+  if (book && !catalogue_dir.empty()) book.value().catalogue = std::make_shared<const rules::CatalogueShelf>(catalogue_dir);
   return book;
 }
 
@@ -41,7 +38,11 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
   a->hits = std::move(collector.hits());
   a->facts = correlate::correlate(a->events, correlate::Inputs{engine.reports(a->hits), collector.sources(), collector.unparsed_lines(),
                                                                 std::move(collector.sightings())});
-  a->outcome = engine.analyze(a->events, a->hits, a->facts, book.catalogue.get());
+  a->outcome = engine.analyze(a->events, a->hits, a->facts);
+  // No rule names the cause: the catalogues may say what the leading error is.
+  const rules::Verdict& v = a->outcome.verdict;
+  if (book.catalogue && v.status == rules::Status::Failed && v.category == "unknown")
+    a->outcome = engine.analyze(a->events, a->hits, a->facts, &book.catalogue->get());
   return a;
 }
 

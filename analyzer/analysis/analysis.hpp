@@ -30,11 +30,12 @@ struct RuleBook {
   rules::RuleSet set;
   std::shared_ptr<const rules::Engine> engine;
   std::shared_ptr<const formats::Gate> gate;
-  std::shared_ptr<const rules::Catalogue> catalogue;  // leads a failure no rule names; null: none
+  std::shared_ptr<const rules::CatalogueShelf> catalogue;  // leads a failure no rule names; null: none
 
   // Loads and compiles the rules of `dirs` (later ones add to or replace earlier ones). A rule that
   // does not compile is left out and listed in set.problems; an error only when nothing can run.
-  // The catalogues of `catalogue_dir` come with them (their problems in set.problems too).
+  // The catalogues of `catalogue_dir` come with them, read when a verdict first needs them
+  // (`rules lint` and `rules test` read them and report their problems).
   static base::Result<RuleBook> load(const std::vector<std::string>& dirs, const std::string& catalogue_dir = rules::default_catalogue_dir());
   // The same for rules already loaded (tests, fuzzers).
   static base::Result<RuleBook> compile(rules::RuleSet set);

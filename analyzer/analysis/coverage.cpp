@@ -60,11 +60,12 @@ Coverage coverage(const RuleBook& book) {
   SourceCoverage all;
   all.source = "all";
   all.title = "all sources";
-  for (const rules::CatalogueSource& s : book.catalogue->sources()) {
+  const rules::Catalogue& catalogue = book.catalogue->get();
+  for (const rules::CatalogueSource& s : catalogue.sources()) {
     at[s.id] = out.sources.size();
     out.sources.push_back({s.id, s.title});
   }
-  for (const rules::CatalogueEntry& e : book.catalogue->entries()) {
+  for (const rules::CatalogueEntry& e : catalogue.entries()) {
     EntryCoverage c = cover(e, book, lines);
     for (SourceCoverage* s : {&out.sources[at[e.source]], &all}) {
       ++s->entries;

@@ -51,7 +51,7 @@ int show_rule(const std::vector<rules::Rule>& rs, const std::string& id) {
 
 // The catalogues' figures per source; with a source, each of its entries and what met it.
 int print_coverage(const analysis::RuleBook& book, const std::string& source) {
-  if (!book.catalogue || book.catalogue->entries().empty()) {
+  if (!book.catalogue || book.catalogue->get().entries().empty()) {
     std::fprintf(stderr, "dtriage: no catalogue entries (catalogues/ beside the rules, or $DTRIAGE_CATALOGUE_DIR)\n");
     return 2;
   }
@@ -65,7 +65,7 @@ int print_coverage(const analysis::RuleBook& book, const std::string& source) {
     std::printf("\nclassified: a cause or consequence with a category (not unknown); by-rule: a rule of that category fires on one of\n"
                 "its examples; verdict: an example alone gets that category as the verdict's; rule-example: a rule's\n"
                 "own examples hold such a line; healthy: benign entries whose examples alone leave the job healthy.\n");
-    return book.catalogue->problems().empty() ? 0 : 1;
+    return book.catalogue->get().problems().empty() ? 0 : 1;
   }
   bool any = false;
   for (const auto& e : c.entries) {
@@ -114,6 +114,8 @@ int cmd_rules(const std::string& action, const Config& config, const std::string
   // test and lint: examples must behave (each through the whole analysis); lint also checks
   // explains targets.
   std::vector<std::string> failures = analysis::check_examples(*book);
+  if (book->catalogue)
+    for (const auto& p : book->catalogue->get().problems()) failures.push_back(p.where + ": catalogue: " + p.message);
   if (action == "lint")
     for (std::string& m : rules::lint(rs)) failures.push_back(std::move(m));
   for (const auto& f : failures) std::printf("FAIL %s\n", f.c_str());

@@ -160,6 +160,11 @@ const CatalogueEntry* Catalogue::classify(std::string_view text) const {
   return best;
 }
 
+const Catalogue& CatalogueShelf::get() const {
+  std::call_once(once_, [this] { catalogue_ = std::make_unique<Catalogue>(Catalogue::load(dir_)); });
+  return *catalogue_;
+}
+
 std::string default_catalogue_dir() {
   if (const char* env = std::getenv("DTRIAGE_CATALOGUE_DIR")) return env;
   char buf[4096];
