@@ -1,7 +1,6 @@
 #include "rules/catalogue.hpp"
 
 #include <re2/re2.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -166,19 +165,10 @@ const Catalogue& CatalogueShelf::get() const {
 }
 
 std::string default_catalogue_dir() {
-  if (const char* env = std::getenv("DTRIAGE_CATALOGUE_DIR")) return env;
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) {
-    buf[n] = '\0';
-    const std::filesystem::path exe(buf);
-    const auto installed = exe.parent_path().parent_path() / "share" / "dtriage" / "catalogues";
-    if (std::filesystem::is_directory(installed)) return installed.string();
-  }
 #ifdef DTRIAGE_SOURCE_CATALOGUES
-  return DTRIAGE_SOURCE_CATALOGUES;
+  return data_dir("DTRIAGE_CATALOGUE_DIR", "catalogues", DTRIAGE_SOURCE_CATALOGUES);
 #else
-  return "catalogues";
+  return data_dir("DTRIAGE_CATALOGUE_DIR", "catalogues", "catalogues");
 #endif
 }
 

@@ -332,22 +332,26 @@ RuleSet load_rules(const std::vector<std::string>& dirs) {
   return out;
 }
 
-std::string default_rules_dir() {
-  if (const char* env = std::getenv("DTRIAGE_RULES_DIR")) return env;
-  // Next to the executable: <prefix>/bin/dtriage -> <prefix>/share/dtriage/rules; in a build tree
+std::string data_dir(const char* env_var, const char* name, const char* source_tree) {
+  if (const char* env = std::getenv(env_var)) return env;
+  // Next to the executable: <prefix>/bin/dtriage -> <prefix>/share/dtriage/<name>; in a build tree
   // fall back to the source tree the binary was configured from.
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) {
     buf[n] = '\0';
     const std::filesystem::path exe(buf);
-    const auto installed = exe.parent_path().parent_path() / "share" / "dtriage" / "rules";
+    const auto installed = exe.parent_path().parent_path() / "share" / "dtriage" / name;
     if (std::filesystem::is_directory(installed)) return installed.string();
   }
+  return source_tree;
+}
+
+std::string default_rules_dir() {
 #ifdef DTRIAGE_SOURCE_RULES
-  return DTRIAGE_SOURCE_RULES;
+  return data_dir("DTRIAGE_RULES_DIR", "rules", DTRIAGE_SOURCE_RULES);
 #else
-  return "rules";
+  return data_dir("DTRIAGE_RULES_DIR", "rules", "rules");
 #endif
 }
 

@@ -27,6 +27,9 @@ RuleSet load_rules(const std::vector<std::string>& dirs);
 // Parses rules from YAML text (tests). `file` names it in problems.
 void load_rules_text(const std::string& text, const std::string& file, RuleSet& out);
 
+// $env_var, else <prefix>/share/dtriage/<name> beside the running executable when installed, else
+// `source_tree` (a build runs on the source tree's data).
+std::string data_dir(const char* env_var, const char* name, const char* source_tree);
 // The directory of the installed rule pack, or the source tree's rules/ when run from a build.
 std::string default_rules_dir();
 
