@@ -1,5 +1,10 @@
 #include "analysis/collector.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <type_traits>
+#include <variant>
+
 #include "correlate/facts.hpp"
 #include "formats/pipeline.hpp"
 #include "model/fields.hpp"
@@ -18,7 +23,7 @@ void Collector::join(std::unique_ptr<ingest::Sink> sink) {
     model::Event& e = f.events_[i];
     if (b < f.binding_only_.size() && f.binding_only_[b] == i) {
       ++b;
-      if (!seen_.insert(binding_key(e)).second) {
+      if (!seen_.insert(first_key(e)).second) {
         ++inv_.events_not_kept;
         continue;
       }
@@ -75,8 +80,16 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
 }
 
 bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& binding_only) {
-  hits = engine_.match(e);
+  // A line the gate found no literal in, which no parser gave a code: only rules of kinds that
+  // need no literal could match it (a rule on codes alone matches what parsers recognise, some by
+  // their families' markers, which are no gate literals).
+  if (e.quiet && e.code.empty() && gate_ != nullptr && !gate_->open(e.kind)) hits.clear();
+  else hits = engine_.match(e);
   if (e.kind == model::Kind::Line) return !hits.empty();
+  if (table_row(e, hits)) {
+    binding_only = true;
+    return seen_.insert(row_key(e)).second;
+  }
   if (correlate::is_error(e) || e.level == model::Level::Warning || !e.code.empty()) return true;
   for (const auto& [k, v] : e.fields)
     if (const model::FieldInfo* f = model::find_event_field(k); f != nullptr && f->keep) return true;
@@ -84,6 +97,34 @@ bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& bindin
   if (!binds(e)) return false;
   binding_only = true;
   return seen_.insert(binding_key(e)).second;
+}
+
+bool Collector::table_row(const model::Event& e, const std::vector<int>& hits) {
+  return (e.kind == model::Kind::NvidiaSmi || e.kind == model::Kind::NpuSmi) && e.level <= model::Level::Info &&
+         hits.empty() && !correlate::is_error(e);
+}
+
+const std::string& Collector::row_key(const model::Event& e) {
+  binding_key(e);
+  key_.insert(0, "\x01");  // never a binding key: those start with a node name
+  key_ += '|';
+  key_ += model::kind_name(e.kind);
+  key_ += '|';
+  key_ += e.code;
+  // Memory in use changes from one snapshot to the next; nothing downstream of the collector reads
+  // it (a node snapshot's own parse does, formats/snapshot.cpp).
+  static constexpr std::string_view kMeasured[] = {"memory_mib", "memory_mb", "memory_used_mb"};
+  for (const auto& [k, v] : e.fields)
+    if (std::find(std::begin(kMeasured), std::end(kMeasured), k) == std::end(kMeasured)) {
+      key_ += '|';
+      key_ += k;
+      key_ += '=';
+      std::visit([this](const auto& x) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) key_ += x;
+        else key_ += std::to_string(x);
+      }, v);
+    }
+  return key_;
 }
 
 const std::string& Collector::binding_key(const model::Event& e) {

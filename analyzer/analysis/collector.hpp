@@ -20,7 +20,9 @@ namespace dtriage::analysis {
 //
 // Memory stays proportional to what matters, not to the input: errors, warnings, recognised facts
 // and rule matches are kept; an informational line is kept only when it ties a process to a
-// device or rank that no kept line did (millions of "TaskFinished" INFO lines become one).
+// device or rank that no kept line did (millions of "TaskFinished" INFO lines become one), and a
+// row of an npu-smi / nvidia-smi table only when no kept row said the same (a monitor loop prints
+// the same devices and processes every few seconds: what changes, memory in use, nothing reads).
 class Collector final : public ingest::ForkableSink {
  public:
   // `inv`: the job's inventory; null for a fork, which counts in its own. `gate` may be null.
@@ -43,6 +45,10 @@ class Collector final : public ingest::ForkableSink {
   bool keep(const model::Event& e, std::vector<int>& hits, bool& binding_only);
   static bool binds(const model::Event& e) { return e.pid || e.rank || e.local_rank; }
   const std::string& binding_key(const model::Event& e);  // what ties a process to its node, device, rank
+  // An informational smi table row that no rule matched: kept as the first of its row_key.
+  static bool table_row(const model::Event& e, const std::vector<int>& hits);
+  const std::string& row_key(const model::Event& e);  // its table, code, binding and fields but memory in use
+  const std::string& first_key(const model::Event& e) { return table_row(e, {}) ? row_key(e) : binding_key(e); }
 
   const rules::Engine& engine_;
   const formats::Gate* gate_;
@@ -50,7 +56,7 @@ class Collector final : public ingest::ForkableSink {
   base::Inventory own_inv_;  // a fork's counters
   base::Inventory& inv_;     // the job's inventory, or own_inv_ in a fork
   bool forked_ = false;
-  std::vector<std::size_t> binding_only_;  // a fork's events kept only as the first of their binding
+  std::vector<std::size_t> binding_only_;  // a fork's events kept only as the first of their binding (or row)
   std::string key_;
   std::vector<model::Event> events_;
   rules::Hits hits_;                  // hits_[i]: the rules events_[i] matched

@@ -87,7 +87,8 @@ bool scan_message(std::string_view msg, model::Event& e);
 // The device a message names (device_id=3, devId[3], deviceId=3, device(3), Device 3, ...).
 std::optional<std::int64_t> find_device(std::string_view msg);
 // The words find_device looks for, and the trigger literals of every message-fact row: a message
-// holding none of them gives scan_message and find_device nothing.
+// holding none of them gives scan_message and find_device nothing (but for '|', whose rows only
+// plog ERROR lines hold: see message_triggers).
 std::span<const std::string_view> device_markers();
 std::vector<std::string_view> message_triggers();
 

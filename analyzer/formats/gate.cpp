@@ -58,14 +58,16 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
     if (k == "*") open_.fill(true);
     else if (auto kind = model::kind_from_name(k)) open_[static_cast<int>(*kind)] = true;
   }
-  std::vector<std::string> marks;
+  std::vector<std::string> marks, loose;
   for (const Family& f : single_line_families())
     for (std::string_view m : f.markers) {
       marks.emplace_back(m);
+      (f.name == "error-print" ? loose : exact_markers_).emplace_back(m);
       listed_.emplace_back("marker", std::string(m));
     }
   // Asked one line at a time (search), never over a buffer: the automaton alone.
   markers_ = base::LiteralMatcher(marks, std::vector<int>(marks.size(), 0), base::LiteralMatcher::Engine::Automaton);
+  loose_markers_ = base::LiteralMatcher(loose, std::vector<int>(loose.size(), 0), base::LiteralMatcher::Engine::Automaton);
 }
 
 namespace {
@@ -102,6 +104,13 @@ void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Loo
     for (std::size_t k = 0; k < lines.size(); ++k)
       if (matcher_.search(lines[k], 1) != 0) looks[k] = Look::Parse;
   }
+}
+
+bool Gate::marked(std::string_view rest) const {
+  if (markers_.search(rest, 1) == 0) return false;  // most lines: no marker in any case
+  if (loose_markers_.search(rest, 1) != 0) return true;
+  return std::any_of(exact_markers_.begin(), exact_markers_.end(),
+                     [&](const std::string& m) { return rest.find(m) != std::string_view::npos; });
 }
 
 std::vector<std::pair<std::string, std::string>> Gate::literals() const { return listed_; }

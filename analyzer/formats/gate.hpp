@@ -51,7 +51,9 @@ class Gate {
   // True when some rule matches events of `kind` without needing a literal: never skip those.
   bool open(model::Kind kind) const { return open_[static_cast<int>(kind)]; }
   // True when `rest` (a line after its outer prefixes) holds a family marker (Family::markers).
-  bool marked(std::string_view rest) const { return markers_.search(rest, 1) != 0; }
+  // Markers are matched in their case ("Fault" is not in "default"), but for the error-print
+  // family's, whose lines are read in any case ("Error: ", "FATAL: ").
+  bool marked(std::string_view rest) const;
   // Every literal with its group (fact, marker, rule), for `dtriage rules literals`.
   std::vector<std::pair<std::string, std::string>> literals() const;
   // The literals the gate searches (folded; none holds another), for benchmarks.
@@ -62,7 +64,9 @@ class Gate {
 
   std::vector<std::string> searched_;
   base::LiteralMatcher matcher_;  // searched_, over the whole line
-  base::LiteralMatcher markers_;  // family markers, over a line's rest
+  base::LiteralMatcher markers_;  // family markers (folded), over a line's rest
+  base::LiteralMatcher loose_markers_;  // the markers whose case does not count
+  std::vector<std::string> exact_markers_;  // the others, found in their case
   std::vector<std::pair<std::string, std::string>> listed_;
   RuleLiterals rules_;
 };

@@ -118,7 +118,7 @@ const std::vector<MessageFact>& table() {
          set_int(s.e, "last_completed", s.m[3]);
          s.code("watchdog-work");
        }},
-      {{"Rank "}, re_rank_bracket,
+      {{"[Rank ", "[PG "}, re_rank_bracket,  // "[Rank 3]", "[PG 0 (default_pg) Rank 3]"
        [](Scan& s) {
          if (!s.e.rank) s.e.rank = int_of(s.m[1]);
        }},
@@ -405,8 +405,13 @@ const Trigger& triggers() {
 }  // namespace
 
 std::vector<std::string_view> message_triggers() {
+  // '|' finds LINK_ERROR_INFO rows, which HCCL prints in plog ERROR lines only: the gate never
+  // skips those (it skips plog INFO / DEBUG / TRACE), and a lone '|' is in most lines of a
+  // training log (progress bars, Megatron's iteration lines, smi tables).
   std::vector<std::string_view> out;
-  for (const MessageFact& row : table()) out.insert(out.end(), row.triggers.begin(), row.triggers.end());
+  for (const MessageFact& row : table())
+    for (std::string_view t : row.triggers)
+      if (t != "|") out.push_back(t);
   return out;
 }
 

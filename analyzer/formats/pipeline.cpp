@@ -84,6 +84,7 @@ struct SourceParser::Impl {
     e.body.clear();
     e.end_line = 0;
     e.fields.clear();
+    e.quiet = false;
     if (line.cut) e.set("cut", true);
   }
   model::Event scratch;
@@ -416,11 +417,14 @@ struct SourceParser::Impl {
     model::Event& e = scratch;
     reset(e, line, p);
     if (open_block(key, line, rest, e)) return;
+    // Events of this line alone: the gate's look holds for them when it read the same text.
+    const bool quiet = look != nullptr && *look == Gate::Look::Quiet && storage.empty();
     for (const Family& f : single_line_families()) {
       if (!f.parse(rest, e)) continue;
-      after_family(key, e, p);
+      after_family(key, e, p, quiet);
       return;
     }
+    e.quiet = quiet;
     if (scan_message(rest, e)) {
       if (e.kind == model::Kind::None) e.kind = model::Kind::Log;
       if (e.level == model::Level::None) e.level = model::Level::Info;
@@ -719,7 +723,7 @@ struct SourceParser::Impl {
   }
 
   // A single-line family recognised the line: emit it, or open the block it starts.
-  void after_family(const std::string& key, model::Event& e, const Prefix& p) {
+  void after_family(const std::string& key, model::Event& e, const Prefix& p, bool quiet) {
     if (e.kind == model::Kind::Plog) {
       // Framework lines (MindSpore) may end in a CANN error-code message whose body follows.
       static const RE2 embedded(R"(\b([EW][A-Z0-9]\d{4}): )");
@@ -742,6 +746,7 @@ struct SourceParser::Impl {
       open.emplace(key, Block{BlockType::ExceptionTail, std::move(e), {}});
       return;
     }
+    e.quiet = quiet;  // not a block's: those take more lines
     emit_event(std::move(e), &p);
   }
 

@@ -57,6 +57,9 @@ struct Event {
   Time time;                 // ISO 8601 with the precision of the log, read once (model/time.hpp)
   std::string node;
   bool node_from_content = false;  // the node is a host the line itself names (not the file's path)
+  // Made of one line in which the line gate found no literal (formats/gate.hpp): with no code, no
+  // rule of a kind that needs a literal can match it, so the rules are not asked.
+  bool quiet = false;
   std::string task;          // "srun task 3" (srun -l), "pod/NAME" (kubectl --prefix): one launcher's lines in a shared file
   std::optional<std::int64_t> pid;
   std::optional<std::int64_t> rank;
