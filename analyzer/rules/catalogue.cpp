@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "model/categories.hpp"
+#include "rules/loader.hpp"
 
 namespace dtriage::rules {
 
@@ -120,22 +121,10 @@ Catalogue Catalogue::load(const std::string& dir) {
     c.problems_.push_back({dir, "no such catalogue directory"});
     return c;
   }
-  std::vector<std::string> files;
-  for (const auto& it : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string ext = it.path().extension().string();
-    if (it.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) files.push_back(it.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  for (const std::string& f : files) {
-    std::ifstream in(f);
-    if (!in) {
-      c.problems_.push_back({f, "cannot read"});
-      continue;
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    c.load_text(ss.str(), f);
-  }
+  std::vector<std::pair<std::string, std::string>> problems;
+  const std::vector<YamlFile> files = read_yaml_files(dir, problems);
+  for (auto& [path, reason] : problems) c.problems_.push_back({std::move(path), std::move(reason)});
+  for (const YamlFile& f : files) c.load_text(f.text, f.path);
   return c;
 }
 

@@ -306,28 +306,38 @@ RuleSet load_rules(const std::vector<std::string>& dirs) {
       out.problems.push_back({dir, "no such rules directory"});
       continue;
     }
-    std::vector<std::string> files;
-    if (std::filesystem::is_regular_file(dir, ec)) {
-      files.push_back(dir);
-    } else {
-      for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-        const std::string ext = it->path().extension().string();
-        if (it->is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) files.push_back(it->path().string());
-      }
-      if (ec) out.problems.push_back({dir, ec.message()});
+    std::vector<std::pair<std::string, std::string>> problems;
+    const std::vector<YamlFile> files = read_yaml_files(dir, problems);
+    for (auto& [path, reason] : problems) out.problems.push_back({std::move(path), std::move(reason)});
+    for (const YamlFile& f : files) load_rules_text(f.text, f.path, out);
+  }
+  return out;
+}
+
+std::vector<YamlFile> read_yaml_files(const std::string& path, std::vector<std::pair<std::string, std::string>>& problems) {
+  std::error_code ec;
+  std::vector<std::string> files;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    files.push_back(path);
+  } else {
+    for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      const std::string ext = it->path().extension().string();
+      if (it->is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) files.push_back(it->path().string());
     }
-    std::sort(files.begin(), files.end());
-    for (const std::string& f : files) {
-      std::ifstream in(f);
-      if (!in) {
-        out.problems.push_back({f, "cannot read"});
-        continue;
-      }
-      std::stringstream ss;
-      ss << in.rdbuf();
-      load_rules_text(ss.str(), f, out);
+    if (ec) problems.emplace_back(path, ec.message());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<YamlFile> out;
+  for (const std::string& f : files) {
+    std::ifstream in(f);
+    if (!in) {
+      problems.emplace_back(f, "cannot read");
+      continue;
     }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    out.push_back({f, ss.str()});
   }
   return out;
 }

@@ -27,6 +27,13 @@ RuleSet load_rules(const std::vector<std::string>& dirs);
 // Parses rules from YAML text (tests). `file` names it in problems.
 void load_rules_text(const std::string& text, const std::string& file, RuleSet& out);
 
+// Each YAML file (*.yaml, *.yml) of `path` (a file itself, or every one below a folder), sorted,
+// with its text; a file that cannot be read, or a folder walk that fails, is a (path, reason) problem.
+struct YamlFile {
+  std::string path, text;
+};
+std::vector<YamlFile> read_yaml_files(const std::string& path, std::vector<std::pair<std::string, std::string>>& problems);
+
 // $env_var, else <prefix>/share/dtriage/<name> beside the running executable when installed, else
 // `source_tree` (a build runs on the source tree's data).
 std::string data_dir(const char* env_var, const char* name, const char* source_tree);
