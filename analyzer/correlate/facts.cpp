@@ -97,9 +97,17 @@ void lend_hosts(std::vector<model::Event>& events) {
   for (const auto& [stream, counts] : content_nodes) {
     if (counts.size() == 1) stream_host[stream] = counts.begin()->first;
   }
+  // kubectl logs --prefix of several pods in one file: the pods' names are what tells their
+  // launchers apart, and a pod's host name is its name (where its lines name no other host). A
+  // file of one pod is one launcher's, whose node the path or other files give.
+  std::map<std::string_view, std::set<std::string_view>> pods;  // path -> its pods
+  for (const auto& e : events)
+    if (e.task.rfind("pod/", 0) == 0) pods[e.path].insert(e.task);
   for (auto& e : events) {
     if (!e.node.empty()) continue;
     if (auto it = stream_host.find({e.path, e.task}); it != stream_host.end()) e.node = it->second;
+    else if (e.task.rfind("pod/", 0) == 0 && pods[e.path].size() > 1 && content_nodes.count({e.path, e.task}) == 0)
+      e.node = e.task.substr(4);
   }
 }
 

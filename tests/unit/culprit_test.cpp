@@ -804,6 +804,23 @@ TEST(Culprit, AnotherPodsStepsInTheSameFileAreNotThisPodsRestart) {
   const json v = report_of(std::move(in))["verdict"];
   EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
   EXPECT_NE(v["summary"].get<std::string>().find("KeyError"), std::string::npos) << v.dump(1);
+  // No line of a pod names its host: the pod's name is its host name.
+  EXPECT_EQ(v["node"], "ft-worker-0") << v.dump(1);
+}
+
+// A pod whose lines name a host (a failure table's row) keeps that host; one whose lines name none
+// is known by its name (a pod's host name), not left without a node.
+TEST(Culprit, APodIsKnownByItsNameWhereNoLineNamesItsHost) {
+  auto pod = [](const std::string& name, const std::string& line) { return "[pod/" + name + "/main] " + line + "\n"; };
+  std::string s;
+  s += pod("rl-7f2c-worker-1", "[default0]:RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.9.1.3]:4412");
+  s += pod("rl-7f2c-worker-1", "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 901) of binary: /usr/bin/python3");
+  s += pod("rl-7f2c-worker-2", "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 77) of binary: /usr/bin/python3");
+  analysis::Inputs in;
+  in.texts.emplace_back("collected/pods.log", s);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["node"], "rl-7f2c-worker-2") << v.dump(1);
 }
 
 }  // namespace
