@@ -369,6 +369,10 @@ class Worker:
                        self.gbs, loss, 1.0, 0.2 + rng.random(), 0, 0))
         if kind == "deepspeed":
             k = rng.randrange(3)
+            if k == 0 and self.n == 0:  # log_dist prints on global rank 0 alone
+                p = self.prefix(0)
+            elif k == 0:
+                k = 1
             if k == 0:
                 return p + "[%s,%03d] [INFO] [logging.py:96:log_dist] [Rank 0] step=%d, skipped=%d, lr=[%.6e, %.6e], mom=[(0.9, 0.95), (0.9, 0.95)]" % (
                     self.iso(), rng.randrange(1000), step, rng.randrange(4), lr, lr)

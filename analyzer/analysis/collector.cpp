@@ -106,7 +106,9 @@ bool Collector::table_row(const model::Event& e, const std::vector<int>& hits) {
 
 const std::string& Collector::row_key(const model::Event& e) {
   binding_key(e);
-  key_.insert(0, "\x01");  // never a binding key: those start with a node name
+  // The file too: a node is not always known yet (folders named without a digit get theirs in
+  // correlation), and two nodes' tables of the same hardware must not read as one repeated.
+  key_.insert(0, "\x01" + e.path + "\x01");  // never a binding key: those start with a node name
   key_ += '|';
   key_ += model::kind_name(e.kind);
   key_ += '|';

@@ -47,7 +47,7 @@ class Collector final : public ingest::ForkableSink {
   const std::string& binding_key(const model::Event& e);  // what ties a process to its node, device, rank
   // An informational smi table row that no rule matched: kept as the first of its row_key.
   static bool table_row(const model::Event& e, const std::vector<int>& hits);
-  const std::string& row_key(const model::Event& e);  // its table, code, binding and fields but memory in use
+  const std::string& row_key(const model::Event& e);  // its file, table, code, binding and fields but memory in use
   const std::string& first_key(const model::Event& e) { return table_row(e, {}) ? row_key(e) : binding_key(e); }
 
   const rules::Engine& engine_;

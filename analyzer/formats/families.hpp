@@ -67,7 +67,8 @@ bool parse_kernel(std::string_view s, model::Event& e);
 // The single-line families in the order a line is tried; `ends_tail` marks families whose lines end
 // the detail lines that follow an exception line. `markers`: a line the family recognises either
 // starts with something other than a lower-case ASCII letter (after the outer prefixes) or holds
-// one of these literals (ASCII case aside). The line gate (gate.hpp) relies on it.
+// one of these literals, in its case (the error-print family's in any case: its lines are read so).
+// The line gate (gate.hpp) relies on it.
 struct Family {
   std::string_view name;
   bool (*parse)(std::string_view, model::Event&);
