@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <type_traits>
-#include <variant>
 
 #include "correlate/facts.hpp"
 #include "formats/pipeline.hpp"
@@ -121,10 +119,7 @@ const std::string& Collector::row_key(const model::Event& e) {
       key_ += '|';
       key_ += k;
       key_ += '=';
-      std::visit([this](const auto& x) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) key_ += x;
-        else key_ += std::to_string(x);
-      }, v);
+      key_ += model::value_text(v);
     }
   return key_;
 }

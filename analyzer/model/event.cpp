@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <iterator>
+#include <sstream>
 
 #include "base/json_escape.hpp"
 
@@ -119,6 +120,17 @@ void value(std::string& out, const Value& v) {
 }
 
 }  // namespace
+
+std::string value_text(const Value& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&v)) {
+    std::ostringstream o;
+    o << *d;
+    return o.str();
+  }
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  return std::get<bool>(v) ? "true" : "false";
+}
 
 void append_jsonl(std::string& out, const Event& e) {
   out += "{\"path\":";

@@ -13,6 +13,8 @@
 namespace dtriage::model {
 
 using Value = std::variant<std::int64_t, double, std::string, bool>;
+// A field's value as text: numbers as printed, strings as they are, true / false.
+std::string value_text(const Value& v);
 
 // The log family a line came from. `None` = not known; named (kind_name) only when written out or
 // matched against a rule's `kind:` list.

@@ -8,7 +8,6 @@
 #include <climits>
 #include <functional>
 #include <set>
-#include <sstream>
 
 #include "base/sentences.hpp"
 #include "rules/catalogue.hpp"
@@ -194,17 +193,6 @@ std::string subject_of(const model::Event& e) {
   return s;
 }
 
-std::string value_str(const model::Value& v) {
-  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&v)) {
-    std::ostringstream o;
-    o << *d;
-    return o.str();
-  }
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  return std::get<bool>(v) ? "true" : "false";
-}
-
 bool fields_match(const Rule& r, const model::Event& e) {
   if (!r.kinds.empty() && std::find(r.kinds.begin(), r.kinds.end(), e.kind) == r.kinds.end()) return false;
   if (!r.codes.empty() && std::find(r.codes.begin(), r.codes.end(), e.code) == r.codes.end()) return false;
@@ -213,7 +201,7 @@ bool fields_match(const Rule& r, const model::Event& e) {
     if (k == "level") have = model::level_name(e.level);
     else if (k == "kind") have = model::kind_name(e.kind);
     else if (k == "code") have = e.code;
-    else if (const model::Value* v = e.get(k)) have = value_str(*v);
+    else if (const model::Value* v = e.get(k)) have = model::value_text(*v);
     else return false;
     if (!want.empty() && want.front() == '<' && want.size() > 1) {  // "<0": numeric less-than
       auto a = std::strtoll(have.c_str(), nullptr, 10);
@@ -357,7 +345,7 @@ std::map<std::string, std::string> event_vars(const model::Event& e) {
   if (e.rank) v["rank"] = std::to_string(*e.rank);
   if (e.local_rank) v["local_rank"] = std::to_string(*e.local_rank);
   if (e.device) v["device"] = std::to_string(*e.device);
-  for (const auto& [k, val] : e.fields) v[k] = value_str(val);
+  for (const auto& [k, val] : e.fields) v[k] = model::value_text(val);
   return v;
 }
 
