@@ -143,35 +143,89 @@ void lend_ranks(std::vector<model::Event>& events) {
   }
 }
 
-// A worker's own lines behind a platform prefix that names its pid but no rank (Ray's
-// "(RayTrainWorker pid=15370, ip=10.1.1.162)") are that worker's: the launcher's failure rows and
-// "failed (exitcode" lines tie the pid to its rank and node. Only a pid that names one rank in the
-// whole job is lent, and a node only to lines that have none.
+// A stream whose lines state one global rank ("rank_declared": Ray Train's "[rank=3, world_size=8]",
+// Lightning's GLOBAL_RANK, c10d's barrier, a script's "rank 3/8") is that rank's: its later lines
+// that name none take it. A stream: one file, one launcher's lines in it (srun task, pod), one
+// process's (a platform prefix's pid, a [defaultN]: local rank). A stream that states two ranks is
+// shared (workers without prefixes, or c10d renumbering a restart), as is one whose launcher ran
+// several workers into it (--nproc_per_node, the local ranks of its failure lines): nothing is lent.
+// The launcher's own lines in a worker's stream (its failure lines, its tracebacks) are not the
+// worker's.
+void lend_declared_ranks(std::vector<model::Event>& events) {
+  using Stream = std::tuple<std::string_view, std::string_view, std::optional<std::int64_t>, std::optional<std::int64_t>>;
+  auto stream_of = [](const model::Event& e) { return Stream{e.path, e.task, e.pid, e.local_rank}; };
+  struct Declared {
+    std::set<std::int64_t> ranks;
+    std::uint64_t first_line = 0;
+  };
+  std::map<Stream, Declared> declared;
+  for (const auto& e : events) {
+    const model::Value* flag = e.get("rank_declared");
+    if (!e.rank || flag == nullptr || !std::holds_alternative<bool>(*flag) || !std::get<bool>(*flag)) continue;
+    auto [it, fresh] = declared.try_emplace(stream_of(e));
+    it->second.ranks.insert(*e.rank);
+    if (fresh || e.line < it->second.first_line) it->second.first_line = e.line;
+  }
+  if (declared.empty()) return;
+  // A launcher's lines in a stream without per-process prefixes tell how many workers share it:
+  // its --nproc_per_node, the local ranks its failure lines name.
+  std::map<std::pair<std::string_view, std::string_view>, std::set<std::int64_t>> launched;  // path, task -> local ranks
+  std::set<std::pair<std::string_view, std::string_view>> shared;
+  for (const auto& e : events) {
+    if (e.kind != model::Kind::Torchrun && e.code != "launch-command") continue;
+    const std::pair<std::string_view, std::string_view> at{e.path, e.task};
+    if (auto n = e.get_int("nproc_per_node"); n && *n > 1) shared.insert(at);
+    if (e.local_rank && launched[at].insert(*e.local_rank).second && launched[at].size() > 1) shared.insert(at);
+  }
+  for (auto& e : events) {
+    if (e.rank || e.kind == model::Kind::Torchrun || e.kind == model::Kind::Kernel || e.kind == model::Kind::NpuSmi ||
+        e.kind == model::Kind::NvidiaSmi || e.kind == model::Kind::Snapshot)
+      continue;
+    const std::string type = e.get_str("exception");
+    if (type.find("ChildFailedError") != std::string::npos || type.find("SignalException") != std::string::npos ||
+        type.find("Rendezvous") != std::string::npos)
+      continue;
+    const auto it = declared.find(stream_of(e));
+    if (it == declared.end() || it->second.ranks.size() != 1 || e.line < it->second.first_line) continue;
+    if (!e.pid && !e.local_rank && shared.count({e.path, e.task}) != 0) continue;
+    e.rank = *it->second.ranks.begin();
+  }
+}
+
 // A worker's lines behind a prefix that names only its pid (Ray's "(RayTrainWorker pid=N, ip=..)")
-// take the node, rank and local rank of the launcher line of that pid (its failure row, its
-// "failed (exitcode" line), when the pid names one worker in the job. Returns whether any did.
+// take the node, rank and local rank the launcher's lines give that pid (its failure row, its
+// "failed (exitcode" line; its "Sending process N closing signal" line gives the node alone), when
+// the pid names one worker in the job. Returns whether any did.
 bool lend_worker_ranks(std::vector<model::Event>& events) {
-  using Worker = std::tuple<std::string, std::optional<std::int64_t>, std::optional<std::int64_t>>;  // node, rank, local rank
-  std::map<std::int64_t, std::set<Worker>> by_pid;
-  for (const auto& e : events)
-    if ((e.code == "failure-row" || e.code == "worker-failed") && e.pid && !e.node.empty())
-      by_pid[*e.pid].insert({e.node, e.rank, e.local_rank});
-  // A failure row and a "failed" line of one process: the row, which knows more.
-  for (auto& [pid, ws] : by_pid)
-    if (ws.size() == 2 && std::get<0>(*ws.begin()) == std::get<0>(*ws.rbegin())) {
-      const Worker& a = *ws.begin();
-      const Worker& b = *ws.rbegin();
-      if (!std::get<1>(a) || !std::get<1>(b) || std::get<1>(a) == std::get<1>(b)) ws = {std::get<1>(a) ? a : b};
+  struct Worker {
+    std::set<std::string> nodes;
+    std::set<std::int64_t> ranks, locals;
+  };
+  std::map<std::int64_t, Worker> by_pid;
+  for (const auto& e : events) {
+    if (e.node.empty()) continue;
+    if ((e.code == "failure-row" || e.code == "worker-failed") && e.pid) {
+      Worker& w = by_pid[*e.pid];
+      w.nodes.insert(e.node);
+      if (e.rank) w.ranks.insert(*e.rank);
+      if (e.local_rank) w.locals.insert(*e.local_rank);
+    } else if (e.code == "closing-signal") {
+      if (auto t = e.get_int("target_pid")) by_pid[*t].nodes.insert(e.node);
     }
+  }
   bool lent = false;
   for (auto& e : events) {
-    if (e.rank || !e.pid || e.kind != model::Kind::Python) continue;
+    // Its own words, and the line where it stated its rank (which must be the row's).
+    if (!e.pid || (e.kind != model::Kind::Python && !e.get("rank_declared"))) continue;
     const auto it = by_pid.find(*e.pid);
-    if (it == by_pid.end() || it->second.size() != 1) continue;
-    const auto& [node, rank, local] = *it->second.begin();
+    if (it == by_pid.end()) continue;
+    const Worker& w = it->second;
+    if (w.nodes.size() != 1 || w.ranks.size() > 1 || w.locals.size() > 1) continue;  // pids of several processes
+    const std::string& node = *w.nodes.begin();
     if (!e.node.empty() && e.node != node) continue;
-    e.rank = rank;
-    if (!e.local_rank) e.local_rank = local;
+    if (e.rank && !w.ranks.empty() && *e.rank != *w.ranks.begin()) continue;
+    if (!e.rank && !w.ranks.empty()) e.rank = *w.ranks.begin();
+    if (!e.local_rank && !w.locals.empty()) e.local_rank = *w.locals.begin();
     e.node = node;
     lent = true;
   }
@@ -599,6 +653,35 @@ std::vector<bool> replaced_attempts(const std::vector<model::Event>& events, con
   return out;
 }
 
+// A rank that a new process holds in the same file after the process that held it before printed
+// its last line (Ray starts new workers for each attempt, and names them by pid alone; a process's
+// rank is the one it stated, or its failure row's): the earlier process's attempt was replaced. Two processes that state one rank at once (a shared rank,
+// two jobs' workers) replace nothing.
+void replaced_by_restatement(const std::vector<model::Event>& events, std::vector<bool>& replaced) {
+  using Proc = std::pair<std::string_view, std::int64_t>;  // path, pid
+  struct Span {
+    std::uint64_t first = 0, last = 0;  // its lines in the file
+    std::set<std::int64_t> ranks;       // the ranks its lines stated or were lent (its failure row's)
+  };
+  std::map<Proc, Span> procs;
+  for (const auto& e : events) {
+    if (!e.pid || e.kind == model::Kind::Torchrun) continue;
+    auto [it, fresh] = procs.try_emplace({e.path, *e.pid});
+    Span& sp = it->second;
+    if (fresh || e.line < sp.first) sp.first = e.line;
+    sp.last = std::max({sp.last, e.line, e.end_line});
+    if (e.rank) sp.ranks.insert(*e.rank);
+  }
+  std::set<Proc> gone;
+  for (const auto& [a, sa] : procs)
+    for (const auto& [b, sb] : procs)
+      if (a.first == b.first && a.second != b.second && sa.ranks.size() == 1 && sa.ranks == sb.ranks && sa.last < sb.first)
+        gone.insert(a);
+  if (gone.empty()) return;
+  for (EventIndex i = 0; i < events.size(); ++i)
+    if (events[i].pid && events[i].kind != model::Kind::Torchrun && gone.count({events[i].path, *events[i].pid}) != 0) replaced[i] = true;
+}
+
 // "13/14" when every last progress print (of each rank and file) outside the superseded files that
 // says of how many steps had reached the last one (step N-1 of N counted from 0, or N of N), else "".
 std::string steps_done(const std::vector<model::Sighting>& sightings, const std::set<std::string>& superseded) {
@@ -682,6 +765,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
   const auto named_by = assign_nodes(events, inputs.sources, &sightings);
   lend_hosts(events);
   lend_ranks(events);
+  lend_declared_ranks(events);
   lend_global_ranks(events);
   if (lend_worker_ranks(events)) lend_global_ranks(events);
   infer_years(events);
@@ -756,6 +840,7 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     }
   f.steps_done = steps_done(sightings, log_dir.superseded);
   f.replaced = replaced_attempts(events, log_dir, f.stream_attempt);
+  replaced_by_restatement(events, f.replaced);
   f.superseded = std::move(log_dir.superseded);
   build_rank_table(f, events, inputs.reports, sightings);
   choose_culprit(f, events, inputs.reports);

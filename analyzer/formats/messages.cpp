@@ -63,6 +63,22 @@ DT_RE(re_link_dst,
       R"(dst_rank\[(\d+)\]-remoteUserrank\[\d+\]-remoteIpAddr\[([\d.]+)(?:/(\d+))?\])")
 DT_RE(re_notify_tag, R"(tag\[([A-Za-z]+)_)")
 DT_RE(re_notify_index, R"(index\[(\d+)\])")
+// A process stating its own global rank, as frameworks print it once it joins:
+//   Ray Train  "Setting up process group for: env:// [rank=0, world_size=2]"
+//   Lightning  "Initializing distributed: GLOBAL_RANK: 3, MEMBER: 4/16"
+//   c10d       "Rank 3: Completed store-based barrier for key:store_based_barrier_key:1 with 16 nodes."
+//              "Added key: store_based_barrier_key:1 to store for rank: 3"
+//   gloo       "[Gloo] Rank 3 is connected to 15 peer ranks. Expected number of ..."
+//   scripts    "rank 3/16", "Rank 3 of 16", "global rank 3 / 16", "rank: 3, world_size: 16"
+// The word before "rank" must not make it another process's (local, peer, remote, src, dst, ...).
+DT_RE(re_rank_of_world, R"((?i)(?:\b([a-z]+)[ _]|\b)rank\s*[=:]?\s*(\d+)\s*(?:/|\bof\b)\s*(\d+)\b)")
+// The same words glued to a word before them: another print run into this line.
+DT_RE(re_rank_of_world_glued, R"((?i)rank\s*[=:]?\s*(\d+)\s*(?:/|\bof\b)\s*(\d+)\b)")
+DT_RE(re_rank_world_kv, R"((?i)(?:\b([a-z]+)[ _]|\b)rank\s*[=:]\s*(\d+)\s*[,;]?\s*(?:world[ _]size|nranks|size)\s*[=:]\s*(\d+)\b)")
+DT_RE(re_lightning_rank, R"(GLOBAL_RANK: (\d+), MEMBER: \d+/(\d+))")
+DT_RE(re_barrier_done, R"(Rank (\d+): Completed store-based barrier for key:\S+ with (\d+) nodes)")
+DT_RE(re_barrier_added, R"(to store for rank: (\d+))")
+DT_RE(re_gloo_connected, R"(\[Gloo\] Rank (\d+) is connected to (\d+) peer ranks)")
 
 // "<word> version: 1.2.3", "NCCL_VERSION=2.18", "torch_npu version 2.1.0": the words come from the
 // one version-key table (longest first, so torch_npu wins over torch).
@@ -93,6 +109,45 @@ struct Scan {
   }
 };
 
+bool others_rank(std::string_view word) {
+  static constexpr std::string_view kOthers[] = {"local", "peer", "remote", "src", "dst", "source", "dest", "destination",
+                                                 "node", "group", "next", "prev", "previous", "root", "target", "failed", "other"};
+  for (std::string_view w : kOthers)
+    if (word.size() == w.size() && std::equal(w.begin(), w.end(), word.begin(), [](char a, char b) { return a == (b | 0x20); }))
+      return true;
+  return false;
+}
+
+// The line states its process's global rank (re_rank_of_world and the rows above it): the event
+// takes it (a prefix's rank stays) and is kept; correlation lends it to the rest of the stream.
+void declared_rank(Scan& s) {
+  M m;
+  std::optional<std::int64_t> rank, world;
+  if (rx(re_lightning_rank(), s.msg, m, RE2::UNANCHORED) || rx(re_barrier_done(), s.msg, m, RE2::UNANCHORED)) {
+    rank = int_of(m[1]);
+    world = int_of(m[2]);
+  } else if (rx(re_gloo_connected(), s.msg, m, RE2::UNANCHORED)) {
+    rank = int_of(m[1]);
+    if (auto peers = int_of(m[2])) world = *peers + 1;
+  } else if (rx(re_barrier_added(), s.msg, m, RE2::UNANCHORED)) {
+    rank = int_of(m[1]);
+  } else if ((rx(re_rank_of_world(), s.msg, m, RE2::UNANCHORED) || rx(re_rank_world_kv(), s.msg, m, RE2::UNANCHORED)) &&
+             !others_rank(m[1])) {
+    rank = int_of(m[2]);
+    world = int_of(m[3]);
+    // Two processes' prints glued into one line ("rank 7/10 ...rank 8/10 ..."): a shared stream's.
+    const std::string_view after = s.msg.substr(static_cast<std::size_t>(m[0].data() + m[0].size() - s.msg.data()));
+    M next;
+    if (rx(re_rank_of_world_glued(), after, next, RE2::UNANCHORED) && int_of(next[1]) != rank) return;
+  }
+  if (!rank || *rank < 0 || (world && (*world <= *rank || *world > (1 << 20)))) return;
+  if (!s.e.rank) s.e.rank = rank;
+  if (s.e.rank != rank) return;  // a prefix names another rank: a line about that one
+  if (world && s.e.get("world_size") == nullptr) s.e.set("world_size", *world);
+  s.e.set("rank_declared", true);
+  s.hit = true;
+}
+
 struct MessageFact {
   std::vector<std::string_view> triggers;  // any of these literals must occur in the message
   const RE2& (*regex)();                   // searched (unanchored) when a trigger occurs; null = none
@@ -122,6 +177,7 @@ const std::vector<MessageFact>& table() {
        [](Scan& s) {
          if (!s.e.rank) s.e.rank = int_of(s.m[1]);
        }},
+      {{"rank ", "rank=", "rank:", "Rank ", "GLOBAL_RANK:"}, nullptr, [](Scan& s) { declared_rank(s); }},
       {{"errno: "}, re_errno,
        [](Scan& s) {
          set_int(s.e, "errno", s.m[1]);

@@ -87,6 +87,7 @@ constexpr FieldInfo kEventFields[] = {
     {"port", T::Int, "a socket's port"},
     {"process", T::Text, "process name (plog, kernel OOM killer, smi process rows)"},
     {"ran_for_ms", T::Int, "ProcessGroupNCCL: how long the timed-out work ran"},
+    {"rank_declared", T::Bool, "the line is a process stating its own global rank (lent to its stream's other lines)", true},
     {"rdzv_backend", T::Text, "torchrun launch config: rendezvous backend"},
     {"rdzv_endpoint", T::Text, "torchrun launch config: rendezvous endpoint"},
     {"remote_rank", T::Text, "HCCL: the remote rank a task waited on (a number or 'local')"},

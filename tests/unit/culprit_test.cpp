@@ -823,5 +823,67 @@ TEST(Culprit, APodIsKnownByItsNameWhereNoLineNamesItsHost) {
   EXPECT_EQ(v["node"], "rl-7f2c-worker-2") << v.dump(1);
 }
 
+// Workers behind a platform prefix that names only their pid state their own rank when they join
+// (Lightning's GLOBAL_RANK line here): their traceback is that rank's, with no launcher line to
+// tie the pid.
+TEST(Culprit, AStreamThatStatesItsRankLendsItToItsTraceback) {
+  std::string s;
+  const int pids[] = {3310, 3327, 3342, 3358};
+  for (int r = 0; r < 4; ++r) {
+    const std::string p = "(RayTrainWorker pid=" + std::to_string(pids[r]) + ", ip=10.40.2." + std::to_string(11 + r / 2) + ") ";
+    s += p + "Initializing distributed: GLOBAL_RANK: " + std::to_string(r) + ", MEMBER: " + std::to_string(r + 1) + "/4\n";
+  }
+  for (int r = 0; r < 4; ++r) {
+    const std::string p = "(RayTrainWorker pid=" + std::to_string(pids[r]) + ", ip=10.40.2." + std::to_string(11 + r / 2) + ") ";
+    s += r == 2 ? traceback(p, "KeyError: 'labels'") : peer_lost(p, "10.40.2.12");
+  }
+  analysis::Inputs in;
+  in.texts.emplace_back("ray/job-driver-raysubmit_q81.log", s);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 2) << v.dump(1);
+}
+
+// One launcher's file holds two workers' lines without prefixes, and one of them stated its rank:
+// the file's traceback is not lent that rank (the launcher ran two workers into it); the failure
+// table names the rank that raised.
+TEST(Culprit, AStreamOfSeveralWorkersLendsNoStatedRank) {
+  analysis::Inputs in;
+  in.texts.emplace_back("hpc-b2/run.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 train.py\n"
+                        "Rank 2: Completed store-based barrier for key:store_based_barrier_key:1 with 4 nodes.\n" +
+                            traceback("", "IndexError: list index out of range") + launcher_failed(1, 7714) +
+                            failure_table("hpc-b2", {{3, 1, 1, 7714, "2026-05-20_17:02:11"}, {2, 0, -15, 7713, "2026-05-20_17:02:12"}}));
+  in.texts.emplace_back("hpc-b1/run.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 train.py\n" + peer_lost("", "10.1.0.2") +
+                                              peer_lost("", "10.1.0.2") + launcher_failed(0, 6501) +
+                                              failure_table("hpc-b1", {{0, 0, 1, 6501, "2026-05-20_17:02:12"}, {1, 1, 1, 6502, "2026-05-20_17:02:12"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+  EXPECT_EQ(v["node"], "hpc-b2") << v.dump(1);
+}
+
+// Ray starts new worker processes for each attempt; a rank stated again by a new pid after the old
+// one's last line tells the attempts apart: the first attempt's exception is not what ended the job.
+TEST(Culprit, ARankStatedAgainByANewProcessIsALaterAttempt) {
+  auto worker = [](int pid, int rank, const std::string& body) {
+    const std::string p = "(RayTrainWorker pid=" + std::to_string(pid) + ", ip=10.7.0.3) ";
+    return p + "2026-07-01 09:" + std::to_string(pid / 10 % 100) + ":00,100 INFO Rank " + std::to_string(rank) +
+           ": Completed store-based barrier for key:store_based_barrier_key:1 with 2 nodes.\n" + body;
+  };
+  auto in_stream = [](int pid, const std::string& text) { return prefixed("(RayTrainWorker pid=" + std::to_string(pid) + ", ip=10.7.0.3) ", text); };
+  std::string s;
+  s += worker(4101, 0, in_stream(4101, traceback("", "ValueError: Expected input batch_size (64) to match target batch_size (63).")));
+  s += worker(4102, 1, peer_lost("(RayTrainWorker pid=4102, ip=10.7.0.3) ", "10.7.0.3"));
+  s += worker(4188, 0, peer_lost("(RayTrainWorker pid=4188, ip=10.7.0.3) ", "10.7.0.3"));
+  s += worker(4189, 1, in_stream(4189, traceback("", "OSError: [Errno 28] No space left on device: '/ckpt/step_200'")));
+  analysis::Inputs in;
+  in.texts.emplace_back("job-driver-raysubmit_c2.log", s);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 1) << v.dump(1);
+  EXPECT_NE(v["summary"].get<std::string>().find("OSError"), std::string::npos) << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test

@@ -605,6 +605,40 @@ TEST(Progress, WordsThatAreNotAStep) {
     EXPECT_FALSE(read_progress(line).has_value()) << line;
 }
 
+// A process stating its own global rank, in the words frameworks and scripts print it with: the
+// event carries the rank, the world where the line gives it, and the mark correlation lends from.
+TEST(Messages, AProcessStatingItsOwnRank) {
+  struct Case {
+    std::string line;
+    std::int64_t rank;
+    std::optional<std::int64_t> world;
+  };
+  const std::vector<Case> cases = {
+      {"(RayTrainWorker pid=771, ip=172.31.4.9) Setting up process group for: env:// [rank=5, world_size=12]", 5, 12},
+      {"Initializing distributed: GLOBAL_RANK: 14, MEMBER: 15/32", 14, 32},
+      {"[2025-02-11 08:01:12,440] {distributed_c10d.py:263} INFO - Rank 6: Completed store-based barrier for key:store_based_barrier_key:1 with 24 nodes.", 6, 24},
+      {"INFO:torch.distributed.distributed_c10d:Added key: store_based_barrier_key:2 to store for rank: 11", 11, std::nullopt},
+      {"[Gloo] Rank 2 is connected to 7 peer ranks. Expected number of connected peer ranks is : 7", 2, 8},
+      {"worker up: global rank 19 / 64, device cuda:3", 19, 64},
+      {"Rank 0 of 2 initialised on host trn-a7", 0, 2},
+      {"2024-10-02 11:00:03 | INFO | rank: 3, world_size: 4 | seed 1234", 3, 4},
+  };
+  for (const Case& c : cases) {
+    const auto ev = parse(c.line + "\n");
+    ASSERT_EQ(ev.size(), 1u) << c.line;
+    const model::Event& e = ev.front();
+    EXPECT_EQ(e.rank, c.rank) << c.line;
+    EXPECT_EQ(e.get_int("world_size"), c.world) << c.line;
+    EXPECT_NE(e.get("rank_declared"), nullptr) << c.line;
+  }
+  // Another process's rank, a rank without its world, two processes' prints glued into one line.
+  for (const char* line : {"local rank 3/8 waiting for the barrier", "peer rank 4 of 16 closed the connection",
+                           "rank 0: loading the next shard ...", "src_rank 2/4 sent 0 bytes",
+                           "rank 7/10 (local 1) readyrank 8/10 (local 2) ready"}) {
+    for (const model::Event& e : parse(std::string(line) + "\n")) EXPECT_EQ(e.get("rank_declared"), nullptr) << line;
+  }
+}
+
 // Each rank's last progress print comes back with the file's sightings; other lines do not move it.
 TEST(Progress, EachRanksLastPrintIsSighted) {
   const std::string text =
