@@ -682,7 +682,8 @@ void mark_survived(const std::vector<model::Event>& events, const correlate::Fac
 }
 
 // Stops from outside (`phase: stop`) that came after another error finding: what the stop ended
-// had already failed. "After": both lines dated and later, or later in the same file.
+// had already failed. "After": both lines dated and later, or later in the same file (undated, or
+// of the same instant).
 // Also "after": a failure of a worker's own (not a report of waiting or of a lost peer) in a stream
 // (a file, or one srun task's or pod's lines in it) that no stop reached: the stop reaches every
 // launcher still running, so that one had ended on its own before it.
@@ -690,7 +691,9 @@ void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
   auto before = [&](correlate::EventIndex x, correlate::EventIndex y) {
     const model::Event& ex = events[x];
     const model::Event& ey = events[y];
-    if (!ex.time.empty() && !ey.time.empty()) return ex.time < ey.time;
+    // Dated lines by their time; lines of one instant (a collector's stamp) or undated by their
+    // order in one file.
+    if (!ex.time.empty() && !ey.time.empty() && !(ex.time == ey.time)) return ex.time < ey.time;
     return ex.path == ey.path && ex.line < ey.line;
   };
   using Stream = std::pair<std::string_view, std::string_view>;  // path, task

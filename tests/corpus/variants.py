@@ -248,223 +248,77 @@ def same(base, got, renamed):
     return diffs
 
 
-# Variants of the lab's fresh batch (seeds 5001-5044, issue 21) that do not keep their verdict yet,
+# Variants of the lab cases and the corpus that do not keep their verdict yet,
 # each a record of what does not work, not a floor: a second collector's prefix stacked on the
 # lab's own (srun labels, kubectl / docker / pod prefixes over srun, kubectl or Ray output) loses
 # the rank of a failure-table-less failure, or a host rename splits a short name from its FQDN.
 KNOWN_MISSES = {
-    ("lab-5015-hang", "journal"),
-    ("lab-5025-hang", "hosts"),
-    ("lab-5025-hang", "journal"),
-    ("lab-9003-oom", "hosts"),
-    ("lab-9010-exception", "ansi"),
-    ("lab-9010-exception", "docker-json"),
-    ("lab-9010-exception", "journal"),
-    ("lab-9010-exception", "kubectl"),
-    ("lab-9010-exception", "pod-prefix"),
-    ("lab-9010-exception", "srun"),
-    ("lab-9012-hang", "hosts"),
-    ("lab-9045-mismatch", "docker-json"),
-    ("lab-9045-mismatch", "hosts"),
-    ("lab-9045-mismatch", "kubectl"),
-    ("lab-9085-slow", "docker-json"),
-    ("lab-9085-slow", "hosts"),
-    ("lab-9085-slow", "kubectl"),
-    ("lab-9097-sigbus", "ansi"),
-    ("lab-9097-sigbus", "docker-json"),
-    ("lab-9097-sigbus", "journal"),
-    ("lab-9097-sigbus", "kubectl"),
-    ("lab-9097-sigbus", "pod-prefix"),
-    ("lab-9097-sigbus", "srun"),
-    ("lab-9164-exit", "journal"),
-    ("lab-5003-exit", "docker-json"),
-    ("lab-5003-exit", "hosts"),
-    ("lab-5003-exit", "kubectl"),
-    ("lab-5004-sigbus", "ansi"),
-    ("lab-5004-sigbus", "docker-json"),
-    ("lab-5004-sigbus", "journal"),
-    ("lab-5004-sigbus", "kubectl"),
-    ("lab-5004-sigbus", "pod-prefix"),
-    ("lab-5004-sigbus", "srun"),
+    # A hosts rename splits a short node name from its FQDN, or an IP-style name whose rename takes
+    # the rank and node ties with it.
     ("lab-5008-exception", "hosts"),
-    ("lab-5011-two-faults", "docker-json"),
-    ("lab-5011-two-faults", "kubectl"),
-    ("lab-5014-exit", "ansi"),
-    ("lab-5014-exit", "docker-json"),
-    ("lab-5014-exit", "journal"),
-    ("lab-5014-exit", "kubectl"),
-    ("lab-5014-exit", "pod-prefix"),
-    ("lab-5014-exit", "srun"),
-    ("lab-5015-hang", "docker-json"),
-    ("lab-5015-hang", "hosts"),
-    ("lab-5015-hang", "kubectl"),
-    ("lab-5021-before-init", "docker-json"),
     ("lab-5021-before-init", "hosts"),
-    ("lab-5021-before-init", "kubectl"),
-    ("lab-5028-wrong-port", "journal"),  # one journal host over every srun task: the tasks' launchers read as one node
-    ("lab-5029-exit", "journal"),  # one host's journal around every pod's prefixed lines: the pods' launchers read as one
+    ("lab-5025-hang", "hosts"),
     ("lab-5039-exception", "hosts"),
-    ("lab-5039-exception", "journal"),
-    ("lab-5043-hang", "docker-json"),
-    ("lab-5043-hang", "kubectl"),
-    # The fresh batch of seeds 6001-6048 (drawn after the restart / srun / c10d work of 2026-12-01),
-    # as it stands after the fixes it led to: a collector's prefix stacked on the lab's own still
-    # turns a recovered restart into a failure (6007), loses the store-timeout side of a one-against-
-    # one port conflict (6029), or reads the launcher's stop as the cause (6005, 6026 under docker /
-    # kubectl); journal variants put every node's lines under one host.
-    ("lab-6003-wrong-port", "journal"),
-    ("lab-6005-exit", "docker-json"),
-    ("lab-6005-exit", "kubectl"),
-    ("lab-6007-hang", "ansi"),
-    ("lab-6007-hang", "docker-json"),
-    ("lab-6007-hang", "journal"),
-    ("lab-6007-hang", "kubectl"),
-    ("lab-6007-hang", "pod-prefix"),
-    ("lab-6007-hang", "srun"),
-    ("lab-6016-before-init", "ansi"),
-    ("lab-6016-before-init", "docker-json"),
-    ("lab-6016-before-init", "journal"),
-    ("lab-6016-before-init", "kubectl"),
-    ("lab-6016-before-init", "pod-prefix"),
-    ("lab-6016-before-init", "srun"),
-    ("lab-6017-slow", "journal"),
-    ("lab-6020-exit", "journal"),
-    ("lab-6022-nnodes-differ", "journal"),
-    ("lab-6026-hang", "docker-json"),
-    ("lab-6026-hang", "kubectl"),
-    ("lab-6029-wrong-port", "ansi"),
-    ("lab-6029-wrong-port", "docker-json"),
-    ("lab-6029-wrong-port", "journal"),
-    ("lab-6029-wrong-port", "kubectl"),
-    ("lab-6029-wrong-port", "pod-prefix"),
-    ("lab-6029-wrong-port", "srun"),
-    ("lab-6033-hang", "journal"),
     ("lab-6034-exception", "hosts"),
-    # The fresh batch of seeds 7001-7048 (2026-12-02): the docker JSON originals of 7003 and 7025
-    # date each line to the nanosecond; a collector's prefix stacked on them leaves the failure
-    # table's one second, where two ranks tie (7003: the SIGKILL 5 s before the exit) or the
-    # traceback's rank is lost; the journal variant puts every node's lines under one host (7005,
-    # 7025's hosts rename); a prefix stacked on 7040's docker / kubectl lines reads the time
-    # limit's SIGTERM as the cause.
-    ("lab-7003-two-faults", "ansi"),
-    ("lab-7003-two-faults", "docker-json"),
-    ("lab-7003-two-faults", "journal"),
-    ("lab-7003-two-faults", "kubectl"),
-    ("lab-7003-two-faults", "pod-prefix"),
-    ("lab-7003-two-faults", "srun"),
-    ("lab-7005-hang", "journal"),
-    ("lab-7025-before-init", "docker-json"),
     ("lab-7025-before-init", "hosts"),
-    ("lab-7025-before-init", "kubectl"),
-    ("lab-7040-exception", "docker-json"),
     ("lab-7040-exception", "hosts"),
-    ("lab-7040-exception", "kubectl"),
-    # The fresh batch of seeds 8001-8048 (2026-12-02), first run through the variants: a prefix
-    # stacked on a worker's docker / pod / plain lines loses the rank a failure-table-less failure
-    # had (8002, 8013), a hosts rename splits a short name from its FQDN (8009, 8013, 8017, 8038),
-    # a stacked prefix over kubectl / docker output changes which restart attempt decides (8026,
-    # 8028); 6005's tie among exits is taken in name order, which a rename changes. Not fixed yet.
-    # The corpus's st-single-node-8p-patchwork under the journal's "trainhost": its device logs lie
-    # in a folder named after the host its lines name, which is now that host's node (two nodes).
-    ("st-single-node-8p-patchwork", "journal"),
-    # 7042's rank 1 is first by the time of its python-logging ERROR line; a collector's time
-    # stacked before it (one constant time in these variants) leaves that time unread.
-    ("lab-7042-two-faults", "docker-json"),
-    ("lab-7042-two-faults", "journal"),
-    ("lab-7042-two-faults", "kubectl"),
-    ("lab-6005-exit", "hosts"),
-    ("lab-8002-oom", "ansi"),
-    ("lab-8002-oom", "docker-json"),
-    ("lab-8002-oom", "journal"),
-    ("lab-8002-oom", "kubectl"),
-    ("lab-8002-oom", "pod-prefix"),
-    ("lab-8002-oom", "srun"),
     ("lab-8009-memoryerror", "hosts"),
-    ("lab-8013-exception", "ansi"),
-    ("lab-8013-exception", "docker-json"),
     ("lab-8013-exception", "hosts"),
-    ("lab-8013-exception", "journal"),
-    ("lab-8013-exception", "kubectl"),
-    ("lab-8013-exception", "pod-prefix"),
-    ("lab-8013-exception", "srun"),
     ("lab-8017-nnodes-differ", "hosts"),
-    ("lab-8026-hang", "docker-json"),
-    ("lab-8026-hang", "kubectl"),
-    ("lab-8028-two-faults", "docker-json"),
-    ("lab-8028-two-faults", "kubectl"),
     ("lab-8038-exception", "hosts"),
-    # The fresh batch of seeds 10001-10048 (2026-12-02): a hosts rename splits a short name from
-    # its FQDN (10004, 10019, 10028); the journal puts every srun task's lines under one host, so
-    # 10041's odd launcher ('srun task 1') is no longer told apart.
+    ("lab-9045-mismatch", "hosts"),
     ("lab-10004-before-init", "hosts"),
     ("lab-10019-memoryerror", "hosts"),
     ("lab-10028-sigbus", "hosts"),
-    ("lab-10041-nnodes-differ", "journal"),
-    # The fresh batch of seeds 11001-11048 (2026-12-02, 10:30): a hosts rename splits a short name
-    # from its FQDN (11017, 11029) or takes a docker folder's name out of what reads as a host
-    # (11015: its node is lost, and the timeout reports with it); the journal's one host merges the
-    # streams that told 11011's signal and 11029's rank apart; under collector timestamps the stop
-    # from outside outranks 11021's late node (the restart before it is still seen).
-    ("lab-11011-sigbus", "journal"),
-    ("lab-11015-hang", "hosts"),
+    ("lab-11015-hang", "hosts"),  # the rename takes a docker folder's name out of what reads as a host
     ("lab-11017-before-init", "hosts"),
-    ("lab-11021-hang", "docker-json"),
-    ("lab-11021-hang", "kubectl"),
     ("lab-11029-exit", "hosts"),
-    ("lab-11029-exit", "journal"),
-    # The fresh batch of seeds 12001-12048 (2026-12-02, 15:00). Hosts renames: a short name split
-    # from its FQDN (12019, 12045, 12036) or an IP-style name whose rename takes the rank and node
-    # ties with it (12015, 12018, 12034). Collector timestamps (docker-json, kubectl) put the real
-    # print times on the launcher's lines: the stop at the run's time limit then outranks the hang
-    # (12019) and the exits without traceback (12034, 12036), 12018 loses the rank its failure row
-    # gave, and 12028's SIGKILL comes first, as it truly did (the plain logs only have the
-    # launcher's late notice of it). The journal's and the pod prefix's one host merge 12019's nodes.
     ("lab-12015-hang", "hosts"),
-    ("lab-12018-before-init", "docker-json"),
     ("lab-12018-before-init", "hosts"),
-    ("lab-12018-before-init", "kubectl"),
-    ("lab-12019-hang", "docker-json"),
     ("lab-12019-hang", "hosts"),
-    ("lab-12019-hang", "journal"),
-    ("lab-12019-hang", "kubectl"),
-    ("lab-12019-hang", "pod-prefix"),
-    ("lab-12028-two-faults", "docker-json"),
-    ("lab-12028-two-faults", "kubectl"),
-    ("lab-12034-exit", "docker-json"),
     ("lab-12034-exit", "hosts"),
-    ("lab-12034-exit", "kubectl"),
-    ("lab-12036-exit", "docker-json"),
     ("lab-12036-exit", "hosts"),
-    ("lab-12036-exit", "kubectl"),
     ("lab-12045-sigbus", "hosts"),
-    # Right since the pods of a kubectl stream name their hosts: the journal's one host merges
-    # 8026's pods again, and a hosts rename leaves 9036's pod names (the hosts) as they were.
-    ("lab-8026-hang", "journal"),
-    ("lab-9036-port-busy", "hosts"),
-    # Since workers' statements of their own rank are read (2026-12-02 evening): the journal's one
-    # host on every line, the Ray driver's lines too, puts every Ray worker on that host, against the
-    # failure rows' hosts, so no worker's pid takes its node and the recovered restarts read as failed;
-    # 10013 (newly right) reads as stopped from outside under collector timestamps (the stop and the
-    # silent rank's stall compare by time there).
-    ("lab-9012-hang", "journal"),
-    ("lab-10026-oom", "journal"),
-    ("lab-10042-hang", "journal"),
-    ("lab-12003-slow", "journal"),
-    ("lab-10013-hang", "docker-json"),
-    ("lab-10013-hang", "kubectl"),
-    # The batch of seeds 13001-13048 (drawn 2026-12-02 evening): a hosts rename splits a short node
-    # name from its FQDN; under collector timestamps a last attempt stopped from outside outranks the
-    # crash or stall before it.
     ("lab-13004-hang", "hosts"),
     ("lab-13018-slow", "hosts"),
     ("lab-13020-slow", "hosts"),
     ("lab-13036-exit", "hosts"),
-    ("lab-13028-sigsegv", "docker-json"),
-    ("lab-13028-sigsegv", "kubectl"),
-    ("lab-13037-slow", "docker-json"),
-    ("lab-13037-slow", "kubectl"),
-    ("lab-13041-slow", "docker-json"),
-    ("lab-13041-slow", "kubectl"),
+    ("lab-9036-port-busy", "hosts"),  # the rename leaves the pod names (its hosts) as they were
+    # The journal's one host on every line merges what told the launchers apart: srun tasks
+    # (5028, 6003, 6022, 10041), pods (8026), Ray workers, whose pids then take no node from
+    # the failure rows' hosts and whose recovered restarts read as failed (9012, 10026, 10042, 12003).
+    ("lab-5028-wrong-port", "journal"),
+    ("lab-6003-wrong-port", "journal"),
+    ("lab-6022-nnodes-differ", "journal"),
+    ("lab-8026-hang", "journal"),
+    ("lab-9012-hang", "journal"),
+    ("lab-10026-oom", "journal"),
+    ("lab-10041-nnodes-differ", "journal"),
+    ("lab-10042-hang", "journal"),
+    ("lab-12003-slow", "journal"),
+    # The corpus's st-single-node-8p-patchwork under the journal's "trainhost": its device logs lie
+    # in a folder named after the host its lines name, which is now that host's node (two nodes).
+    ("st-single-node-8p-patchwork", "journal"),
+    # A collector's time stacked on lines that carried their own (docker JSON originals dated to the
+    # nanosecond, python logging): one constant time in these variants, which leaves the original
+    # unread, so two ranks tie in the failure table's second (5011, 7025, 8028, 7042) or a rank is
+    # lost (5021, 12018); the true order puts 12028's SIGKILL first (the plain logs only have its
+    # launcher's late notice of it).
+    ("lab-5011-two-faults", "docker-json"),
+    ("lab-5011-two-faults", "kubectl"),
+    ("lab-5021-before-init", "docker-json"),
+    ("lab-5021-before-init", "kubectl"),
+    ("lab-7025-before-init", "docker-json"),
+    ("lab-7025-before-init", "kubectl"),
+    ("lab-7042-two-faults", "docker-json"),
+    ("lab-7042-two-faults", "journal"),
+    ("lab-7042-two-faults", "kubectl"),
+    ("lab-8028-two-faults", "docker-json"),
+    ("lab-8028-two-faults", "kubectl"),
+    ("lab-12018-before-init", "docker-json"),
+    ("lab-12018-before-init", "kubectl"),
+    ("lab-12028-two-faults", "docker-json"),
+    ("lab-12028-two-faults", "kubectl"),
 }
 
 

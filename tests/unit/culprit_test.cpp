@@ -370,6 +370,24 @@ TEST(Culprit, AStopThatCameLateOnOneNodeCameLateOnAll) {
   EXPECT_EQ(v["node"], "vm-a") << v.dump(1);
 }
 
+// A collector that stamps lines as it ships them gives a crash and the stop after it one instant:
+// the file's order says which came first, and the crash is not taken for the stop's consequence.
+TEST(Culprit, AStopOfTheSameInstantAsACrashComesAfterItInItsFile) {
+  const std::string at = "2026-06-11T23:40:02.000000000Z ";
+  analysis::Inputs in;
+  in.texts.emplace_back("pod-w0/train.log",
+                        prefixed(at, "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 0 fit.py\n"
+                                     "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -11) local_rank: 0 (pid: 2231) of "
+                                     "binary: /usr/bin/python3\n"
+                                     "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n"));
+  in.texts.emplace_back("pod-w1/train.log", prefixed(at, "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 fit.py\n" +
+                                                             peer_lost("", "10.3.0.7") +
+                                                             "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n"));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["node"], "pod-w0") << v.dump(1);
+}
+
 // c10d rendezvous, plain output in one srun -l file: no --node_rank places the nodes, no prefix
 // names a rank. Task 1's failure rows give its node's first rank (rank - local rank) and its
 // --nproc_per_node how many ranks it ran; the one local rank no row names is the process its
