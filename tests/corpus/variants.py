@@ -149,7 +149,9 @@ def v_hosts(logs, dest, verdict):
     pat = re.compile(re.escape(short).encode() + rb"(?![\w-])")
     copy_with(logs, dest, lambda l: pat.sub(new.encode(), l),
               lambda rel: re.sub(re.escape(short) + r"(?![\w-])", new, rel))
-    return {node: new, short: new}
+    # The logs' "gpu011.hpc.example.com" becomes "zq58-cn22.hpc.example.com": a verdict that named the
+    # FQDN names the renamed FQDN.
+    return {node: new + node[len(short):], short: new}
 
 
 def v_numbers(logs, dest, verdict):
@@ -253,37 +255,21 @@ def same(base, got, renamed):
 # lab's own (srun labels, kubectl / docker / pod prefixes over srun, kubectl or Ray output) loses
 # the rank of a failure-table-less failure, or a host rename splits a short name from its FQDN.
 KNOWN_MISSES = {
-    # A hosts rename splits a short node name from its FQDN, or an IP-style name whose rename takes
-    # the rank and node ties with it.
-    ("lab-5008-exception", "hosts"),
+    # A hosts rename of the verdict's node that the verdict does not follow: with a tar.gz per node
+    # the rename reaches the archive's name but not the lines inside it (6034, 8038, 9036); the
+    # others (FQDN, rack and IP-style names in folders) move to another node or lose their rank for
+    # reasons not analysed one by one yet.
     ("lab-5021-before-init", "hosts"),
-    ("lab-5025-hang", "hosts"),
-    ("lab-5039-exception", "hosts"),
     ("lab-6034-exception", "hosts"),
     ("lab-7025-before-init", "hosts"),
     ("lab-7040-exception", "hosts"),
-    ("lab-8009-memoryerror", "hosts"),
-    ("lab-8013-exception", "hosts"),
-    ("lab-8017-nnodes-differ", "hosts"),
     ("lab-8038-exception", "hosts"),
-    ("lab-9045-mismatch", "hosts"),
-    ("lab-10004-before-init", "hosts"),
-    ("lab-10019-memoryerror", "hosts"),
-    ("lab-10028-sigbus", "hosts"),
-    ("lab-11015-hang", "hosts"),  # the rename takes a docker folder's name out of what reads as a host
-    ("lab-11017-before-init", "hosts"),
-    ("lab-11029-exit", "hosts"),
+    ("lab-9036-port-busy", "hosts"),
+    ("lab-11015-hang", "hosts"),
     ("lab-12015-hang", "hosts"),
     ("lab-12018-before-init", "hosts"),
-    ("lab-12019-hang", "hosts"),
     ("lab-12034-exit", "hosts"),
     ("lab-12036-exit", "hosts"),
-    ("lab-12045-sigbus", "hosts"),
-    ("lab-13004-hang", "hosts"),
-    ("lab-13018-slow", "hosts"),
-    ("lab-13020-slow", "hosts"),
-    ("lab-13036-exit", "hosts"),
-    ("lab-9036-port-busy", "hosts"),  # the rename leaves the pod names (its hosts) as they were
     # The journal's one host on every line merges what told the launchers apart: srun tasks
     # (5028, 6003, 6022, 10041), pods (8026), Ray workers, whose pids then take no node from
     # the failure rows' hosts and whose recovered restarts read as failed (9012, 10026, 10042, 12003).
