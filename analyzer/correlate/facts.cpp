@@ -672,11 +672,17 @@ void replaced_by_restatement(const std::vector<model::Event>& events, std::vecto
     sp.last = std::max({sp.last, e.line, e.end_line});
     if (e.rank) sp.ranks.insert(*e.rank);
   }
+  // Per file and rank, the latest first line of a process that held it (one pass, not pairs: a
+  // platform log may hold thousands of pids).
+  std::map<std::pair<std::string_view, std::int64_t>, std::uint64_t> latest_start;
+  for (const auto& [p, sp] : procs)
+    if (sp.ranks.size() == 1) {
+      auto [it, fresh] = latest_start.try_emplace({p.first, *sp.ranks.begin()}, sp.first);
+      if (!fresh) it->second = std::max(it->second, sp.first);
+    }
   std::set<Proc> gone;
-  for (const auto& [a, sa] : procs)
-    for (const auto& [b, sb] : procs)
-      if (a.first == b.first && a.second != b.second && sa.ranks.size() == 1 && sa.ranks == sb.ranks && sa.last < sb.first)
-        gone.insert(a);
+  for (const auto& [p, sp] : procs)
+    if (sp.ranks.size() == 1 && latest_start.at({p.first, *sp.ranks.begin()}) > sp.last) gone.insert(p);
   if (gone.empty()) return;
   for (EventIndex i = 0; i < events.size(); ++i)
     if (events[i].pid && events[i].kind != model::Kind::Torchrun && gone.count({events[i].path, *events[i].pid}) != 0) replaced[i] = true;

@@ -103,6 +103,11 @@ const std::map<std::string, std::string> kKnownMisses = {
                        "node is not named (its stall in the last attempt is not measured)"},
     {"lab-13041-slow", "slow rank in both attempts, the last stopped by the time limit, srun --tee: category right, every "
                        "reporting rank timed out and none stands out"},
+    // The fresh batch of seeds 14001-14048, drawn after the rank statements (2026-12-02, 19:37) and
+    // scored before any change: 48/48 categories, 31/33 culprits (82cf899: 48/48, 29/33).
+    {"lab-14018-exception", "plain srun output: the exception's traceback names no rank and ties with its node's other exits in "
+                            "one second; the launcher's Root Cause row is taken"},
+    {"lab-14036-exception", "plain launcher output: as lab-14018, the traceback tied to no rank, the Root Cause row's rank taken"},
 };
 
 std::vector<fs::path> lab_cases() {
