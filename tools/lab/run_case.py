@@ -353,6 +353,9 @@ def draw(seed, fault_override):
     priv = {"gaps": gaps, "docker_ids": docker_ids, "ray_job": ray_job, "ray_ips": ray_ips, "archive": archive,
             "node0": node0, "exit_msg": exit_msg, "pre_exc": pre_exc, "first": first, "second": second,
             "second_delay": second_delay}
+    # 10. what each process says of itself when it joins, drawn apart (its own generator: the
+    # draws above stay those of the seeds drawn before it existed)
+    d["hello"] = weighted(random.Random(seed * 7919 + 17), {"lab": 30, "lightning": 20, "ray-train": 15, "hf": 15, "none": 20})
     return d, priv
 
 
@@ -414,7 +417,8 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
                LAB_EXC=d.get("exception", "ValueError"), LAB_EXIT=str(d.get("exit_code", 1)), LAB_EXIT_MSG=priv["exit_msg"],
                LAB_FIRST=priv["first"], LAB_SECOND=priv["second"], LAB_SECOND_DELAY=str(priv["second_delay"]),
                LAB_PRE="1" if d["when"] == "restart" else "0", LAB_PRE_EXC=priv["pre_exc"],
-               LAB_LOGGING="1" if d["logging"] else "0", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+               LAB_LOGGING="1" if d["logging"] else "0", LAB_HELLO=d.get("hello", "lab"), OMP_NUM_THREADS="1",
+               PYTHONUNBUFFERED="1")
     env.pop("LAB_CGROUP", None)
     cgroup = None
     if fault == "oom":

@@ -49,7 +49,8 @@ def dims(t):
              f"restarts {t.get('restarts')}" + (f"({t.get('max_restarts')})" if t.get("max_restarts") else ""),
              f"rdzv {t.get('rendezvous', 'static')}", f"out {t.get('output', t.get('keep'))}" +
              (f"/{t['launcher_mode']}" if t.get("launcher_mode") else ""), "logging" if t.get("logging") else "print",
-             f"pack {t.get('packing', 'tar.gz per node' if t.get('archives') else 'folders')}", f"names {t.get('names')}"]
+             f"pack {t.get('packing', 'tar.gz per node' if t.get('archives') else 'folders')}", f"names {t.get('names')}",
+             f"hello {t.get('hello', 'lab')}"]
     if t.get("run", "finished") != "finished":
         parts.append("stopped")
     return ", ".join(parts)

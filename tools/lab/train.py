@@ -19,6 +19,7 @@ LAB_PRE     1: in the first attempt another rank raises LAB_PRE_EXC at step 1 (f
 LAB_EXC     the exception type (exception, before-init); LAB_EXIT / LAB_EXIT_MSG: exit code, message
 LAB_SECOND / LAB_SECOND_DELAY  two-faults: the second fault's kind and how long after the first
 LAB_LOGGING 1: python logging with timestamps instead of print
+LAB_HELLO   lab | lightning | ray-train | hf | none: how the process states who it is when it joins
 """
 import datetime
 import json
@@ -193,8 +194,19 @@ if fault == "before-init" and me and strikes("primary"):
     say(f"rank {rank}: reading the run configuration")
     do_fault("before-init", None)
 
+# What the process says of itself when it joins, in the words of the framework the case draws
+# (LAB_HELLO): this lab's own line, Lightning's (before it joins), Ray Train's (its rank 0 alone:
+# the others log it at debug level), the transformers examples' (a local rank), or nothing.
+hello = E.get("LAB_HELLO", "lab")
+if hello == "lightning":
+    say(f"Initializing distributed: GLOBAL_RANK: {rank}, MEMBER: {rank + 1}/{world}")
+elif hello == "ray-train" and rank == 0:
+    say(f"Setting up process group for: env:// [rank={rank}, world_size={world}]")
 dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=timeout_s))
-say(f"rank {rank}/{world} (local {local_rank}) on {host}: process group ready")
+if hello == "lab":
+    say(f"rank {rank}/{world} (local {local_rank}) on {host}: process group ready")
+elif hello == "hf":
+    warn(f"Process rank: {local_rank}, device: cpu, n_gpu: 0, distributed training: True, 16-bits training: False")
 if fault == "noisy" and local_rank == 0:
     warn("UserWarning: TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage class.")
     warn("[W socket.cpp:601] [c10d] The client socket has failed to connect to [localhost]:29400 (errno: 99 - Cannot assign requested address), retrying.")
