@@ -22,7 +22,7 @@ struct Prefix {
   std::optional<std::int64_t> rank;        // [rank3]:, (VllmWorker rank=3 ...), [1,3]<stdout>:
   std::optional<std::int64_t> local_rank;  // [default3]: (torchrun --tee)
   std::optional<std::int64_t> pid;         // (EngineCore_DP0 pid=6903)
-  std::string host;                        // pdsh "host: " before an NCCL line
+  std::string host;                        // a fan-out tool's "host: " label (pdsh, clush)
   model::Level level = model::Level::None;  // vLLM "ERROR 07-17 08:06:53 [file.py:1]"
   std::string month_day_time;              // "07-17 08:06:53" (no year)
   std::string time;                        // ISO time of a collector / container prefix
@@ -33,9 +33,19 @@ struct Prefix {
   bool pod_task = false;
 };
 
+// Host labels a fan-out tool (pdsh, clush, a script's "host: " tag) puts before each line, learned
+// per stream: a label is taken once a record of the stack follows it, then before any line.
+struct HostLabels {
+  std::vector<std::string> known;
+};
+
 // Strips every recognised outer prefix; `storage` keeps unescaped container-JSON text (or the
-// line without its terminal escapes) alive.
-std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage);
+// line without its terminal escapes) alive. Without `labels`, no host label is peeled.
+std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage, HostLabels* labels = nullptr);
+
+// Records glued onto one physical line (a traceback pasted without its newlines, "\\n" escapes, two
+// streams' records run together), split back into the lines they were; false when `s` is one record.
+bool split_glued(std::string_view s, std::vector<std::string>& pieces);
 
 // `s` without terminal escape sequences (CSI colours and cursor moves, OSC titles, charset picks).
 std::string without_terminal_escapes(std::string_view s);

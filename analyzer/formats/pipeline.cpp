@@ -404,11 +404,53 @@ struct SourceParser::Impl {
     }
     Prefix p;
     std::string storage;
-    const std::string_view rest = strip_prefixes(line.text, p, storage);
+    const std::string_view rest = strip_prefixes(line.text, p, storage, &labels);
     sight(p, line.number);
     if (look != nullptr && open.empty() && storage.empty() && p.time.empty() && p.month_day_time.empty() &&
         skip(line, rest, p, *look))
       return;
+    if (split_glued(rest, glued)) {
+      feed_pieces(line, rest, p);
+      return;
+    }
+    feed_parsed(line, rest, p, look != nullptr && *look == Gate::Look::Quiet && storage.empty());
+  }
+
+  // Records glued onto one physical line (split_glued): each piece is parsed as a line of its own,
+  // with the line's number and outer prefixes; a piece with a rank prefix of its own ("...^^^^[default1]:
+  // Traceback ...") takes it instead of the line's.
+  std::vector<std::string> glued;
+  HostLabels labels;  // the stream's fan-out host labels
+  void feed_pieces(const lines::Line& line, std::string_view rest, const Prefix& p) {
+    const std::vector<std::string> pieces = std::move(glued);
+    glued.clear();
+    const bool inside = rest.data() >= line.text.data() && rest.data() <= line.text.data() + line.text.size();
+    const std::string_view outer = inside ? line.text.substr(0, static_cast<std::size_t>(rest.data() - line.text.data()))
+                                          : std::string_view{};
+    for (const std::string& piece : pieces) {
+      const bool own_role = starts_with(piece, "[rank") || starts_with(piece, "[default");
+      Prefix q = p;  // the line's outer prefixes, read once: a piece is read after them
+      std::string_view kept = outer;
+      if (own_role) {
+        q.rank.reset();
+        q.local_rank.reset();
+        if (const std::size_t cut = std::min(q.key.find("[rank"), q.key.find("[default")); cut != std::string::npos)
+          q.key.resize(cut);
+        kept = kept.substr(0, std::min(kept.find("[rank"), kept.find("[default")));
+      }
+      std::string storage;
+      const std::string_view own = strip_prefixes(piece, q, storage, &labels);
+      std::string text;
+      text.reserve(kept.size() + piece.size());
+      text.append(kept).append(piece);
+      sight(q, line.number);
+      lines::Line l = line;
+      l.text = text;
+      feed_parsed(l, own, q, false);
+    }
+  }
+
+  void feed_parsed(const lines::Line& line, std::string_view rest, const Prefix& p, bool quiet) {
     const std::string& key = p.key;
     if (auto it = open.find(key); it != open.end()) {
       if (continue_block(it->second, line, rest)) return;
@@ -417,8 +459,7 @@ struct SourceParser::Impl {
     model::Event& e = scratch;
     reset(e, line, p);
     if (open_block(key, line, rest, e)) return;
-    // Events of this line alone: the gate's look holds for them when it read the same text.
-    const bool quiet = look != nullptr && *look == Gate::Look::Quiet && storage.empty();
+    // Events of this line alone: the gate's look (`quiet`) holds for them when it read the same text.
     for (const Family& f : single_line_families()) {
       if (!f.parse(rest, e)) continue;
       after_family(key, e, p, quiet);
@@ -436,7 +477,8 @@ struct SourceParser::Impl {
       e.kind = model::Kind::Line;
       // A line read from its container's JSON or without its terminal escapes: what it says is
       // the text read, which rules match too (the raw line escapes '<' as \u003c).
-      if (!storage.empty()) e.message = std::string(trim(rest));
+      if (rest.data() < line.text.data() || rest.data() > line.text.data() + line.text.size())
+        e.message = std::string(trim(rest));
       emit_event(std::move(e), &p);  // notes its progress
     } else {
       note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, task_of(p), rest, line.number, nullptr);
@@ -724,6 +766,9 @@ struct SourceParser::Impl {
 
   // A single-line family recognised the line: emit it, or open the block it starts.
   void after_family(const std::string& key, model::Event& e, const Prefix& p, bool quiet) {
+    // A fan-out tool's label names the node every line of its stream came from; NCCL's own host
+    // name behind it may be another name of the same machine.
+    if (!p.host.empty()) e.node = p.host;
     if (e.kind == model::Kind::Plog) {
       // Framework lines (MindSpore) may end in a CANN error-code message whose body follows.
       static const RE2 embedded(R"(\b([EW][A-Z0-9]\d{4}): )");

@@ -2,6 +2,7 @@
 // container JSON, collector timestamps, kubectl --prefix): peeled before a line is parsed.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "formats/families.hpp"
@@ -24,7 +25,11 @@ DT_RE(re_srun_label, R"(^ {0,4}(\d{1,5}): )")
 // A tqdm progress bar the next line was glued to: "100%|#####| 10/10 [00:01<00:00, 9.51it/s]".
 DT_RE(re_progress_bar, R"(^[^|\n]{0,40}\d{1,3}%\|[^|]*\|(?:[^\[\]|]*\[[^\]]*\])? ?)")
 DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
-DT_RE(re_pdsh_nccl, R"(^([\w.-]+): ([\w.-]+):\d+:\d+ \[\d+\] )")
+// What may follow a fan-out tool's host label ("node01: "), the first time it is seen: the start of
+// a record of the stack (torchrun's rank prefix, NCCL's host:pid:tid, a date, a traceback, a plog or
+// glog header, c10d's "[W socket.cpp:...]", Ray's worker prefix, Python logging of torch).
+DT_RE(re_after_label,
+      R"(^(?:\[(?:rank|default)\d+\]:|[\w.-]+:\d+:\d+ \[\d+\] |\[?\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2}|Traceback \(most recent call last\)|\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] [A-Z][A-Z0-9_]*\(\d+,|\[[EWIF]\d{4} |\[[EWIF] [\w.]+:\d+\]|[EWIF]\d{4} \d{2}:\d{2}:\d{2}|\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):(?:torch|__main__|root)))")
 // syslog / journalctl's short format: "Mar  4 05:06:07 HOST IDENT[PID]: " (a job run as a systemd
 // unit, or the kernel's lines in /var/log/messages).
 DT_RE(re_syslog, R"(^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d{2}:\d{2}:\d{2})(?:\.\d+)? ([\w.-]+) [\w./@:-]+(?:\[\d+\])?: )")
@@ -186,8 +191,48 @@ bool peel_syslog(std::string_view& s, Prefix& p) {
   return false;
 }
 
+// A host name as a fan-out tool prints it before a line: one word of letters, digits, '-', '.',
+// '_', with a digit (node01, gpu-a03, 10.0.0.7, n003.hpc.example.edu); not a number alone (srun's
+// task label), a rank tag, an error code or an exception's type.
+bool label_shaped(std::string_view l) {
+  if (l.empty() || l.size() > 63 || !std::isalnum(static_cast<unsigned char>(l[0]))) return false;
+  bool digit = false, letter = false;
+  for (const char c : l) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.' && c != '_') return false;
+    digit = digit || (c >= '0' && c <= '9');
+    letter = letter || std::isalpha(static_cast<unsigned char>(c));
+  }
+  if (!digit || (!letter && l.find('.') == std::string_view::npos)) return false;
+  // Capitals then digits is an error code's shape (CANN's "EJ0001: 2024-05-21-11:57:54.167.645 ..."),
+  // not a host's.
+  std::size_t caps = 0;
+  while (caps < l.size() && l[caps] >= 'A' && l[caps] <= 'Z') ++caps;
+  if (caps > 0 && l.find_first_not_of("0123456789", caps) == std::string_view::npos) return false;
+  if (starts_with(l, "rank") || starts_with(l, "default") || contains(l, "Error") || contains(l, "Exception") ||
+      contains(l, "Warning"))
+    return false;
+  return true;
+}
+
+// pdsh / clush / a script's "node01: " before every line of a node: taken once a record of the
+// stack follows it, then before any line of the same stream.
+bool peel_label(std::string_view& s, Prefix& p, std::size_t colon, HostLabels& labels) {
+  const std::string_view label = s.substr(0, colon);
+  if (!label_shaped(label)) return false;
+  const std::string_view after = s.substr(colon + 2);
+  if (std::find(labels.known.begin(), labels.known.end(), label) == labels.known.end()) {
+    M m;
+    if (labels.known.size() >= 4096 || !rx(re_after_label(), after, m)) return false;
+    labels.known.emplace_back(label);
+  }
+  p.host = std::string(label);
+  p.key.append(s.substr(0, colon + 2));
+  s.remove_prefix(colon + 2);
+  return true;
+}
+
 // Collector timestamps, srun labels, progress bars, pdsh / clush host names.
-Peel peel_plain(std::string_view& s, Prefix& p, char c) {
+Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
   // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
   const std::size_t colon = s.find(':');
   const bool pdsh = colon != std::string_view::npos && colon + 1 < s.size() && s[colon + 1] == ' ';
@@ -224,11 +269,7 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c) {
     s.remove_prefix(m[0].size());
     return Peel::Peeled;
   }
-  if (pdsh && rx(re_pdsh_nccl(), s, m) && m[1] == m[2]) {
-    p.host = std::string(m[1]);
-    s.remove_prefix(m[1].size() + 2);
-    return Peel::Peeled;
-  }
+  if (pdsh && labels != nullptr && peel_label(s, p, colon, *labels)) return Peel::Peeled;
   return Peel::Stop;
 }
 
@@ -237,21 +278,21 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c) {
 namespace {
 
 // The outer prefixes one after the other (rank, pod, srun label, collector time, syslog header).
-void peel_outer(std::string_view& s, Prefix& p) {
+void peel_outer(std::string_view& s, Prefix& p, HostLabels* labels) {
   for (int guard = 0; guard < 8 && !s.empty(); ++guard) {
     const char c = s.front();
     Peel r = Peel::Stop;
     if (c == '[') r = peel_bracket(s, p);
     else if (c == '(') r = peel_paren(s, p);
     else if (c >= 'A' && c <= 'S' && s.size() > 20 && s[3] == ' ' && peel_syslog(s, p)) r = Peel::Peeled;
-    else r = peel_plain(s, p, c);
+    else r = peel_plain(s, p, c, labels);
     if (r != Peel::Peeled) break;
   }
 }
 
 }  // namespace
 
-std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage) {
+std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage, HostLabels* labels) {
   std::string_view s = peel_container_json(line, p, storage);
   // Terminal escapes (colours, cursor moves) in output captured from a terminal or a TTY container:
   // read without them. The line's text, as evidence, keeps them (shown as ^[ by the reports).
@@ -263,7 +304,7 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
   // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
   while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
   if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
-  peel_outer(s, p);
+  peel_outer(s, p, labels);
   // A container's JSON line under colours, a collector's prefix or another container's JSON (a
   // json-file log gathered again through a terminal, srun, kubectl, the journal or a container):
   // the JSON is peeled after them, once more, and the prefixes inside its text are the line's too.
@@ -272,7 +313,7 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
     if (const std::string_view got = peel_container_json(s, p, inner); !inner.empty() && got.data() == inner.data()) {
       storage = std::move(inner);
       s = storage;
-      peel_outer(s, p);
+      peel_outer(s, p, labels);
     }
   }
   return s;

@@ -2,6 +2,7 @@
 // shapes documented in ../shared/corpus/*/FORMAT.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -678,6 +679,140 @@ TEST(Prefixes, ContainerJsonUnderAnotherCollectorsPrefix) {
     const std::string_view rest = strip_prefixes(line, p, storage);
     EXPECT_EQ(rest, "RuntimeError: shard 7 is empty < 1 row");
     EXPECT_EQ(p.local_rank, 2);
+  }
+}
+
+}  // namespace
+}  // namespace dtriage::formats
+
+namespace dtriage::formats {
+namespace {
+
+std::vector<model::Event> errors_of(const std::string& text) {
+  std::vector<model::Event> out;
+  for (model::Event& e : parse(text))
+    if (e.level >= model::Level::Error) out.push_back(std::move(e));
+  return out;
+}
+
+// A traceback pasted with its newlines lost: the header, the frames and the exception line are read
+// as Python printed them, whatever replaced the newlines (spaces, one space, nothing).
+TEST(Glued, ATracebackOnOneLine) {
+  for (const std::string& line :
+       {std::string("[rank12]: Traceback (most recent call last):   File \"/srv/job/run.py\", line 41, in <module>     "
+                    "trainer.fit()   File \"/srv/job/trainer.py\", line 310, in fit     out = self.step(batch) "
+                    "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error\n"),
+        std::string("[rank12]: Traceback (most recent call last): File \"/srv/job/run.py\", line 41, in <module> trainer.fit() "
+                    "File \"/srv/job/trainer.py\", line 310, in fit out = self.step(batch) torch.distributed.DistBackendError: "
+                    "NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error\n"),
+        std::string("[rank12]: Traceback (most recent call last):File \"/srv/job/run.py\", line 41, in <module>trainer.fit()"
+                    "File \"/srv/job/trainer.py\", line 310, in fitout = self.step(batch)torch.distributed.DistBackendError: "
+                    "NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error\n")}) {
+    SCOPED_TRACE(line);
+    const auto ev = errors_of(line);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].code, "torch.distributed.DistBackendError");
+    EXPECT_EQ(ev[0].rank, 12);
+    EXPECT_EQ(ev[0].line, 1u);
+    EXPECT_EQ(ev[0].message.rfind("NCCL error in: ProcessGroupNCCL.cpp:1970", 0), 0u);
+  }
+  // The failing call names an exception without a colon after it: the source line, not the exception.
+  const auto raised = errors_of("Traceback (most recent call last):  File \"t.py\", line 3, in <module>    "
+                                "raise ValueError(\"shard 4 is empty\")ValueError: shard 4 is empty\n");
+  ASSERT_EQ(raised.size(), 1u);
+  EXPECT_EQ(raised[0].code, "ValueError");
+  EXPECT_EQ(raised[0].message, "shard 4 is empty");
+}
+
+// Newlines written as "\n" escapes (a JSON value or a repr printed raw): cut where a record starts,
+// with the escaped quotes read.
+TEST(Glued, EscapedNewlines) {
+  const auto ev = errors_of(
+      "2025-02-11 07:30:12,551 worker-3 \"error\": \"Traceback (most recent call last):\\n  File \\\"/app/main.py\\\", "
+      "line 77, in <module>\\n    dist.init_process_group(\\\"nccl\\\")\\ntorch.distributed.DistStoreError: Timed out "
+      "after 1801 seconds waiting for clients. 3/16 clients joined.\\n\"\n");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].code, "torch.distributed.DistStoreError");
+  ASSERT_EQ(ev[0].body.size(), 3u);  // the frame, its source line with its quotes read, the exception
+  EXPECT_EQ(ev[0].body[1], "    dist.init_process_group(\"nccl\")");
+  EXPECT_EQ(ev[0].time.text, "2025-02-11T07:30:12.551");
+  // An escape inside a message that starts no record stays as written.
+  const auto one_ev = errors_of("KeyError: 'row\\nname' not in the tokenizer's vocabulary of 32000 entries\n");
+  ASSERT_EQ(one_ev.size(), 1u);
+  EXPECT_EQ(one_ev[0].message, "'row\\nname' not in the tokenizer's vocabulary of 32000 entries");
+}
+
+// Two streams' records run together without a newline: each is read with its own prefix.
+TEST(Glued, RecordsRunTogether) {
+  // A rank's caret line, then another rank's traceback header, on one physical line.
+  const auto ev = parse(
+      "[default2]:    x = f(y)\n"
+      "[default2]:        ^^^^^^^^^^^^[default5]:Traceback (most recent call last):\n"
+      "[default5]:  File \"/opt/r.py\", line 9, in <module>\n"
+      "[default5]:    main()\n"
+      "[default5]:RuntimeError: Socket Timeout\n");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].local_rank, 5);
+  EXPECT_EQ(ev[0].code, "RuntimeError");
+  EXPECT_EQ(ev[0].line, 2u);
+  EXPECT_EQ(ev[0].end_line, 5u);
+  // Two NCCL records of two threads; two plog records of two processes.
+  const auto nccl = parse(
+      "a100-n7:9012:9100 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/IPCa100-n7:9012:9177 [1] "
+      "misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer 10.8.0.12<41236>\n");
+  ASSERT_EQ(nccl.size(), 2u);
+  EXPECT_EQ(nccl[1].level, model::Level::Warning);
+  EXPECT_EQ(nccl[1].node, "a100-n7");
+  EXPECT_EQ(nccl[1].get_int("tid"), 9177);
+  const auto plog = parse(
+      "[ERROR] RUNTIME(3301,python3):2025-08-02-01:02:03.004.005 [stream.cc:1102]3301 Setup:sq setup failed"
+      "[ERROR] HCCL(3302,python3):2025-08-02-01:02:04.000.001 [hccl_comm.cc:77][3302]notify wait timeout\n");
+  ASSERT_EQ(plog.size(), 2u);
+  EXPECT_EQ(plog[0].pid, 3301);
+  EXPECT_EQ(plog[1].pid, 3302);
+  EXPECT_EQ(plog[1].get_str("module"), "HCCL");
+}
+
+// What must stay one record: torchrun's failure table introducing a traceback, a host name with a
+// hyphen before NCCL's pid, a logger's name before its header.
+TEST(Glued, OneRecordStaysWhole) {
+  std::vector<std::string> pieces;
+  EXPECT_FALSE(split_glued("  traceback : Traceback (most recent call last):", pieces));
+  EXPECT_FALSE(split_glued("gpu-b17:48213:48390 [3] NCCL INFO NET/IB : No device found.", pieces));
+  EXPECT_FALSE(split_glued("ERROR:root:Traceback (most recent call last):", pieces));
+  EXPECT_FALSE(split_glued("[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered", pieces));
+  EXPECT_FALSE(split_glued("print(\"rank 3\\nrank 4\") # a literal in a frame's source line", pieces));
+}
+
+// A fan-out tool's host label (pdsh, clush): taken once a record of the stack follows it, then
+// before every line of that host, and it names the node of the line, NCCL's lines included.
+TEST(Prefixes, AFanOutToolsHostLabel) {
+  auto ev = parse(
+      "cn-0417: cn0417.ib:71220:71301 [6] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.1.2.3<33411> failed\n"
+      "cn-0417: [rank30]: Traceback (most recent call last):\n"
+      "cn-0417: [rank30]:   File \"/w/pretrain.py\", line 5, in <module>\n"
+      "cn-0417: [rank30]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error\n"
+      "10.20.0.8: Traceback (most recent call last):\n"
+      "10.20.0.8:   File \"/w/pretrain.py\", line 5, in <module>\n"
+      "10.20.0.8: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB\n");
+  ASSERT_EQ(ev.size(), 3u);
+  std::sort(ev.begin(), ev.end(), [](const model::Event& a, const model::Event& b) { return a.line < b.line; });
+  EXPECT_EQ(ev[0].kind, model::Kind::Nccl);
+  EXPECT_EQ(ev[0].node, "cn-0417");
+  EXPECT_EQ(ev[1].node, "cn-0417");
+  EXPECT_EQ(ev[1].rank, 30);
+  EXPECT_EQ(ev[1].code, "RuntimeError");
+  EXPECT_EQ(ev[2].node, "10.20.0.8");
+  EXPECT_EQ(ev[2].code, "torch.OutOfMemoryError");
+  // Not a host: an error code, an exception's type, a step counter, a word without a digit.
+  for (const std::string_view line : {"EJ0001: 2024-05-21-11:57:54.167.645 Failed to initialize the HCCP process.\n",
+                                  "RuntimeError: [rank3]: Timed out\n", "iter200: loss 2.1 at 2025-01-01 10:00\n",
+                                  "localhost: [rank0]: Traceback (most recent call last):\n"}) {
+    Prefix p;
+    std::string storage;
+    HostLabels labels;
+    strip_prefixes(line, p, storage, &labels);
+    EXPECT_TRUE(p.host.empty()) << line;
   }
 }
 
