@@ -3,9 +3,46 @@
 #include <algorithm>
 
 #include "analysis/collector.hpp"
+#include "base/sentences.hpp"
+#include "rules/catalogue.hpp"
 #include "rules/rule.hpp"
 
 namespace dtriage::analysis {
+
+namespace {
+
+// Rules that name a worker's failure without saying what it was: its exception, its exit.
+bool generic_rule(const std::string& id) { return id == "python.uncaught-exception" || id == "launcher.worker-failed"; }
+
+// A generic rule named the cause: when the culprit's own error is one the catalogues call a cause
+// of a more specific category ("CUDA error: invalid device ordinal": a device-visibility problem),
+// the verdict takes that category, and its why says so.
+void refine(Analysis& a, const rules::Catalogue& catalogue) {
+  rules::Verdict& v = a.outcome.verdict;
+  std::vector<correlate::EventIndex> own;
+  if (v.rank)
+    for (const correlate::RankRecord& r : a.facts.rank_table)
+      if (r.rank == *v.rank && r.own_failure) own.push_back(*r.own_failure);
+  // No rank named: the rule's first line (a rank's other lines may be a peer's report of it).
+  if (own.empty() && !v.rank && v.root >= 0 && !a.outcome.findings[static_cast<std::size_t>(v.root)].events.empty())
+    own.push_back(a.outcome.findings[static_cast<std::size_t>(v.root)].events.front());
+  for (const correlate::EventIndex i : own) {
+    const model::Event& e = a.events[i];
+    for (const std::string& text : {e.get_str("exception_text"), e.message, e.text}) {
+      if (text.empty()) continue;
+      const rules::CatalogueEntry* c = catalogue.classify(text);
+      if (c == nullptr || c->role != rules::EntryRole::Cause || !c->classifies() || c->category == v.category) continue;
+      v.why.push_back(base::say(base::Say::WhyCatalogueRefines,
+                                {{"message", e.message.empty() ? text : e.message}, {"category", c->category},
+                                 {"meaning", c->meaning}, {"entry", c->id}}));
+      v.category = c->category;
+      v.catalogue = c->id;
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 base::Result<RuleBook> RuleBook::compile(rules::RuleSet set) {
   RuleBook book;
@@ -43,6 +80,8 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
   const rules::Verdict& v = a->outcome.verdict;
   if (book.catalogue && v.status == rules::Status::Failed && v.category == "unknown")
     a->outcome = engine.analyze(a->events, a->hits, a->facts, &book.catalogue->get());
+  else if (book.catalogue && v.status == rules::Status::Failed && generic_rule(v.rule))
+    refine(*a, book.catalogue->get());
   return a;
 }
 

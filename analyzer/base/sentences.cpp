@@ -20,6 +20,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "No rule names the cause; the earliest error the catalogues know is {where}: {message} ({meaning})"},
     {Say::VerdictCatalogueConsequence, "verdict.catalogue-consequence",
      "No rule names the cause; the earliest error the catalogues know is {where}: {message}, usually a consequence of {of}"},
+    {Say::WhyCatalogueRefines, "why.catalogue-refines",
+     "Its error, {message}, is {category} by the catalogues ({entry}): {meaning}"},
     {Say::VerdictNothingRecognised, "verdict.nothing-recognised", "No log line in the input was recognised."},
     {Say::VerdictStoppedBeforeTraining, "verdict.stopped-before-training",
      "torchrun was started on {nodes} node(s) but no worker wrote anything: the logs stop before training began (in "

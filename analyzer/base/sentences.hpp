@@ -19,6 +19,7 @@ enum class Say : std::uint16_t {
   VerdictUnknownLeadOnNode,  // {where} {node} {message}
   VerdictCatalogueCause,        // {where} {message} {meaning} (where: file:line[ on node])
   VerdictCatalogueConsequence,  // {where} {message} {of}
+  WhyCatalogueRefines,          // {message} {category} {meaning} {entry}
   VerdictNothingRecognised,
   VerdictStoppedBeforeTraining,  // {nodes}
   VerdictHealthyLines,           // {count}

@@ -167,6 +167,44 @@ entries:
   EXPECT_EQ(b->events[*b->outcome.verdict.lead].line, 1u);
 }
 
+// A generic rule (an uncaught exception) names the cause, and the catalogues know the culprit's
+// error as a cause of a sharper category: the verdict takes it and says why; a message they do not
+// know leaves the rule's category.
+TEST(Catalogue, RefinesAGenericRulesCategory) {
+  TempDir d;
+  d.write("cat/demo.yaml", R"Y(source: demo
+title: Demo
+origin: written for this test
+entries:
+  - id: demo.lens
+    match: "lens calibration table is stale"
+    meaning: "the optics driver is older than the firmware"
+    role: cause
+    category: env-version-mismatch
+    examples: ["ValueError: lens calibration table is stale (driver 3.1, firmware 4.0)"]
+)Y");
+  auto book = analysis::RuleBook::load({std::string(DTRIAGE_SOURCE_DIR) + "/rules"}, d.file("cat"));
+  ASSERT_TRUE(book);
+  auto job = [&](const std::string& message) {
+    d.write("job/gpu-k12/rank5.log", "[rank5]: Traceback (most recent call last):\n"
+                                     "[rank5]:   File \"/opt/run.py\", line 31, in <module>\n"
+                                     "[rank5]:     cam.open()\n"
+                                     "[rank5]: ValueError: " + message + "\n");
+    return analysis::analyze(analysis::Inputs{{d.file("job")}, {}, {}}, book.value());
+  };
+  const auto a = job("lens calibration table is stale (driver 2.9, firmware 4.2)");
+  const rules::Verdict& v = a->outcome.verdict;
+  EXPECT_EQ(v.rule, "python.uncaught-exception");
+  EXPECT_EQ(v.category, "env-version-mismatch");
+  EXPECT_EQ(v.catalogue, "demo.lens");
+  EXPECT_EQ(v.rank, 5);
+  ASSERT_FALSE(v.why.empty());
+  EXPECT_NE(v.why.back().find("older than the firmware"), std::string::npos) << v.why.back();
+  const auto b = job("shard 17 has no rows");
+  EXPECT_EQ(b->outcome.verdict.category, "worker-exception");
+  EXPECT_TRUE(b->outcome.verdict.catalogue.empty());
+}
+
 // The figures add up, and lines the rule pack has long known are counted as known.
 TEST(Catalogue, CoverageCountsWhatTheRulesKnow) {
   const analysis::Coverage c = analysis::coverage(rule_pack());
