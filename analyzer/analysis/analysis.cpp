@@ -75,13 +75,11 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
   a->hits = std::move(collector.hits());
   a->facts = correlate::correlate(a->events, correlate::Inputs{engine.reports(a->hits), collector.sources(), collector.unparsed_lines(),
                                                                 std::move(collector.sightings())});
-  a->outcome = engine.analyze(a->events, a->hits, a->facts);
-  // No rule names the cause: the catalogues may say what the leading error is.
+  // No rule names the cause: the catalogues may say what the leading error is (the engine reads them
+  // then); a generic rule named it: they may sharpen its category.
+  a->outcome = engine.analyze(a->events, a->hits, a->facts, book.catalogue.get());
   const rules::Verdict& v = a->outcome.verdict;
-  if (book.catalogue && v.status == rules::Status::Failed && v.category == "unknown")
-    a->outcome = engine.analyze(a->events, a->hits, a->facts, &book.catalogue->get());
-  else if (book.catalogue && v.status == rules::Status::Failed && generic_rule(v.rule))
-    refine(*a, book.catalogue->get());
+  if (book.catalogue && v.status == rules::Status::Failed && generic_rule(v.rule)) refine(*a, book.catalogue->get());
   return a;
 }
 

@@ -1030,7 +1030,7 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
   v.root = 0;
 }
 
-void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, const Catalogue* catalogue, Analysis& a) {
+void decide(const std::vector<model::Event>& events, const correlate::Facts& facts, const CatalogueShelf* shelf, Analysis& a) {
   Verdict& v = a.verdict;
   // The rank that ended on its own (correlate/culprit.cpp).
   const std::optional<std::int64_t> culprit = culprit_rank(facts);
@@ -1059,6 +1059,8 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
   } else if (!a.findings.empty() && a.findings.front().role == FindingRole::RootCause) {
     decide_failed(events, facts, a);
   } else if (const auto leads = unexplained_errors(events, facts, a); !leads.empty()) {
+    // The catalogues are read here, the first time a run needs them.
+    const Catalogue* catalogue = shelf != nullptr ? &shelf->get() : nullptr;
     decide_unknown(events, leads, catalogue != nullptr ? unexplained_errors(events, facts, a, true) : leads, catalogue, v);
   } else if (events.empty() && facts.job.worker_lines == 0) {
     v.status = Status::Inconclusive;
@@ -1091,12 +1093,12 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
 }  // namespace
 
 Analysis Engine::analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts,
-                         const Catalogue* catalogue) const {
+                         const CatalogueShelf* catalogues) const {
   Analysis a;
   event_findings(events, hits, facts, a);
   fact_findings(events, facts, a);
   rank_findings(events, facts, a);
-  decide(events, facts, catalogue, a);
+  decide(events, facts, catalogues, a);
   return a;
 }
 

@@ -15,6 +15,7 @@
 namespace dtriage::rules {
 
 class Catalogue;
+class CatalogueShelf;
 
 // What a finding is to the verdict; the order is the order reports list them in.
 enum class FindingRole : std::uint8_t { RootCause, Consequence, Related, Warning };
@@ -76,9 +77,10 @@ class Engine {
   // Indices of the event rules that match `e`.
   std::vector<int> match(const model::Event& e) const;
   // `hits[i]`: match(events[i]), as the collector kept it.
-  // With a catalogue, a failure no rule names is led by the earliest error line it classifies.
+  // With the catalogues, a failure no rule names is led by the earliest error line they classify
+  // (they are read only then).
   Analysis analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts,
-                   const Catalogue* catalogue = nullptr) const;
+                   const CatalogueShelf* catalogues = nullptr) const;
   // What a line must hold for an event rule to match it: a line that some rule's regex matches
   // holds one of `atoms` (lower case: a few of RE2's literal extraction per rule, of which every
   // match holds one), except for the rules of `open_kinds` ("*": any kind), which can match lines
