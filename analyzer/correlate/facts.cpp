@@ -283,13 +283,19 @@ std::map<std::string, std::int64_t> rank_bases(const std::map<std::string, std::
 
 // Ranks for lines that only know their local rank ([defaultN]:, attempt_N/<local_rank>/ files,
 // "failed ... local_rank: N") or only their pid (the kernel OOM killer): the pairs other lines of
-// the same node state (failure-table rows: rank, local rank and pid), else the node's rank range
+// the same node state (failure-table rows: rank, local rank and pid; a process's statement of its
+// global and local rank), else the node's rank range
 // (--node_rank x --nproc_per_node).
 void lend_global_ranks(std::vector<model::Event>& events) {
-  std::map<std::string, std::map<std::int64_t, std::int64_t>> by_local, by_pid;  // node -> key -> rank
+  std::map<std::string, std::map<std::int64_t, std::int64_t>> by_local, by_pid, stated;  // node -> key -> rank
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> range;            // node -> (node_rank, nproc)
   for (const auto& e : events) {
     if (e.rank && e.local_rank) by_local[e.node][*e.local_rank] = *e.rank;
+    else if (e.rank)  // "rank 9/24 (local 1)": a process's own statement of both; two ranks for one: neither
+      if (const auto local = e.get_int("local_rank_stated")) {
+        auto [it, fresh] = stated[e.node].emplace(*local, *e.rank);
+        if (!fresh && it->second != *e.rank) it->second = -1;
+      }
     if (e.rank && e.pid && e.code == "failure-row") by_pid[e.node][*e.pid] = *e.rank;
     const auto nr = e.get_int("node_rank"), np = e.get_int("nproc_per_node");
     if (nr && np && *nr >= 0 && *nr < (1 << 20) && *np > 0 && *np < 4096) range[e.node] = {*nr, *np};
@@ -300,6 +306,11 @@ void lend_global_ranks(std::vector<model::Event>& events) {
     if (e.local_rank) {
       if (auto n = by_local.find(e.node); n != by_local.end())
         if (auto it = n->second.find(*e.local_rank); it != n->second.end()) {
+          e.rank = it->second;
+          continue;
+        }
+      if (auto n = stated.find(e.node); n != stated.end())
+        if (auto it = n->second.find(*e.local_rank); it != n->second.end() && it->second >= 0) {
           e.rank = it->second;
           continue;
         }

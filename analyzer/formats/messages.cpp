@@ -79,6 +79,9 @@ DT_RE(re_lightning_rank, R"(GLOBAL_RANK: (\d+), MEMBER: \d+/(\d+))")
 DT_RE(re_barrier_done, R"(Rank (\d+): Completed store-based barrier for key:\S+ with (\d+) nodes)")
 DT_RE(re_barrier_added, R"(to store for rank: (\d+))")
 DT_RE(re_gloo_connected, R"(\[Gloo\] Rank (\d+) is connected to (\d+) peer ranks)")
+// The local rank a statement of the global one gives beside it: "(local 1)", "local_rank=1",
+// "LOCAL_RANK: 1", "local rank 1".
+DT_RE(re_local_beside, R"((?i)\blocal[ _]?(?:rank)?\s*[=:]?\s*(\d+)\b)")
 
 // "<word> version: 1.2.3", "NCCL_VERSION=2.18", "torch_npu version 2.1.0": the words come from the
 // one version-key table (longest first, so torch_npu wins over torch).
@@ -144,6 +147,8 @@ void declared_rank(Scan& s) {
   if (!s.e.rank) s.e.rank = rank;
   if (s.e.rank != rank) return;  // a prefix names another rank: a line about that one
   if (world && s.e.get("world_size") == nullptr) s.e.set("world_size", *world);
+  if (rx(re_local_beside(), s.msg, m, RE2::UNANCHORED))
+    if (const auto local = int_of(m[1])) s.e.set("local_rank_stated", *local);
   s.e.set("rank_declared", true);
   s.hit = true;
 }

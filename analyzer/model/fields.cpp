@@ -88,6 +88,7 @@ constexpr FieldInfo kEventFields[] = {
     {"process", T::Text, "process name (plog, kernel OOM killer, smi process rows)"},
     {"ran_for_ms", T::Int, "ProcessGroupNCCL: how long the timed-out work ran"},
     {"rank_declared", T::Bool, "the line is a process stating its own global rank (lent to its stream's other lines)", true},
+    {"local_rank_stated", T::Int, "the local rank a process's statement of its global rank gives beside it (ties its launcher's lines of that local rank to the global one)", true},
     {"rdzv_backend", T::Text, "torchrun launch config: rendezvous backend"},
     {"rdzv_endpoint", T::Text, "torchrun launch config: rendezvous endpoint"},
     {"remote_rank", T::Text, "HCCL: the remote rank a task waited on (a number or 'local')"},

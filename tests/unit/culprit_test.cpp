@@ -905,3 +905,32 @@ TEST(Culprit, ARankStatedAgainByANewProcessIsALaterAttempt) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// Workers that print neither a prefix nor a traceback of their own crash, but said which global and
+// local rank they were: the launcher's "failed (exitcode: -7) local_rank: 1" on a node names the
+// global rank that node's worker of that local rank stated.
+TEST(Culprit, ALocalRankStatedBesideTheGlobalOneTiesTheLaunchersLine) {
+  auto node = [](const std::string& host, int first, int signal_local) {
+    std::string s = "+ torchrun --nnodes 2 --nproc_per_node 2 train.py\n";
+    for (int l = 0; l < 2; ++l)
+      s += "2026-04-09 03:10:0" + std::to_string(l) + ",210 INFO env ok: rank=" + std::to_string(first + l) +
+           ", world_size=4, local_rank=" + std::to_string(l) + ", host " + host + "\n";
+    if (signal_local < 0) return s + peer_lost("", "10.9.0.3") + peer_lost("", "10.9.0.3") + launcher_failed(0, 5120);
+    return s + peer_lost("", "10.9.0.4") +
+           "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: " + std::to_string(signal_local) +
+           " (pid: 6233) of binary: /usr/bin/python3\n";
+  };
+  analysis::Inputs in;
+  in.texts.emplace_back("ml-a01/out.log", node("ml-a01", 0, -1));
+  in.texts.emplace_back("ml-a02/out.log", node("ml-a02", 2, 1));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["node"], "ml-a02") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+}
+
+}  // namespace
+}  // namespace dtriage::test

@@ -632,6 +632,16 @@ TEST(Messages, AProcessStatingItsOwnRank) {
     EXPECT_EQ(e.get_int("world_size"), c.world) << c.line;
     EXPECT_NE(e.get("rank_declared"), nullptr) << c.line;
   }
+  // The local rank said beside it, in a script's words.
+  for (const auto& [line, local] : std::vector<std::pair<std::string, std::int64_t>>{
+           {"env ok: rank=13, world_size=16, local_rank=5, master 10.0.0.4", 5},
+           {"2025-06-01 10:00:00,120 INFO joined: rank 9/24 (local 1) on dgx-b09", 1},
+           {"Global rank: 30, world size: 32, local rank: 6", 6}}) {
+    const auto ev = parse(line + "\n");
+    ASSERT_EQ(ev.size(), 1u) << line;
+    EXPECT_NE(ev.front().get("rank_declared"), nullptr) << line;
+    EXPECT_EQ(ev.front().get_int("local_rank_stated"), local) << line;
+  }
   // Another process's rank, a rank without its world, two processes' prints glued into one line.
   for (const char* line : {"local rank 3/8 waiting for the barrier", "peer rank 4 of 16 closed the connection",
                            "rank 0: loading the next shard ...", "src_rank 2/4 sent 0 bytes",
