@@ -30,8 +30,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // The fresh batch of seeds 6001-6048, drawn after the restart / srun / c10d work of 2026-12-01:
     // what it still gets wrong after the fixes it led to.
     {"lab-6003-wrong-port", "srun -l labels only: the odd --master_port's launcher is named 'srun task 4', no host"},
-    {"lab-6005-exit", "fault during a restart, c10d, launcher output only: category and node right (its attempts told apart by "
-                      "the steps each printed); no rank is known (c10d numbers by arrival, no line ties the exit to one)"},
     {"lab-6016-before-init", "failure before init_process_group with c10d restarts: the peers' store timeouts read as a "
                              "rendezvous failure of another node"},
     {"lab-6022-nnodes-differ", "srun -l labels only: the odd --nnodes is named 'srun task 2', no host"},
@@ -78,8 +76,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // and scored before any change (categories 46/48, culprits 25/32); these two are still missed.
     {"lab-11043-exception", "one node of six, plain output, c10d: one KeyError traceback among five lost-peer ones, none tied to "
                             "a rank, every rank exit 1 in one second: the launcher's Root Cause row (local rank 0) is taken"},
-    {"lab-11047-two-faults", "MemoryError, c10d, docker json-file: category and node right; its local rank's global rank is "
-                             "printed only after the log level ('INFO [rank 11]'), which is not read as a rank"},
     // The fresh batch of seeds 12001-12048 (46 cases; two runs removed by the generator), drawn at the
     // start of the session of 2026-12-02 afternoon and scored before any change: 43/46 categories,
     // 25/31 culprits. lab-12021's node is right since kubectl pods lend their names, its rank since workers'
@@ -110,6 +106,12 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-14036-exception", "plain launcher output: as lab-14018, the traceback tied to no rank, the Root Cause row's rank taken"},
     // Trial cases of the lab's 'joining' dimension (seeds 19001, 19005, 19021, 19026: transformers',
     // no, Lightning's and Ray Train's words on joining).
+    // The fresh batch 15001-15048 (with the joining dimension), drawn at the start of the session of
+    // 2026-12-03 and scored before any change: 48/48 categories, 28/31 culprits.
+    {"lab-15030-two-faults", "two faults 2 s apart: rank 10's MemoryError traceback is undated (its only time is the failure "
+                             "row's second), rank 0's exit follows a dated ERROR line inside the same span; rank 0 is taken"},
+    {"lab-15039-wrong-port", "two nodes, both endpoints 127.0.0.1 with different ports, both launchers silent: no majority and "
+                             "no store host says which node is odd"},
     {"lab-19005-hang", "hang, Ray output, the workers state no rank (and Ray's driver names them by pid only, no launcher line "
                        "ties the hung one): neither the silent rank nor its node is named"},
 };
