@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,7 +37,7 @@ struct Prefix {
 // Host labels a fan-out tool (pdsh, clush, a script's "host: " tag) puts before each line, learned
 // per stream: a label is taken once a record of the stack follows it, then before any line.
 struct HostLabels {
-  std::vector<std::string> known;
+  std::set<std::string, std::less<>> known;
 };
 
 // Strips every recognised outer prefix; `storage` keeps unescaped container-JSON text (or the

@@ -220,10 +220,10 @@ bool peel_label(std::string_view& s, Prefix& p, std::size_t colon, HostLabels& l
   const std::string_view label = s.substr(0, colon);
   if (!label_shaped(label)) return false;
   const std::string_view after = s.substr(colon + 2);
-  if (std::find(labels.known.begin(), labels.known.end(), label) == labels.known.end()) {
+  if (labels.known.find(label) == labels.known.end()) {
     M m;
     if (labels.known.size() >= 4096 || !rx(re_after_label(), after, m)) return false;
-    labels.known.emplace_back(label);
+    labels.known.emplace(label);
   }
   p.host = std::string(label);
   p.key.append(s.substr(0, colon + 2));
