@@ -48,6 +48,9 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
 // streams' records run together), split back into the lines they were; false when `s` is one record.
 bool split_glued(std::string_view s, std::vector<std::string>& pieces);
 
+// A dotted identifier that names an error of some kind (an exception line's first token).
+bool error_type_name(std::string_view type);
+
 // `s` without terminal escape sequences (CSI colours and cursor moves, OSC titles, charset picks).
 std::string without_terminal_escapes(std::string_view s);
 

@@ -29,20 +29,12 @@ DT_RE(re_nccl_start, R"(^[A-Za-z0-9][\w.-]*:\d+:\d+ \[\d+\] NCCL )")
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// The name of an exception type: a dotted identifier naming an error of some kind (as
-// parse_exception_line requires).
-bool error_type(std::string_view t) {
-  if (t.empty() || !(std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_')) return false;
-  return contains(t, "Error") || contains(t, "Exception") || contains(t, "Interrupt") || contains(t, "Exit") ||
-         contains(t, "Failure") || contains(t, "Fault");
-}
-
 // The length of the exception type at the start of `s` when `s` reads as an exception line (the type,
 // then ':' or the end), else 0.
 std::size_t exception_at(std::string_view s) {
   std::size_t end = 0;
   while (end < s.size() && (word_char(s[end]) || s[end] == '.')) ++end;
-  if (end == 0 || !error_type(s.substr(0, end))) return 0;
+  if (end == 0 || !error_type_name(s.substr(0, end))) return 0;
   if (end == s.size() || s[end] == ':') return end;
   return 0;
 }

@@ -34,6 +34,10 @@ struct Block {
 
 bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
 bool blank(std::string_view s) { return trim(s).empty(); }
+// Whether `part` is a view into `whole` (not into a copy read out of it: container JSON, escapes).
+bool within(std::string_view whole, std::string_view part) {
+  return part.data() >= whole.data() && part.data() <= whole.data() + whole.size();
+}
 
 }  // namespace
 
@@ -424,9 +428,8 @@ struct SourceParser::Impl {
   void feed_pieces(const lines::Line& line, std::string_view rest, const Prefix& p) {
     const std::vector<std::string> pieces = std::move(glued);
     glued.clear();
-    const bool inside = rest.data() >= line.text.data() && rest.data() <= line.text.data() + line.text.size();
-    const std::string_view outer = inside ? line.text.substr(0, static_cast<std::size_t>(rest.data() - line.text.data()))
-                                          : std::string_view{};
+    const std::string_view outer = within(line.text, rest) ? line.text.substr(0, static_cast<std::size_t>(rest.data() - line.text.data()))
+                                                           : std::string_view{};
     for (const std::string& piece : pieces) {
       const bool own_role = starts_with(piece, "[rank") || starts_with(piece, "[default");
       Prefix q = p;  // the line's outer prefixes, read once: a piece is read after them
@@ -477,8 +480,7 @@ struct SourceParser::Impl {
       e.kind = model::Kind::Line;
       // A line read from its container's JSON or without its terminal escapes: what it says is
       // the text read, which rules match too (the raw line escapes '<' as \u003c).
-      if (rest.data() < line.text.data() || rest.data() > line.text.data() + line.text.size())
-        e.message = std::string(trim(rest));
+      if (!within(line.text, rest)) e.message = std::string(trim(rest));
       emit_event(std::move(e), &p);  // notes its progress
     } else {
       note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, task_of(p), rest, line.number, nullptr);

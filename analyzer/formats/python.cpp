@@ -84,15 +84,17 @@ bool parse_python_logging(std::string_view s, model::Event& e) {
   return true;
 }
 
+bool error_type_name(std::string_view type) {
+  if (type.empty() || !(std::isalpha(static_cast<unsigned char>(type[0])) || type[0] == '_')) return false;
+  return contains(type, "Error") || contains(type, "Exception") || contains(type, "Interrupt") || contains(type, "Exit") ||
+         contains(type, "Failure") || contains(type, "Fault");
+}
+
 bool parse_exception_line(std::string_view s, model::Event& e) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   // The exception type is the first token; it must name an error of some kind.
   std::size_t end = 0;
   while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_' || s[end] == '.')) ++end;
-  const std::string_view type = s.substr(0, end);
-  if (!contains(type, "Error") && !contains(type, "Exception") && !contains(type, "Interrupt") && !contains(type, "Exit") &&
-      !contains(type, "Failure") && !contains(type, "Fault"))
-    return false;
+  if (!error_type_name(s.substr(0, end))) return false;
   M m;
   if (!rx(re_exception(), s, m)) return false;
   e.kind = model::Kind::Python;
