@@ -71,6 +71,9 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::WhyFirstObserved, "why.first-observed",
      "Ranks {ranks} failed in the same second in the same way; their launcher saw rank {rank} first (its Root Cause row), "
      "the only order the logs give"},
+    {Say::WhyAfterPeerLoss, "why.after-peer-loss",
+     "Rank {late}'s {latewhat} was printed after a lost-peer report from "
+     "{reporter} ({where}), so a rank had already gone by then: rank {rank} ({what}) failed first"},
     {Say::HeadingEvidence, "heading.evidence", "Evidence"},
     {Say::HeadingConsequences, "heading.consequences", "Explained by the root cause"},
     {Say::HeadingNodes, "heading.nodes", "Nodes"},

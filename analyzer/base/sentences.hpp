@@ -52,6 +52,7 @@ enum class Say : std::uint16_t {
   WhyPlainVictims,     // {count} {node}
   WhyTie,              // {ranks}
   WhyFirstObserved,    // {ranks} {rank}
+  WhyAfterPeerLoss,    // {late} {latewhat} {reporter} {where} {rank} {what}
   // report headings and labels
   HeadingEvidence,
   HeadingConsequences,

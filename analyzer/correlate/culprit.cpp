@@ -119,6 +119,128 @@ struct Chooser {
     return nullptr;
   }
 
+  // A rank's own line (its traceback, its own words) when its ending is an exception; else null.
+  const model::Event* own_line(const RankRecord& r) const {
+    if (r.ending != Ending::Exception) return nullptr;
+    for (const std::optional<EventIndex>& i : {r.own_failure, r.evidence})
+      if (i && (own_traceback(ev[*i]) || own_words(ev[*i]))) return &ev[*i];
+    return nullptr;
+  }
+
+  // Whose lines these are within one file: the launcher's (srun task, pod) when two launchers
+  // share it, else the rank's (global, else local).
+  static std::string source_of(const model::Event& e, bool by_task) {
+    if (by_task) return e.task;
+    if (e.rank) return "r" + std::to_string(*e.rank);
+    if (e.local_rank) return "l" + std::to_string(*e.local_rank);
+    return "";
+  }
+
+  // True when `report` (a lost-peer report of another rank) comes before `own` (a rank's own
+  // exception) in one file whose lines are in time order around them: the reporter's source
+  // has a line after `own` and `own`'s source a line before `report` (a file made by
+  // concatenating per-node or per-rank logs has neither).
+  bool reported_before(const model::Event& report, const model::Event& own) const {
+    if (report.path != own.path || report.line >= own.line) return false;
+    const bool by_task = report.task != own.task;
+    const std::string a = source_of(report, by_task), b = source_of(own, by_task);
+    if (a.empty() || b.empty() || a == b) return false;
+    bool reporter_after = false, own_before = false;
+    for (EventIndex i = 0; i < ev.size() && !(reporter_after && own_before); ++i) {
+      const model::Event& e = ev[i];
+      if (e.path != own.path || f.is_replaced(i)) continue;
+      if (!by_task && e.task != own.task) continue;
+      const std::string s = source_of(e, by_task);
+      if (s == a && e.line > own.line) reporter_after = true;
+      if (s == b && e.line < report.line) own_before = true;
+    }
+    return reporter_after && own_before;
+  }
+
+  // True when both lines carry a clock read the same way (zone given or not on both) and `report`
+  // is a second or more before `own`: more than clocks of one job's nodes drift or a launcher's
+  // stamp lags.
+  static bool dated_before(const model::Event& report, const model::Event& own) {
+    const model::Time& a = report.time;
+    const model::Time& b = own.time;
+    if (!a.valid || !b.valid || a.zone_known != b.zone_known) return false;
+    const std::int64_t shift = a.zone_known ? (std::int64_t{b.zone_minutes} - a.zone_minutes) * 60'000'000 : 0;
+    return b.micros - shift - a.micros >= 1'000'000;
+  }
+
+  // The lost-peer report of another rank that `r`'s own exception came after (one time-ordered
+  // file prints it first, or its clock is a second or more earlier), with where it is; null when
+  // none: a rank had already gone when `r` raised.
+  struct LossBefore {
+    const model::Event* report = nullptr;
+    std::string where;
+  };
+  LossBefore loss_before(const RankRecord& r) const {
+    const model::Event* mine = own_line(r);
+    if (mine == nullptr) return {};
+    std::set<std::string> tried;  // reporters' sources in the file already tried (one scan each)
+    for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i) {
+      if ((reports[i] & kReportsPeerLoss) == 0 || (reports[i] & kReportsTimeout) != 0 || f.is_replaced(i)) continue;
+      const model::Event& e = ev[i];
+      const bool other = e.rank ? *e.rank != r.rank
+                                : (e.node != r.node || (e.local_rank && r.local_rank && *e.local_rank != *r.local_rank));
+      if (!other) continue;
+      if (dated_before(e, *mine)) return {&e, "at " + e.time.text};
+      if (e.path != mine->path || e.line >= mine->line) continue;
+      if (!tried.insert(e.task + "\n" + source_of(e, e.task != mine->task)).second) continue;
+      if (reported_before(e, *mine)) return {&e, "line " + std::to_string(e.line) + " of the same output"};
+    }
+    return {};
+  }
+
+  std::string after_loss_why(const RankRecord& late, const LossBefore& loss, const RankRecord& first) const {
+    return base::say(base::Say::WhyAfterPeerLoss, {{"late", std::to_string(late.rank)},
+                                                   {"latewhat", what(late)},
+                                                   {"reporter", loss.report->node.empty() ? std::string("another node") : loss.report->node},
+                                                   {"where", loss.where},
+                                                   {"rank", std::to_string(first.rank)},
+                                                   {"what", what(first)}});
+  }
+
+  // Of ranks tied in time, drops those whose own exception came after another rank's lost-peer
+  // report (when one other is left), and says so in `order` when one is left.
+  void drop_after_peer_loss(std::vector<const RankRecord*>& tied, std::string& order) const {
+    std::vector<const RankRecord*> kept;
+    const RankRecord* late = nullptr;
+    LossBefore loss;
+    for (const RankRecord* r : tied) {
+      LossBefore l = loss_before(*r);
+      if (l.report == nullptr) {
+        kept.push_back(r);
+      } else if (late == nullptr) {
+        late = r;
+        loss = std::move(l);
+      }
+    }
+    if (late == nullptr || kept.empty()) return;
+    if (kept.size() == 1) order = after_loss_why(*late, loss, *kept.front());
+    tied = std::move(kept);
+  }
+
+  // The first rank by time raised an exception after another rank's lost-peer report: the rank
+  // that had gone is one whose failure only its launcher's line shows (a kill, a crash, an exit
+  // with no words), whose time is when the launcher noticed it, up to kLauncherLag after the
+  // report. The earliest such rank, or null.
+  static constexpr std::int64_t kLauncherLag = 10;  // seconds: torchrun checks its workers every 0.1-5 s
+  const RankRecord* gone_before(const RankRecord& x, const std::vector<const RankRecord*>& cand, const LossBefore& loss) const {
+    const std::optional<std::int64_t> reported = loss.report->time.second();
+    for (const RankRecord* y : cand) {
+      if (y == &x || own_line(*y) != nullptr || y->ending == Ending::Exception || !y->own_failure) continue;
+      const model::Event& seen = ev[*y->own_failure];
+      if (own_traceback(seen) || own_words(seen)) continue;
+      const std::optional<std::int64_t> at = seen.time.second();
+      if (!at) continue;
+      if (reported && (*at < *reported || *at - *reported > kLauncherLag)) continue;
+      return y;
+    }
+    return nullptr;
+  }
+
   std::string when(const RankRecord& r) const {
     if (!r.own_failure) return "";
     const std::string& t = ev[*r.own_failure].time.text;
@@ -287,6 +409,15 @@ struct Chooser {
     std::vector<const RankRecord*> first;
     for (const RankRecord* r : cand)
       if (at(r) == at(cand.front()) || !at(r)) first.push_back(r);
+    if (first.size() >= 2) drop_after_peer_loss(first, order);
+    if (first.size() == 1 && cand.size() >= 2) {
+      const LossBefore loss = loss_before(*first.front());
+      if (loss.report != nullptr)
+        if (const RankRecord* y = gone_before(*first.front(), cand, loss)) {
+          order = after_loss_why(*first.front(), loss, *y);
+          first = std::vector<const RankRecord*>{y};
+        }
+    }
     if (first.size() >= 2)
       if (const RankRecord* r = first_in_one_stream(first)) {
         std::vector<std::int64_t> tied;

@@ -934,3 +934,100 @@ TEST(Culprit, ALocalRankStatedBesideTheGlobalOneTiesTheLaunchersLine) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+std::string signal_failed(int local, int pid, int code) {
+  return "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: " + std::to_string(code) + ") local_rank: " +
+         std::to_string(local) + " (pid: " + std::to_string(pid) + ") of binary: /usr/bin/python3\n";
+}
+
+// Three nodes under srun -l, their lines merged as they came. Node 0's worker crashed without a
+// word; node 1's lost its peer; node 2's raised a ValueError after that report. All three failure
+// tables say the same second. The exception came after a rank had already gone: the crash is named.
+// Written as three blocks one after the other (a file made by concatenating per-node logs), the
+// order says nothing about time, and the traceback is preferred as before.
+std::string two_fault_job(bool interleaved) {
+  auto labelled = prefixed;
+  const std::string launch = "+ torchrun --nnodes 3 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint hpc-q1:29411 train.py\n";
+  const std::string t = "2026-05-14_21:40:12";
+  // Each node: its start, what its worker printed, what its launcher printed at the end.
+  const std::vector<std::string> start = {labelled("0: ", launch + "[default0]:epoch 2 iteration 880 | loss 3.12\n"),
+                                          labelled("1: ", launch + "[default0]:epoch 2 iteration 880 | loss 3.09\n"),
+                                          labelled("2: ", launch + "[default0]:epoch 2 iteration 880 | loss 3.15\n")};
+  const std::vector<std::string> worker = {"", labelled("1: ", peer_lost("[default0]:", "10.30.1.1")),
+                                           labelled("2: ", traceback("[default0]:", "ValueError: too many values to unpack (expected 2)"))};
+  const std::vector<std::string> end = {
+      labelled("0: ", signal_failed(0, 2201, -11) + failure_table("hpc-q1", {{0, 0, -11, 2201, t, "Signal 11 (SIGSEGV) received by PID 2201"}})),
+      labelled("1: ", signal_failed(0, 3310, 1) + failure_table("hpc-q2", {{1, 0, 1, 3310, t}})),
+      labelled("2: ", signal_failed(0, 4417, 1) + failure_table("hpc-q3", {{2, 0, 1, 4417, t}}))};
+  if (interleaved) return start[0] + start[1] + start[2] + worker[1] + worker[2] + end[0] + end[1] + end[2];
+  std::string out;
+  for (int k : {0, 1, 2}) out += start[k] + worker[k] + end[k];
+  return out;
+}
+
+TEST(Culprit, AnExceptionPrintedAfterAPeersLossCameSecond) {
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-7731.out", two_fault_job(true));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  EXPECT_EQ(v["node"], "hpc-q1") << v.dump(1);
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("after a lost-peer report from hpc-q2"), std::string::npos) << v.dump(1);
+
+  analysis::Inputs cat;
+  cat.texts.emplace_back("all-nodes.log", two_fault_job(false));
+  const json w = report_of(std::move(cat))["verdict"];
+  EXPECT_EQ(w["rank"], 2) << w.dump(1);
+  EXPECT_EQ(w["why"].dump().find("lost-peer report"), std::string::npos) << w.dump(1);
+}
+
+// Container logs stamp every line. A rank's dated traceback comes three seconds after another
+// node's dated lost-peer report; the crash whose only line is its launcher's, noticed two seconds
+// after the traceback, had already happened: it is named, not the earlier-looking exception.
+TEST(Culprit, ADatedExceptionAfterADatedPeerLossIsNotTheFirst) {
+  auto line = [](const std::string& text, const std::string& clock) {
+    std::string esc;
+    for (char ch : text) esc += ch == '"' ? std::string("\\\"") : std::string(1, ch);
+    return "{\"log\":\"" + esc + "\\n\",\"stream\":\"stderr\",\"time\":\"2026-08-30T13:05:" + clock + "Z\"}\n";
+  };
+  auto lines = [&](const std::string& block, const std::string& clock) {
+    std::string out, cur;
+    for (char ch : block) {
+      if (ch == '\n') {
+        out += line(cur, clock);
+        cur.clear();
+      } else {
+        cur += ch;
+      }
+    }
+    return out;
+  };
+  const std::string launch = "+ torchrun --nnodes 3 --nproc_per_node 1 --node_rank {R} --master_addr 10.8.0.11 --master_port 23456 run.py\n";
+  auto launch_of = [&](int r) {
+    std::string s = launch;
+    s.replace(s.find("{R}"), 3, std::to_string(r));
+    return s;
+  };
+  analysis::Inputs in;
+  in.texts.emplace_back("trainer-0/aa01-json.log",
+                        lines(launch_of(0), "00.100000") + lines("[default0]:step 300 loss 0.91\n", "20.000000") +
+                            lines(signal_failed(0, 901, -6), "27.400000") +
+                            lines(failure_table("trainer-0", {{0, 0, -6, 901, "2026-08-30_13:05:27", "Signal 6 (SIGABRT) received by PID 901"}}), "28.000000"));
+  in.texts.emplace_back("trainer-1/bb02-json.log",
+                        lines(launch_of(1), "00.200000") + lines(peer_lost("[default0]:", "10.8.0.11"), "21.300000") +
+                            lines(signal_failed(0, 902, 1), "26.100000") + lines(failure_table("trainer-1", {{1, 0, 1, 902, "2026-08-30_13:05:26"}}), "26.900000"));
+  in.texts.emplace_back("trainer-2/cc03-json.log",
+                        lines(launch_of(2), "00.300000") +
+                            lines(traceback("[default0]:", "FileNotFoundError: [Errno 2] No such file or directory: '/data/shard-0031.bin'"), "24.700000") +
+                            lines(signal_failed(0, 903, 1), "25.200000") + lines(failure_table("trainer-2", {{2, 0, 1, 903, "2026-08-30_13:05:25"}}), "25.800000"));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  EXPECT_EQ(v["node"], "trainer-0") << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("lost-peer report from trainer-1"), std::string::npos) << v.dump(1);
+}
+
+}  // namespace
+}  // namespace dtriage::test

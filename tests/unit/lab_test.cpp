@@ -37,12 +37,9 @@ const std::map<std::string, std::string> kKnownMisses = {
                             "defines the job, so the odd node is not named"},
     {"lab-6030-exception", "exception in the second attempt, then a third that every worker joined (each stated its rank) and "
                            "that the time limit stopped: the last attempt decides, and it was stopped from outside"},
-    {"lab-6031-two-faults", "two faults 3 s apart (SIGSEGV then ValueError) in the same second of the failure tables: the "
-                            "traceback is preferred to the crash signal"},
     {"lab-6036-slow", "slow rank alone on its node, c10d, launcher output: the restart's workers all joined (each stated its "
                       "rank) and the time limit stopped them before the stall timed out again: read as stopped from outside"},
     {"lab-6044-two-faults", "two faults, Ray output: a SIGKILL in the same second outranks the earlier exception"},
-    {"lab-6045-two-faults", "two faults 3 s apart within one second of the failure tables: as lab-6031"},
     {"lab-7012-slow", "slow rank, then the job stopped from outside (time limit) before any timeout fired: external "
                       "termination is what the logs show; the stall before it is not measured (no per-rank progress yet)"},
     {"lab-7021-wrong-port", "c10d, one node against one with another --master_port: category right, neither node is the odd one"},
@@ -114,8 +111,6 @@ const std::map<std::string, std::string> kKnownMisses = {
                              "no store host says which node is odd"},
     // The fresh batch 16001-16048 (47 cases; the generator removed one run), drawn after the session
     // of 2026-12-03's work and scored before any change: 45/47 categories, 25/32 culprits.
-    {"lab-16003-two-faults", "two faults 2.6 s apart, srun --tee: the SIGSEGV's only time is its failure row's second, "
-                             "the same as the later exception's; the tie goes to the ending that says more (the exception)"},
     {"lab-16005-wrong-port", "two nodes, wrong port, c10d, both launchers silent: no majority says which node is odd (as 15039)"},
     {"lab-16006-two-faults", "two faults 3 s apart, Ray output: the SIGABRT and the later SIGSEGV tie in the launchers' "
                              "second; the other fault's rank (trn13 rank 0) is taken"},
