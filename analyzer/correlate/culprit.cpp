@@ -62,13 +62,16 @@ std::string signature(const RankRecord& r, const std::vector<model::Event>& ev) 
 }
 
 // How much an ending says of a failure of the rank's own, for ranks that failed in the same second:
-// the OOM killer's or an unexplained SIGKILL > the rank's own traceback > a crash signal (often a
-// teardown after a peer failed) > an exit code.
+// the OOM killer's or an unexplained SIGKILL > the rank's own traceback or an exit code of its own
+// choosing > a crash signal (often a teardown after a peer failed) > exit code 1.
 int strength(const RankRecord& r) {
   switch (r.ending) {
     case Ending::Signal: return r.sent_by == "oom-killer" ? 5 : r.signal == "SIGKILL" ? 4 : 2;
     case Ending::Exception: return 3;
-    case Ending::Exited: return 1;
+    // An exit code other than 1 with no traceback is the program's own decision to fail
+    // (sys.exit(3), exit(-1)): it says as much as a traceback. Code 1 is what any uncaught error,
+    // a peer's loss included, ends with.
+    case Ending::Exited: return r.exit_code.value_or(1) != 1 ? 3 : 1;
     default: return 0;
   }
 }
@@ -119,9 +122,9 @@ struct Chooser {
     return nullptr;
   }
 
-  // A rank's own line (its traceback, its own words) when its ending is an exception; else null.
+  // A rank's own line of failing (its traceback, its own error words), whatever its ending; else
+  // null (its failure is known from its launcher's lines only).
   const model::Event* own_line(const RankRecord& r) const {
-    if (r.ending != Ending::Exception) return nullptr;
     for (const std::optional<EventIndex>& i : {r.own_failure, r.evidence})
       if (i && (own_traceback(ev[*i]) || own_words(ev[*i]))) return &ev[*i];
     return nullptr;
@@ -258,16 +261,18 @@ struct Chooser {
     f.culprit_node = r.node;
   }
 
-  // Exits on nodes whose timeout / lost-peer reports name no rank, when they are no more than those
-  // reports: each is taken as a reporter's exit, not a failure of its own. A report with a local
+  // Exits with code 1 on nodes whose timeout / lost-peer reports name no rank, when they are no more
+  // than those reports: each is taken as a reporter's exit, not a failure of its own. A report with a local
   // rank (its per-rank file, its [defaultN]: prefix) is that rank's, not one of these.
   std::set<std::int64_t> plain_victims(std::vector<std::string>& why) const {
     std::map<std::string, std::size_t> unranked;  // node -> reports no rank is known for
     for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
       if (reports[i] != 0 && !ev[i].rank && !ev[i].local_rank && !f.is_replaced(i)) ++unranked[ev[i].node];
     std::map<std::string, std::vector<std::int64_t>> exits;  // node -> ranks that only exited
+    // A process that printed an uncaught traceback exits with code 1: another code (3, 255) is not
+    // a reporter's exit.
     for (const RankRecord& r : f.rank_table)
-      if (r.ending == Ending::Exited) exits[r.node].push_back(r.rank);
+      if (r.ending == Ending::Exited && r.exit_code.value_or(1) == 1) exits[r.node].push_back(r.rank);
     std::set<std::int64_t> out;
     for (const auto& [node, ranks] : exits) {
       const auto it = unranked.find(node);

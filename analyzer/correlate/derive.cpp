@@ -238,6 +238,11 @@ void derive_culprit(const Facts& f, const Put& put) {
   if (!c.own_failure()) add(ev, f.job.timeout_evidence);
   put(name, static_cast<std::int64_t>(c.rank), ev);
   if (c.own_failure() && !c.node.empty()) put("job.culprit_node", c.node, c.evidence);
+  // A rank that came late, known by rank, alone on its node: that node is the late node the timeout
+  // rules name (they say "the ranks of NODE ... (rank R, the one it ran)").
+  if (c.basis == CulpritBasis::LateArrival && f.late_node.empty() && !c.node.empty() &&
+      std::count_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& r) { return r.node == c.node; }) == 1)
+    put("job.late_node", c.node, ev);
 }
 
 // One launcher's command: a node's, or one srun task's where no host is known.

@@ -1031,3 +1031,49 @@ TEST(Culprit, ADatedExceptionAfterADatedPeerLossIsNotTheFirst) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// Plain output: three of a node's four workers printed a lost-peer traceback and exited with code 1;
+// the fourth exited with code 255 and no traceback (the program's own sys.exit). Another node's
+// worker crashed with SIGSEGV in the same second of the failure tables. The exit 255 is not one of
+// the reporters' exits (an uncaught traceback exits with 1), and a code of the program's choosing
+// says more than a crash that may be a teardown: its rank is named.
+TEST(Culprit, AnExitCodeOfItsOwnIsNotAReportersExitAndOutranksACrash) {
+  const std::string t = "2026-03-08_17:52:41";
+  std::string a = "+ torchrun --nnodes 2 --nproc_per_node 4 --node_rank 0 --master_addr gn-201 --master_port 29533 sft.py\n";
+  for (int k = 0; k < 3; ++k) a += peer_lost("", "10.60.2.202");
+  a += failure_table("gn-201", {{0, 0, 255, 7100, t}, {1, 1, 1, 7101, t}, {2, 2, 1, 7102, t}, {3, 3, 1, 7103, t}});
+  const std::string b = "+ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 --master_addr gn-201 --master_port 29533 sft.py\n" +
+                        failure_table("gn-202", {{4, 0, -11, 8800, t, "Signal 11 (SIGSEGV) received by PID 8800"}});
+  analysis::Inputs in;
+  in.texts.emplace_back("gn-201/stdout.log", a);
+  in.texts.emplace_back("gn-202/stdout.log", b);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  EXPECT_EQ(v["node"], "gn-201") << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("exit code 255"), std::string::npos) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("3 exit(s) on gn-201"), std::string::npos) << v.dump(1);  // the three code-1 exits only
+}
+
+// Ranks known from their own prefixes: four ranks of two nodes time out; the one rank of the third
+// node only lost its peers after that. The late rank's node is the late node the verdict names.
+TEST(Culprit, ALateRankKnownByItsPrefixNamesItsNode) {
+  const std::string waited = "RuntimeError: [/opt/gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 600000ms for send operation to complete";
+  const std::string head = "+ torchrun --nnodes 3 --nproc_per_node ";
+  analysis::Inputs in;
+  in.texts.emplace_back("vx-11/log.txt", head + "2 --node_rank 0 --master_addr vx-11 --master_port 24001 tr.py\n" + traceback("[rank0]:", waited) +
+                                            traceback("[rank1]:", waited));
+  in.texts.emplace_back("vx-12/log.txt", head + "2 --node_rank 1 --master_addr vx-11 --master_port 24001 tr.py\n" + traceback("[rank2]:", waited) +
+                                            traceback("[rank3]:", waited));
+  in.texts.emplace_back("vx-13/log.txt", head + "1 --node_rank 2 --master_addr vx-11 --master_port 24001 tr.py\n" + peer_lost("[rank4]:", "10.7.0.11"));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["node"], "vx-13") << v.dump(1);
+  EXPECT_EQ(v["rank"], 4) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("reached the collective late"), std::string::npos) << v.dump(1);
+}
+
+}  // namespace
+}  // namespace dtriage::test
