@@ -288,6 +288,12 @@ KNOWN_MISSES = {
     # node's lines under one host, the bind failures read as that host's port in use (15013, 15032).
     ("lab-15013-node-missing", "journal"),
     ("lab-15032-node-missing", "journal"),
+    ("lab-17005-wrong-port", "journal"),
+    # A restart that recovered, told by the workers going on after the failure on their own node:
+    # under the journal's one host every node's lines are one stream, and the recovery is not seen.
+    ("lab-17027-two-faults", "journal"),
+    # A hosts rename whose verdict loses its node and rank (not analysed one by one, as 16030).
+    ("lab-17007-hang", "hosts"),
     # The corpus's st-single-node-8p-patchwork under the journal's "trainhost": its device logs lie
     # in a folder named after the host its lines name, which is now that host's node (two nodes).
     ("st-single-node-8p-patchwork", "journal"),

@@ -121,6 +121,15 @@ const std::map<std::string, std::string> kKnownMisses = {
                              "in the launchers' second; the tie goes to the kill"},
     {"lab-16037-exception", "plain output in docker json-file: the one FileNotFoundError among the node's four peer-loss "
                             "tracebacks is tied to no rank (five workers in one stream); the Root Cause row's rank 7 taken"},
+    // The fresh batch 17001-17048 (47 cases; the generator removed one run), drawn at the start of
+    // the session of 2026-12-03 (09:37) and scored with 48c76db before any change: 45/47
+    // categories, 27/32 culprits; after the session's culprit work 47/47, 29/32.
+    {"lab-17005-wrong-port", "srun -l labels only, pod names no line prints: the odd --master_port's launcher is named "
+                             "'srun task 2', no host"},
+    {"lab-17040-before-init", "failure before init in both attempts, kubectl one file of six workers: node right; the "
+                              "worker's '[rank 8]' statement is not lent to the traceback of a stream of several workers"},
+    {"lab-17041-wrong-port", "two nodes, c10d, both endpoints 127.0.0.1 with different ports, launchers silent: no majority "
+                             "says which node is odd (as 15039, 16005)"},
     {"lab-19005-hang", "hang, Ray output, the workers state no rank (and Ray's driver names them by pid only, no launcher line "
                        "ties the hung one): neither the silent rank nor its node is named"},
 };
