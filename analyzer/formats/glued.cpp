@@ -5,6 +5,7 @@
 //    line 3, in f     g() RuntimeError: boom"): header, frames, source lines and exception line;
 //  - records of two streams run together without a newline ("...loss 2.31[rank1]: Traceback ...",
 //    two NCCL or plog records on one line).
+#include <algorithm>
 #include <cstring>
 
 #include "formats/families.hpp"
@@ -169,6 +170,17 @@ bool plog_inside(std::string_view s) {
 
 }  // namespace
 
+// True when " NCCL " may start a record glued after other text: it occurs twice, or once after
+// more than a line's own NCCL header ("host:pid:tid [dev]", one space at most, ending in ']').
+// An ordinary NCCL line, the bulk of an NCCL_DEBUG=INFO log, is not worth splitting.
+static bool nccl_glued_maybe(std::string_view s) {
+  const std::size_t p = s.find(" NCCL ", 1);
+  if (p == std::string_view::npos) return false;
+  if (s.find(" NCCL ", p + 1) != std::string_view::npos) return true;
+  const std::string_view head = s.substr(0, p);
+  return head.empty() || head.back() != ']' || std::count(head.begin(), head.end(), ' ') > 1;
+}
+
 bool split_glued(std::string_view s, std::vector<std::string>& pieces) {
   pieces.clear();
   if (s.size() < 24) return false;
@@ -186,7 +198,7 @@ bool split_glued(std::string_view s, std::vector<std::string>& pieces) {
   const bool header = s.find(kHeader) != std::string_view::npos;
   // The records split_records looks for, by a piece each: most lines have none.
   const bool maybe = header || s.find("above exception") != std::string_view::npos ||
-                     s.find("]:", 1) != std::string_view::npos || s.find(" NCCL ", 1) != std::string_view::npos ||
+                     s.find("]:", 1) != std::string_view::npos || nccl_glued_maybe(s) ||
                      plog_inside(s);
   if (!maybe) return false;
   const std::vector<std::string_view> parts = split_records(s);
