@@ -130,6 +130,14 @@ const std::map<std::string, std::string> kKnownMisses = {
                               "worker's '[rank 8]' statement is not lent to the traceback of a stream of several workers"},
     {"lab-17041-wrong-port", "two nodes, c10d, both endpoints 127.0.0.1 with different ports, launchers silent: no majority "
                              "says which node is odd (as 15039, 16005)"},
+    // The fresh batch 18001-18048 (46 cases; the generator removed two runs), drawn after the
+    // session of 2026-12-03 (09:36)'s culprit work and scored before any change: 46/46 categories,
+    // 33/36 culprits (48c76db: 45/46, 32/36). The three misses are one kind: plain output, the
+    // exception's traceback tied to no rank, its node's other ranks exiting in the same second;
+    // the node is right and the launcher's Root Cause row (the lowest local rank) is taken.
+    {"lab-18002-exception", "plain srun output, restarts: KeyError tied to no rank among its node's exits; Root Cause row taken"},
+    {"lab-18005-memoryerror", "plain launcher output: MemoryError tied to no rank, two exits in one second; Root Cause row taken"},
+    {"lab-18012-exception", "kubectl, plain output, restart: AssertionError tied to no rank; Root Cause row taken"},
     {"lab-19005-hang", "hang, Ray output, the workers state no rank (and Ray's driver names them by pid only, no launcher line "
                        "ties the hung one): neither the silent rank nor its node is named"},
 };
