@@ -81,8 +81,15 @@ bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& bindin
   // A line the gate found no literal in, which no parser gave a code: only rules of kinds that
   // need no literal could match it (a rule on codes alone matches what parsers recognise, some by
   // their families' markers, which are no gate literals).
-  if (e.quiet && e.code.empty() && gate_ != nullptr && !gate_->open(e.kind)) hits.clear();
-  else hits = engine_.match(e);
+  // The same holds for a coded event's regex rules when the rules see no more than the line (no
+  // body, a message from the line): only rules on fields alone are asked.
+  if (e.quiet && gate_ != nullptr && !gate_->open(e.kind)) {
+    if (e.code.empty()) hits.clear();
+    else if (e.body.empty() && (e.message.empty() || e.text.find(e.message) != std::string::npos)) hits = engine_.match_fields(e);
+    else hits = engine_.match(e);
+  } else {
+    hits = engine_.match(e);
+  }
   if (e.kind == model::Kind::Line) return !hits.empty();
   if (table_row(e, hits)) {
     binding_only = true;

@@ -5,8 +5,8 @@
 namespace dtriage::formats {
 namespace {
 
-// What a line of each family holds when it starts with a lower-case letter (Family::markers).
-// plog, torch_npu, CANN, glog and nvidia-smi lines start with '[', '|' or an upper-case letter.
+// What a line of each family holds when no gate literal is in it (Family::markers). plog,
+// torch_npu, CANN, glog and nvidia-smi lines start with '[', '|' or an upper-case letter.
 constexpr std::string_view kNcclMarkers[] = {"NCCL", "INFO", "WARN"};  // "host:pid:tid [0] NCCL INFO", NCCL 2.2 "INFO"
 constexpr std::string_view kPythonLoggingMarkers[] = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"};  // "logger: [INFO] msg"
 constexpr std::string_view kKernelMarkers[] = {"Kill", "oom-kill", "NVRM: Xid"};
@@ -31,6 +31,15 @@ constexpr Family kFamilies[] = {
 }  // namespace
 
 std::span<const Family> single_line_families() { return {std::begin(kFamilies), std::end(kFamilies)}; }
+
+bool recognised_unmarked(std::string_view s, model::Event& scratch) {
+  if (s.empty()) return false;
+  const char c = s.front();
+  if (c != '[' && c != '|' && !(c >= 'A' && c <= 'Z')) return false;
+  for (const Family& f : kFamilies)
+    if (f.markers.empty() && f.parse(s, scratch)) return true;
+  return false;
+}
 
 bool recognised(std::string_view s, model::Event& e) {
   for (const Family& f : kFamilies)

@@ -47,6 +47,8 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
 // Records glued onto one physical line (a traceback pasted without its newlines, "\\n" escapes, two
 // streams' records run together), split back into the lines they were; false when `s` is one record.
 bool split_glued(std::string_view s, std::vector<std::string>& pieces);
+// False when split_glued surely finds `s` one record (most lines): the cheap part of its checks.
+bool may_be_glued(std::string_view s);
 
 // A dotted identifier that names an error of some kind (an exception line's first token).
 bool error_type_name(std::string_view type);
@@ -79,10 +81,11 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e);
 bool parse_kernel(std::string_view s, model::Event& e);
 
 // The single-line families in the order a line is tried; `ends_tail` marks families whose lines end
-// the detail lines that follow an exception line. `markers`: a line the family recognises either
-// starts with something other than a lower-case ASCII letter (after the outer prefixes) or holds
-// one of these literals, in its case (the error-print family's in any case: its lines are read so).
-// The line gate (gate.hpp) relies on it.
+// the detail lines that follow an exception line. `markers`: a line the family recognises holds one
+// of these literals, in its case (the error-print family's in any case: its lines are read so), or
+// one of the gate's literals (gate.hpp). A family without markers recognises only lines that start
+// with '[', '|' or an upper-case ASCII letter (after the outer prefixes). The line gate relies on
+// both (Gate::marked, recognised_unmarked); the --no-gate equivalence tests check it.
 struct Family {
   std::string_view name;
   bool (*parse)(std::string_view, model::Event&);
@@ -90,6 +93,11 @@ struct Family {
   std::span<const std::string_view> markers;
 };
 std::span<const Family> single_line_families();
+
+// True when a family without markers recognises `s` (`scratch` takes what it read). Those families'
+// lines start with '[', '|' or an upper-case letter; others are not tried. With no marker in `s`
+// (Gate::marked) and this false, no family recognises it.
+bool recognised_unmarked(std::string_view s, model::Event& scratch);
 
 // True when a family that ends exception tails recognises the line.
 bool recognised(std::string_view s, model::Event& e);

@@ -8,6 +8,7 @@ namespace dtriage::formats {
 namespace {
 
 constexpr int kFact = 0, kRule = 1;  // as listed by `dtriage rules literals`
+constexpr base::LiteralMatcher::Groups kMarkerBit = 2;  // group 1 of matcher_: the family markers
 
 // Lines that open a block, or change how the next lines are read.
 // A worker's own error words (formats/python.cpp, parse_error_print): a leading level word after a
@@ -53,7 +54,26 @@ Gate::Gate(RuleLiterals rules) : rules_(std::move(rules)) {
   for (std::string_view b : kErrorPrints) add(b, kFact);
   for (const std::string& a : rules_.atoms) add(a, kRule);
   searched_ = least_literals(lits);
-  matcher_ = base::LiteralMatcher(searched_, std::vector<int>(searched_.size(), 0));
+  // Family markers (group 1) ride the same pass: a line with none, in any case, needs no look for
+  // them (marked). A marker that holds a searched literal adds nothing: such lines are parsed.
+  std::vector<std::string> batch = searched_;
+  std::vector<int> groups(searched_.size(), 0);
+  for (const Family& f : single_line_families())
+    for (std::string_view m : f.markers) {
+      std::string folded(m);
+      for (char& c : folded) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+      if (std::any_of(searched_.begin(), searched_.end(), [&](const std::string& l) { return folded.find(l) != std::string::npos; }))
+        continue;
+      auto at = std::find(batch.begin(), batch.end(), folded);
+      if (at == batch.end()) {
+        batch.push_back(folded);
+        groups.push_back(1);
+        marker_forms_.emplace_back();
+        at = batch.end() - 1;
+      }
+      marker_forms_[static_cast<std::size_t>(at - batch.begin()) - searched_.size()].push_back({std::string(m), f.name == "error-print"});
+    }
+  matcher_ = base::LiteralMatcher(batch, groups);
   for (const std::string& k : rules_.open_kinds) {
     if (k == "*") open_.fill(true);
     else if (auto kind = model::kind_from_name(k)) open_[static_cast<int>(*kind)] = true;
@@ -86,6 +106,15 @@ bool contiguous(const std::vector<std::string_view>& lines) {
 
 }  // namespace
 
+bool Gate::marker_at(std::string_view text, std::size_t last, int id) const {
+  const auto& forms = marker_forms_[static_cast<std::size_t>(id) - searched_.size()];
+  for (const auto& [form, any_case] : forms) {
+    if (any_case) return true;  // the folded search found it
+    if (last + 1 >= form.size() && text.compare(last + 1 - form.size(), form.size(), form) == 0) return true;
+  }
+  return false;
+}
+
 void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Look>& looks, Scratch& scratch) const {
   looks.assign(lines.size(), Look::Quiet);
   if (!lines.empty() && contiguous(lines)) {
@@ -98,11 +127,18 @@ void Gate::look_many(const std::vector<std::string_view>& lines, std::vector<Loo
       while (k < lines.size() && static_cast<std::size_t>(lines[k].data() - start) + lines[k].size() <= h.end) ++k;
       if (k == lines.size()) break;
       if (h.end < static_cast<std::size_t>(lines[k].data() - start)) continue;  // between lines
-      looks[k] = Look::Parse;  // a fact literal or a rule atom
+      if (matcher_.group_of(h.id) == kMarkerBit) {  // a family marker: in its case?
+        if (looks[k] == Look::Quiet && marker_at(region, h.end, h.id)) looks[k] = Look::Marked;
+      } else {
+        looks[k] = Look::Parse;  // a fact literal or a rule atom
+      }
     }
   } else {  // after a cut line: one at a time
-    for (std::size_t k = 0; k < lines.size(); ++k)
-      if (matcher_.search(lines[k], 1) != 0) looks[k] = Look::Parse;
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      const base::LiteralMatcher::Groups g = matcher_.search(lines[k], 1);
+      if ((g & 1) != 0) looks[k] = Look::Parse;
+      else if ((g & kMarkerBit) != 0 && marked(lines[k])) looks[k] = Look::Marked;
+    }
   }
 }
 

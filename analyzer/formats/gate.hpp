@@ -41,6 +41,8 @@ class Gate {
   enum class Look {
     Parse,  // a fact literal or a rule atom occurs: the line goes to the parsers
     Quiet,  // neither: an informational line of a known family, or a plain print, may be skipped
+    Marked,  // neither, but a family marker in its case somewhere in the line (marked() on the
+             // line's rest tells whether a family may read it)
   };
   // The look at each of `lines`: looks[i] for lines[i]. Lines that lie one after the other in
   // memory (a line reader's batch) are searched as one text (LiteralMatcher::search_lines).
@@ -63,7 +65,11 @@ class Gate {
   std::array<bool, model::kKindCount> open_{};  // per kind: a rule matches it without a literal ("*": all)
 
   std::vector<std::string> searched_;
-  base::LiteralMatcher matcher_;  // searched_, over the whole line
+  base::LiteralMatcher matcher_;  // searched_ (group 0), then the family markers (group 1), folded
+  // Per marker literal of matcher_ (its id less searched_.size()): the markers it stands for, as
+  // written, and whether their case counts not (the error-print family's).
+  std::vector<std::vector<std::pair<std::string, bool>>> marker_forms_;
+  bool marker_at(std::string_view text, std::size_t last, int id) const;  // `last`: the hit's last byte
   base::LiteralMatcher markers_;  // family markers (folded), over a line's rest
   base::LiteralMatcher loose_markers_;  // the markers whose case does not count
   std::vector<std::string> exact_markers_;  // the others, found in their case

@@ -6,7 +6,7 @@
 //  - records of two streams run together without a newline ("...loss 2.31[rank1]: Traceback ...",
 //    two NCCL or plog records on one line).
 #include <algorithm>
-#include <cstring>
+#include <array>
 
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
@@ -162,9 +162,16 @@ std::vector<std::string_view> split_records(std::string_view s) {
   return parts;
 }
 
-bool plog_inside(std::string_view s) {
+// A plog header's level at the start of `s`.
+bool plog_level_at(std::string_view s) {
   for (const std::string_view level : {"[ERROR] ", "[WARNING] ", "[INFO] ", "[EVENT] ", "[DEBUG] ", "[TRACE] "})
-    if (s.find(level, 1) != std::string_view::npos) return true;
+    if (starts_with(s, level)) return true;
+  return false;
+}
+
+bool plog_inside(std::string_view s) {
+  for (std::size_t at = s.find('[', 1); at != std::string_view::npos; at = s.find('[', at + 1))
+    if (plog_level_at(s.substr(at))) return true;
   return false;
 }
 
@@ -181,9 +188,53 @@ static bool nccl_glued_maybe(std::string_view s) {
   return head.empty() || head.back() != ']' || std::count(head.begin(), head.end(), ' ') > 1;
 }
 
+// The records split_records looks for, by a piece each: most lines have none.
+static bool may_hold_records(std::string_view s) {
+  return contains(s, kHeader) || contains(s, "above exception") || s.find("]:", 1) != std::string_view::npos ||
+         nccl_glued_maybe(s) || plog_inside(s);
+}
+
+// may_hold_records, or a "\n" escape, in one pass over the bytes: a rare byte of each thing looked
+// for is looked up in a table, and only there is the rest compared. (A search per thing reads the
+// line six times, and those whose first byte is common, ' ' or 'a', compare at most places.)
+bool may_be_glued(std::string_view s) {
+  if (s.size() < 24) return false;
+  static constexpr auto kFirst = [] {
+    std::array<bool, 256> t{};
+    for (const unsigned char c : {'\\', ']', '[', 'T', 'v', 'N'}) t[c] = true;
+    return t;
+  }();
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!kFirst[static_cast<unsigned char>(s[i])]) continue;
+    const std::string_view from = s.substr(i);
+    switch (s[i]) {
+      case '\\':
+        if (i + 1 < n && s[i + 1] == 'n') return true;
+        break;
+      case ']':
+        if (i >= 1 && i + 1 < n && s[i + 1] == ':') return true;
+        break;
+      case '[':
+        if (i >= 1 && plog_level_at(from)) return true;
+        break;
+      case 'T':
+        if (starts_with(from, kHeader)) return true;
+        break;
+      case 'v':  // "above exception" (a rarer byte than its first)
+        if (i >= 2 && starts_with(s.substr(i - 2), "above exception")) return true;
+        break;
+      default:  // 'N': " NCCL " (not ' ', most bytes of a table row)
+        if (i >= 2 && s[i - 1] == ' ' && starts_with(from, "NCCL ") && nccl_glued_maybe(s)) return true;
+        break;
+    }
+  }
+  return false;
+}
+
 bool split_glued(std::string_view s, std::vector<std::string>& pieces) {
   pieces.clear();
-  if (s.size() < 24) return false;
+  if (!may_be_glued(s)) return false;
   if (s.find("\\n") != std::string_view::npos) {
     std::vector<std::string> escaped = split_escaped(s);
     if (!escaped.empty()) {  // each piece may hold a record's start after some text ("error": "Traceback ...)
@@ -195,12 +246,8 @@ bool split_glued(std::string_view s, std::vector<std::string>& pieces) {
       return true;
     }
   }
+  if (!may_hold_records(s)) return false;
   const bool header = s.find(kHeader) != std::string_view::npos;
-  // The records split_records looks for, by a piece each: most lines have none.
-  const bool maybe = header || s.find("above exception") != std::string_view::npos ||
-                     s.find("]:", 1) != std::string_view::npos || nccl_glued_maybe(s) ||
-                     plog_inside(s);
-  if (!maybe) return false;
   const std::vector<std::string_view> parts = split_records(s);
   if (parts.empty()) {
     if (!header) return false;

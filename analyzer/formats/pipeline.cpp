@@ -102,6 +102,20 @@ struct SourceParser::Impl {
     if (e.node.empty()) e.node = source.node;
   }
 
+  // The time of a line no family read (a "line" event), from its prefixes as reset and
+  // finish_event give it; learns the year as finish_event does. The time is made only when asked.
+  void learn_plain_year(const Prefix& p) {
+    if (p.time.size() >= 10 && p.time[4] == '-') year = p.time.substr(0, 4);
+  }
+  model::Time plain_time(const Prefix& p) const {
+    if (!p.time.empty()) return model::Time::parse(p.time);
+    if (p.month_day_time.empty() || year.empty()) return {};
+    std::string md = p.month_day_time.substr(0, 5);
+    const std::string clock = p.month_day_time.substr(6);
+    if (md.empty() || clock.empty()) return {};
+    return model::Time::parse(model::time_with_year(year, std::move(md), clock), true);
+  }
+
   void finish_event(model::Event& e, const Prefix* p) {
     fill_from_path(e);
     if (!e.time.empty() && e.time.text.size() >= 10 && e.time.text[4] == '-') {
@@ -135,8 +149,10 @@ struct SourceParser::Impl {
   std::uint64_t last_stepped_key = 0;
   void note_progress(std::optional<std::int64_t> rank, std::optional<std::int64_t> local, std::string_view task,
                      std::string_view text, std::uint64_t number, const model::Time* time) {
-    const auto progress = read_progress(text);
-    if (!progress) return;
+    if (const auto progress = read_progress(text)) note_step(rank, local, task, *progress, text, number, time);
+  }
+  void note_step(std::optional<std::int64_t> rank, std::optional<std::int64_t> local, std::string_view task,
+                 const Progress& progress, std::string_view text, std::uint64_t number, const model::Time* time) {
     // Most progress lines are the same rank's as the one before (a rank's own file, rank 0's prints).
     const std::uint64_t key = sighting_key(rank, local);
     if (last_stepped == nullptr || last_stepped_key != key || last_stepped->task != task) {
@@ -148,8 +164,8 @@ struct SourceParser::Impl {
     s.rank = rank;
     s.local_rank = local;
     s.line = number;
-    s.step = progress->step;
-    s.steps = progress->total;
+    s.step = progress.step;
+    s.steps = progress.total;
     if (time != nullptr) s.step_time = *time;
     else s.step_time = {};
     s.step_text.assign(text.substr(0, 240));
@@ -401,7 +417,7 @@ struct SourceParser::Impl {
       emit(std::move(e));
       return;
     }
-    if (look != nullptr && *look == Gate::Look::Quiet && open.empty() && again(line)) {
+    if (look != nullptr && *look != Gate::Look::Parse && open.empty() && again(line)) {
       ++skipped_info;
       plain_last = line.number;
       return;
@@ -410,14 +426,12 @@ struct SourceParser::Impl {
     std::string storage;
     const std::string_view rest = strip_prefixes(line.text, p, storage, &labels);
     sight(p, line.number);
-    if (look != nullptr && open.empty() && storage.empty() && p.time.empty() && p.month_day_time.empty() &&
-        skip(line, rest, p, *look))
-      return;
+    if (look != nullptr && open.empty() && storage.empty() && skip(line, rest, p, *look)) return;
     if (split_glued(rest, glued)) {
       feed_pieces(line, rest, p);
       return;
     }
-    feed_parsed(line, rest, p, look != nullptr && *look == Gate::Look::Quiet && storage.empty());
+    feed_parsed(line, rest, p, look != nullptr && *look != Gate::Look::Parse && storage.empty());
   }
 
   // Records glued onto one physical line (split_glued): each piece is parsed as a line of its own,
@@ -469,7 +483,8 @@ struct SourceParser::Impl {
       return;
     }
     e.quiet = quiet;
-    if (scan_message(rest, e)) {
+    // Every trigger of scan_message is a gate literal (but '|', whose row reads plog events only).
+    if (!quiet && scan_message(rest, e)) {
       if (e.kind == model::Kind::None) e.kind = model::Kind::Log;
       if (e.level == model::Level::None) e.level = model::Level::Info;
       e.message = std::string(trim(rest));
@@ -595,6 +610,7 @@ struct SourceParser::Impl {
   // only with no block open and no prefix that carries a time.
   bool skip(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
     if (line.cut || rest.empty() || look == Gate::Look::Parse) return false;
+    if (!p.time.empty() || !p.month_day_time.empty()) return skip_plain(line, rest, p, look);  // a time's lines: plain ones only
     // The prefixes before `rest` (rank, local rank, pdsh host) are part of a line's binding.
     const std::string_view outer = line.text.substr(0, line.text.size() - rest.size());
     if (rest.front() == '[') {
@@ -633,17 +649,31 @@ struct SourceParser::Impl {
       plain_last = line.number;
       return true;
     }
-    const char c = rest.front();
-    if (c >= 'a' && c <= 'z' && !options.gate->marked(rest)) {
-      // No family recognises it (Family::markers), scan_message finds no trigger: a "line" event
-      // that no rule matches.
-      if (options.gate->open(model::Kind::Line)) return false;
-      ++skipped_plain;
-      plain_last = line.number;
-      note_progress(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, task_of(p), line.text, line.number, nullptr);
-      return true;
+    return skip_plain(line, rest, p, look);
+  }
+
+  // A line no family recognises (no marker: Family::markers; not of the shape of a family without
+  // markers), no record glued inside, no trigger for scan_message (the gate found no literal): a
+  // "line" event that no rule matches, counted and skipped. Its progress is noted, dated by its
+  // prefixes' time.
+  model::Event family_probe;  // what recognised_unmarked read
+  bool skip_plain(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
+    if (options.gate->open(model::Kind::Line) || rest.find_first_not_of(" \t\r") == std::string_view::npos) return false;
+    if (rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
+    if ((look == Gate::Look::Marked && options.gate->marked(rest)) || may_be_glued(rest)) return false;
+    const bool family = recognised_unmarked(rest, family_probe);
+    family_probe.fields.clear();
+    if (family) return false;
+    ++skipped_plain;
+    plain_last = line.number;
+    learn_plain_year(p);
+    if (p.level > model::Level::Info) return true;  // emit_event notes the progress of info lines only
+    if (const auto progress = read_progress(line.text)) {
+      const model::Time t = plain_time(p);
+      note_step(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, task_of(p), *progress, line.text,
+                line.number, &t);
     }
-    return false;
+    return true;
   }
 
   // The raw starts of the lines skip() passed over as informational lines of a known binding

@@ -129,21 +129,26 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
   }
   // The other bracketed prefixes start with a digit: "[1,3]<stdout>:", "[12] ", "[2024-...".
   if (s.size() < 2 || s[1] < '0' || s[1] > '9') return Peel::Stop;
+  // What follows the first number tells which (the regexes are not tried where they cannot match).
+  std::size_t digits = 1;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+  const char after = digits < s.size() ? s[digits] : '\0';
   M m;
-  if (rx(re_mpi_prefix(), s, m)) {
+  if (after == ',' && rx(re_mpi_prefix(), s, m)) {
     p.rank = int_of(m[2]);
     p.key.append(m[0]);
     s.remove_prefix(m[0].size());
     return Peel::Peeled;
   }
-  if (rx(re_viewer_lineno(), s, m)) {
+  if (after == ']' && rx(re_viewer_lineno(), s, m)) {
     std::string_view rest = s.substr(m[0].size());
     if (starts_with(rest, "[rank") || starts_with(rest, "[default")) {
       s = rest;
       return Peel::Peeled;
     }
   }
-  if (rx(re_bracket_iso_collector(), s, m)) {
+  if (after != '-' || digits != 5) return Peel::Stop;  // dates: "[2024-..."
+  if (s.size() > 11 && s[11] == 'T' && rx(re_bracket_iso_collector(), s, m)) {
     p.time = iso(m[1], m[2], m[3]);
     s.remove_prefix(m[0].size());
     return Peel::Peeled;

@@ -371,6 +371,16 @@ std::vector<int> Engine::match(const model::Event& e) const {
   return out;
 }
 
+std::vector<int> Engine::match_fields(const model::Event& e) const {
+  std::vector<int> out;
+  const Impl& im = *impl_;
+  for (int ri : im.regexless)
+    if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && (!im.unless[static_cast<std::size_t>(ri)] || !excluded(ri, subject_of(e))))
+      out.push_back(ri);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 bool Engine::excluded(int rule, const std::string& subject) const {
   const auto& re = impl_->unless[static_cast<std::size_t>(rule)];
   return re && re2::RE2::PartialMatch(subject, *re);

@@ -76,6 +76,9 @@ class Engine {
   const std::vector<Rule>& rules() const { return rules_; }
   // Indices of the event rules that match `e`.
   std::vector<int> match(const model::Event& e) const;
+  // match(e) for an event whose text holds none of literals()'s atoms (the line gate found none)
+  // and whose kind no regex rule matches without one: only the rules without a regex can match.
+  std::vector<int> match_fields(const model::Event& e) const;
   // `hits[i]`: match(events[i]), as the collector kept it.
   // With the catalogues, a failure no rule names is led by the earliest error line they classify
   // (they are read only then).

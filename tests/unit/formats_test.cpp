@@ -1,6 +1,7 @@
 // One test per log family: old and new variants of each format, written for these tests in the
 // shapes documented in ../shared/corpus/*/FORMAT.md.
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
 #include <algorithm>
 #include <map>
@@ -11,6 +12,7 @@
 #include "formats/families.hpp"
 #include "formats/pipeline.hpp"
 #include "formats/progress.hpp"
+#include "formats/util.hpp"
 #include "lines/line_reader.hpp"
 
 namespace dtriage::formats {
@@ -824,6 +826,71 @@ TEST(Prefixes, AFanOutToolsHostLabel) {
     strip_prefixes(line, p, storage, &labels);
     EXPECT_TRUE(p.host.empty()) << line;
   }
+}
+
+}  // namespace
+}  // namespace dtriage::formats
+
+namespace dtriage::formats {
+namespace {
+
+// GPU and process rows are read by hand (nvidia_smi.cpp); these regexes say what they must read.
+// Rows are drawn with random spacing, names (with "On" / "Off" words in them), bus ids, flags,
+// process types and malformed fields; the hand reading and the regex must agree on each.
+TEST(Smi, NvidiaSmiRowsReadByHandAsTheRegexReadsThem) {
+  const re2::RE2 gpu(
+      R"(^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s+(?:On|Off)\s+\|)");
+  const re2::RE2 proc(R"(^\|\s+(\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(\d+)\s+(C|G|C\+G)\s+(\S+)\s+(\d+)MiB\s+\|)");
+  std::uint64_t state = 12345;
+  auto draw = [&](std::size_t n) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::size_t>((state >> 33) % n);
+  };
+  auto pick = [&](std::initializer_list<const char*> xs) { return std::string(*(xs.begin() + draw(xs.size()))); };
+  auto gap = [&] { return std::string(1 + draw(4), draw(6) == 0 ? '\t' : ' '); };
+  int gpus = 0, procs = 0;
+  for (int i = 0; i < 4000; ++i) {
+    std::string row;
+    if (draw(2) == 0) {
+      const std::string name = pick({"NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-32GB", "NVIDIA A100-SXM4-80GB", "Quadro On Off",
+                                     "X", "NVIDIA GeForce RTX 4090", "On", "A|B"});
+      const std::string bus = pick({"00000000:18:00.0", "0000:3B:00.0", "00000000:af:00.1", "000:18:00.0", "00000000:18:00",
+                                    "000000000:18:00.0", "00000000:1G:00.0"});
+      row = "|" + gap() + std::to_string(draw(16)) + gap() + name + gap() + pick({"On", "Off", "Onn"}) + gap() + "|" + gap() +
+            bus + gap() + pick({"On", "Off", "N/A"}) + gap() + pick({"|", "|x", "x|"}) + gap() + "0 |";
+    } else {
+      row = "|" + gap() + pick({"0", "7", "12", "x"}) + gap() + pick({"N/A", "3", "NA"}) + gap() + pick({"N/A", "0"}) + gap() +
+            pick({"40584", "1", "pid"}) + gap() + pick({"C", "G", "C+G", "M"}) + gap() +
+            pick({"/usr/bin/python3", "python", "a|b", "...in/python"}) + gap() + pick({"49978MiB", "0MiB", "12MB", "MiB"}) + gap() +
+            pick({"|", "|  ", "x"});
+    }
+    re2::StringPiece gp[4], qp[6];
+    const bool want_gpu = re2::RE2::PartialMatch(row, gpu, &gp[1], &gp[2], &gp[3]);
+    const bool want_proc = !want_gpu && re2::RE2::PartialMatch(row, proc, &qp[1], &qp[2], &qp[3], &qp[4], &qp[5]);
+    std::string_view g[4], q[6];
+    for (int k = 0; k < 4; ++k) g[k] = std::string_view(gp[k].data(), gp[k].size());
+    for (int k = 0; k < 6; ++k) q[k] = std::string_view(qp[k].data(), qp[k].size());
+    model::Event e;
+    const bool got = parse_nvidia_smi(row, e);
+    SCOPED_TRACE(row);
+    ASSERT_EQ(got, want_gpu || want_proc);
+    if (want_gpu) {
+      ++gpus;
+      EXPECT_EQ(e.code, "gpu");
+      EXPECT_EQ(e.device, to_int(g[1]));
+      EXPECT_EQ(e.get_str("gpu_name"), std::string(trim(g[2])));
+      EXPECT_EQ(e.get_str("bus_id"), std::string(g[3]));
+    } else if (want_proc) {
+      ++procs;
+      EXPECT_EQ(e.code, "gpu-process");
+      EXPECT_EQ(e.device, to_int(q[1]));
+      EXPECT_EQ(e.pid, to_int(q[2]));
+      EXPECT_EQ(e.get_str("process"), std::string(q[4]));
+      EXPECT_EQ(e.get("memory_mib") == nullptr, false);
+    }
+  }
+  EXPECT_GT(gpus, 200);  // both kinds drawn often enough to mean something
+  EXPECT_GT(procs, 100);
 }
 
 }  // namespace
