@@ -32,13 +32,10 @@ constexpr Family kFamilies[] = {
 
 std::span<const Family> single_line_families() { return {std::begin(kFamilies), std::end(kFamilies)}; }
 
-bool recognised_unmarked(std::string_view s, model::Event& scratch) {
+bool unmarked_family_may_read(std::string_view s) {
   if (s.empty()) return false;
   const char c = s.front();
-  if (c != '[' && c != '|' && !(c >= 'A' && c <= 'Z')) return false;
-  for (const Family& f : kFamilies)
-    if (f.markers.empty() && f.parse(s, scratch)) return true;
-  return false;
+  return c == '[' || c == '|' || (c >= 'A' && c <= 'Z');
 }
 
 bool recognised(std::string_view s, model::Event& e) {

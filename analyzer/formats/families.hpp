@@ -85,7 +85,7 @@ bool parse_kernel(std::string_view s, model::Event& e);
 // of these literals, in its case (the error-print family's in any case: its lines are read so), or
 // one of the gate's literals (gate.hpp). A family without markers recognises only lines that start
 // with '[', '|' or an upper-case ASCII letter (after the outer prefixes). The line gate relies on
-// both (Gate::marked, recognised_unmarked); the --no-gate equivalence tests check it.
+// both (Gate::marked, unmarked_family_may_read); the --no-gate equivalence tests check it.
 struct Family {
   std::string_view name;
   bool (*parse)(std::string_view, model::Event&);
@@ -94,10 +94,9 @@ struct Family {
 };
 std::span<const Family> single_line_families();
 
-// True when a family without markers recognises `s` (`scratch` takes what it read). Those families'
-// lines start with '[', '|' or an upper-case letter; others are not tried. With no marker in `s`
-// (Gate::marked) and this false, no family recognises it.
-bool recognised_unmarked(std::string_view s, model::Event& scratch);
+// False when no family without markers may read `s`: their lines start with '[', '|' or an
+// upper-case letter. With no marker in `s` either (Gate::marked), no family reads it.
+bool unmarked_family_may_read(std::string_view s);
 
 // True when a family that ends exception tails recognises the line.
 bool recognised(std::string_view s, model::Event& e);

@@ -6,7 +6,8 @@
 //  - records of two streams run together without a newline ("...loss 2.31[rank1]: Traceback ...",
 //    two NCCL or plog records on one line).
 #include <algorithm>
-#include <array>
+#include <cstdint>
+#include <cstring>
 
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
@@ -199,36 +200,45 @@ static bool may_hold_records(std::string_view s) {
 // line six times, and those whose first byte is common, ' ' or 'a', compare at most places.)
 bool may_be_glued(std::string_view s) {
   if (s.size() < 24) return false;
-  static constexpr auto kFirst = [] {
-    std::array<bool, 256> t{};
-    for (const unsigned char c : {'\\', ']', '[', 'T', 'v', 'N'}) t[c] = true;
-    return t;
-  }();
   const std::size_t n = s.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!kFirst[static_cast<unsigned char>(s[i])]) continue;
+  auto at = [&](std::size_t i) {
     const std::string_view from = s.substr(i);
     switch (s[i]) {
       case '\\':
-        if (i + 1 < n && s[i + 1] == 'n') return true;
-        break;
+        return i + 1 < n && s[i + 1] == 'n';
       case ']':
-        if (i >= 1 && i + 1 < n && s[i + 1] == ':') return true;
-        break;
+        return i >= 1 && i + 1 < n && s[i + 1] == ':';
       case '[':
-        if (i >= 1 && plog_level_at(from)) return true;
-        break;
+        return i >= 1 && plog_level_at(from);
       case 'T':
-        if (starts_with(from, kHeader)) return true;
-        break;
+        return starts_with(from, kHeader);
       case 'v':  // "above exception" (a rarer byte than its first)
-        if (i >= 2 && starts_with(s.substr(i - 2), "above exception")) return true;
-        break;
-      default:  // 'N': " NCCL " (not ' ', most bytes of a table row)
-        if (i >= 2 && s[i - 1] == ' ' && starts_with(from, "NCCL ") && nccl_glued_maybe(s)) return true;
-        break;
+        return i >= 2 && starts_with(s.substr(i - 2), "above exception");
+      case 'N':  // " NCCL " (not ' ', most bytes of a table row)
+        return i >= 2 && s[i - 1] == ' ' && starts_with(from, "NCCL ") && nccl_glued_maybe(s);
+      default:
+        return false;
     }
+  };
+  // Eight bytes at a time: a word holds one of the six bytes when, XORed with it repeated, it has
+  // a zero byte; only such words are looked at byte by byte.
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  constexpr std::uint64_t kBytes[] = {'\\' * kOnes, ']' * kOnes, '[' * kOnes, 'T' * kOnes, 'v' * kOnes, 'N' * kOnes};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    std::uint64_t any = 0;
+    for (const std::uint64_t b : kBytes) {
+      const std::uint64_t x = w ^ b;
+      any |= (x - kOnes) & ~x & kHigh;
+    }
+    if (any == 0) continue;
+    for (std::size_t j = i; j < i + 8; ++j)
+      if (at(j)) return true;
   }
+  for (; i < n; ++i)
+    if (at(i)) return true;
   return false;
 }
 

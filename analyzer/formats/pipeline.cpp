@@ -1,5 +1,7 @@
 #include "formats/pipeline.hpp"
 
+#include <simdjson.h>
+
 #include <re2/re2.h>
 
 #include <cstring>
@@ -520,7 +522,7 @@ struct SourceParser::Impl {
     // is not ASCII at all), so that the gate and the parsers see the same UTF-8 text.
     const std::vector<lines::Line>* batch = &lines;
     const BatchBytes bytes = scan_bytes(lines);
-    if (!lines.empty() && !bytes.ascii) {
+    if (!lines.empty() && !bytes.ascii && !bytes.utf8) {
       batch_decoded.clear();
       batch_lines = lines;
       for (lines::Line& l : batch_lines)
@@ -545,6 +547,7 @@ struct SourceParser::Impl {
   struct BatchBytes {
     bool ascii = true;
     bool escape = false;
+    bool utf8 = false;  // not ASCII, but the lines, back to back, are valid UTF-8 (simdjson's SIMD check)
   };
   static BatchBytes scan_bytes(const std::vector<lines::Line>& lines) {
     BatchBytes out;
@@ -576,6 +579,10 @@ struct SourceParser::Impl {
     }
     out.ascii = (acc & kHigh) == 0;
     out.escape = esc != 0;
+    if (!out.ascii) {
+      const char* begin = lines.front().text.data();
+      out.utf8 = simdjson::validate_utf8(begin, static_cast<std::size_t>(end - begin));
+    }
     return out;
   }
   model::Event ident;  // the binding of a line the gate may skip
@@ -652,18 +659,24 @@ struct SourceParser::Impl {
     return skip_plain(line, rest, p, look);
   }
 
-  // A line no family recognises (no marker: Family::markers; not of the shape of a family without
-  // markers), no record glued inside, no trigger for scan_message (the gate found no literal): a
-  // "line" event that no rule matches, counted and skipped. Its progress is noted, dated by its
-  // prefixes' time.
-  model::Event family_probe;  // what recognised_unmarked read
+  // A line with no marker (Family::markers), no record glued inside and no trigger for scan_message
+  // (the gate found no literal): read by a family without markers, else a "line" event that no rule
+  // matches, counted and skipped. Its progress is noted, dated by its prefixes' time.
   bool skip_plain(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
     if (options.gate->open(model::Kind::Line) || rest.find_first_not_of(" \t\r") == std::string_view::npos) return false;
     if (rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
     if ((look == Gate::Look::Marked && options.gate->marked(rest)) || may_be_glued(rest)) return false;
-    const bool family = recognised_unmarked(rest, family_probe);
-    family_probe.fields.clear();
-    if (family) return false;
+    if (unmarked_family_may_read(rest)) {
+      // Of the families, only those without markers may read it. The full path (feed_parsed) would
+      // try the same ones, in the same order, first: no block opens on a line without a gate literal.
+      model::Event& e = scratch;
+      reset(e, line, p);
+      for (const Family& f : single_line_families()) {
+        if (!f.markers.empty() || !f.parse(rest, e)) continue;
+        after_family(p.key, e, p, true);
+        return true;
+      }
+    }
     ++skipped_plain;
     plain_last = line.number;
     learn_plain_year(p);

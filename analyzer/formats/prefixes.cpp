@@ -20,8 +20,6 @@ DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
 // "2024-05-01T12:34:56.123456789Z ", minute precision "2024-05-01 12:34 ", with a zone or not.
 DT_RE(re_collector_ts, R"(^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?(?:\s*\||:)?\s+)")
 DT_RE(re_bracket_ts, R"(^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\] ?)")
-// Slurm "srun -l" task labels ("3: "), with the padding srun uses for wide jobs.
-DT_RE(re_srun_label, R"(^ {0,4}(\d{1,5}): )")
 // A tqdm progress bar the next line was glued to: "100%|#####| 10/10 [00:01<00:00, 9.51it/s]".
 DT_RE(re_progress_bar, R"(^[^|\n]{0,40}\d{1,3}%\|[^|]*\|(?:[^\[\]|]*\[[^\]]*\])? ?)")
 DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
@@ -263,12 +261,19 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
     s.remove_prefix(cut);
     return Peel::Peeled;
   }
-  if ((c == ' ' || (c >= '0' && c <= '9')) && rx(re_srun_label(), s, m)) {
-    p.key.append(m[0]);
-    p.task = std::string_view(m[1].data(), m[1].size());
-    p.pod_task = false;
-    s.remove_prefix(m[0].size());
-    return Peel::Peeled;
+  // Slurm "srun -l" task labels ("3: "), with the padding srun uses for wide jobs: ^ {0,4}(\d{1,5}): 
+  if (c == ' ' || (c >= '0' && c <= '9')) {
+    std::size_t i = 0;
+    while (i < 4 && i < s.size() && s[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < s.size() && j - i < 6 && s[j] >= '0' && s[j] <= '9') ++j;
+    if (j > i && j - i <= 5 && j + 1 < s.size() && s[j] == ':' && s[j + 1] == ' ') {
+      p.key.append(s.substr(0, j + 2));
+      p.task = s.substr(i, j - i);
+      p.pod_task = false;
+      s.remove_prefix(j + 2);
+      return Peel::Peeled;
+    }
   }
   if (bar && rx(re_progress_bar(), s, m)) {
     s.remove_prefix(m[0].size());

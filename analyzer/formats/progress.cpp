@@ -1,6 +1,8 @@
 #include "formats/progress.hpp"
 
+#include <array>
 #include <cstring>
+#include <span>
 
 namespace dtriage::formats {
 namespace {
@@ -45,8 +47,18 @@ std::optional<std::int64_t> total_at(std::string_view s, std::size_t i) {
 // The words that name a step, at a word's start; the length matched, 0 for none. A word that runs
 // on ("stepped", "iterator", "steps_per_epoch") is not one.
 std::size_t step_word(std::string_view s) {
-  static constexpr std::string_view kWords[] = {"global_step", "global step", "num_updates", "iteration", "iter", "steps", "step"};
-  for (std::string_view w : kWords) {
+  // By first letter, each list in the order the longer words must be tried.
+  static constexpr std::string_view kG[] = {"global_step", "global step"}, kN[] = {"num_updates"},
+                                    kI[] = {"iteration", "iter"}, kS[] = {"steps", "step"};
+  std::span<const std::string_view> words;
+  switch (lower(s[0])) {
+    case 'g': words = kG; break;
+    case 'n': words = kN; break;
+    case 'i': words = kI; break;
+    case 's': words = kS; break;
+    default: return 0;
+  }
+  for (std::string_view w : words) {
     if (!starts_ci(s, w)) continue;
     if (w.size() < s.size() && alnum(s[w.size()])) continue;
     return w.size();
@@ -94,9 +106,13 @@ std::optional<Progress> tqdm_bar(std::string_view s) {
 std::optional<Progress> read_progress(std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n' || line.back() == ' ')) line.remove_suffix(1);
   if (std::memchr(line.data(), '\r', line.size()) != nullptr) line.remove_prefix(line.rfind('\r') + 1);  // memchr: rarely any
+  static constexpr auto kFirst = [] {  // the first letters of the step words, in either case
+    std::array<bool, 256> t{};
+    for (const unsigned char c : {'s', 'S', 'i', 'I', 'g', 'G', 'n', 'N'}) t[c] = true;
+    return t;
+  }();
   for (std::size_t i = 0; i + 4 <= line.size(); ++i) {
-    const char c = lower(line[i]);
-    if ((c != 's' && c != 'i' && c != 'g' && c != 'n') || (i > 0 && alnum(line[i - 1]))) continue;
+    if (!kFirst[static_cast<unsigned char>(line[i])] || (i > 0 && alnum(line[i - 1]))) continue;
     const std::size_t n = step_word(line.substr(i));
     if (n == 0) continue;
     const auto after = skip_separators(line, i + n);

@@ -2,7 +2,6 @@
 
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "formats/util.hpp"
 
@@ -11,28 +10,32 @@ namespace {
 
 std::vector<std::string> cells(const std::string& row) {
   std::vector<std::string> out;
-  std::string cur;
-  for (char c : row) {
-    if (c == '|') {
-      out.emplace_back(trim(cur));
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
+  const std::string_view r = row;
+  for (std::size_t from = 0;;) {
+    const std::size_t bar = r.find('|', from);
+    out.emplace_back(trim(r.substr(from, bar == std::string_view::npos ? std::string_view::npos : bar - from)));
+    if (bar == std::string_view::npos) break;
+    from = bar + 1;
   }
-  out.emplace_back(trim(cur));
   // drop the empty cells outside the first and last '|'
   if (!out.empty() && out.front().empty()) out.erase(out.begin());
   if (!out.empty() && out.back().empty()) out.pop_back();
   return out;
 }
 
+// The words of `s`, split at blanks as `istream >> std::string` splits them (without its cost: a
+// monitor prints a table every few seconds).
 std::vector<std::string> words(const std::string& s) {
-  std::istringstream in(s);
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; };
   std::vector<std::string> w;
-  std::string x;
-  while (in >> x) w.push_back(x);
-  return w;
+  std::size_t i = 0;
+  while (true) {
+    while (i < s.size() && blank(s[i])) ++i;
+    if (i == s.size()) return w;
+    const std::size_t b = i;
+    while (i < s.size() && !blank(s[i])) ++i;
+    w.emplace_back(s, b, i - b);
+  }
 }
 
 bool numeric(const std::string& s) { return to_int(s).has_value(); }
