@@ -21,6 +21,13 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<re2::RE2>> regexes;   // per rule (null when none)
   std::vector<int> regexless;                       // event rules matched by code/fields only
   std::vector<std::unique_ptr<re2::RE2>> unless;    // per rule: events whose text matches are not matched
+  // Per rule: the conditions of its `when` that name only the event's own parsed fields (and
+  // literals). The event alone decides them, so match() asks them: an event that fails one can give
+  // the rule no finding (event_findings keeps only events that satisfy every condition), and an
+  // informational row a rule would keep for nothing (every snapshot's `Health OK` row, for a rule on
+  // unhealthy devices) stays a quiet row. Fields correlation may still fill (node, rank, device,
+  // pid) are left to event_findings.
+  std::vector<std::vector<const Condition*>> own_when;
 };
 
 Engine::~Engine() = default;
@@ -43,6 +50,25 @@ const char* status_name(Status s) {
   }
   return "inconclusive";
 }
+
+namespace {
+
+// A condition the event alone decides: each side an event field or a literal, at least one an
+// event field, and none a field correlation may still fill in or change.
+bool decided_by_event(const Condition& c) {
+  auto side = [](const std::string& s, bool& names_event) {
+    if (s.rfind("node.", 0) == 0 || s.rfind("job.", 0) == 0) return false;
+    if (s.rfind("event.", 0) != 0) return true;
+    static constexpr std::string_view kLater[] = {"node", "rank", "local_rank", "device", "pid", "time"};
+    const std::string_view field = std::string_view(s).substr(6);
+    names_event = true;
+    return std::find(std::begin(kLater), std::end(kLater), field) == std::end(kLater);
+  };
+  bool names_event = false;
+  return side(c.lhs, names_event) && (c.pattern != nullptr || side(c.rhs, names_event)) && names_event;
+}
+
+}  // namespace
 
 namespace {
 
@@ -132,10 +158,13 @@ base::Result<std::shared_ptr<Engine>> Engine::compile(std::vector<Rule> rules, s
   im.set = std::make_unique<re2::RE2::Set>(opt, re2::RE2::UNANCHORED);
   im.regexes.resize(eng->rules_.size());
   im.unless.resize(eng->rules_.size());
+  im.own_when.resize(eng->rules_.size());
   for (std::size_t i = 0; i < eng->rules_.size(); ++i) {
     const Rule& r = eng->rules_[i];
     if (r.scope != Scope::Event) continue;
     if (!r.unless.empty()) im.unless[i] = std::make_unique<re2::RE2>(r.unless, opt);
+    for (const Condition& c : r.when)
+      if (decided_by_event(c)) im.own_when[i].push_back(&c);
     if (r.regex.empty()) {
       im.regexless.push_back(static_cast<int>(i));
       continue;
@@ -354,31 +383,46 @@ std::map<std::string, std::string> event_vars(const model::Event& e) {
 std::vector<int> Engine::match(const model::Event& e) const {
   std::vector<int> out;
   const Impl& im = *impl_;
+  std::optional<std::map<std::string, std::string>> vars;  // the event's fields, made once if a rule asks
   if (!im.set_to_rule.empty()) {
     const std::string subject = subject_of(e);
     std::vector<int> hits;
     if (im.set->Match(subject, &hits)) {
       for (int h : hits) {
         const int ri = im.set_to_rule[static_cast<std::size_t>(h)];
-        if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && !excluded(ri, subject)) out.push_back(ri);
+        if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && !excluded(ri, subject) && own_when_holds(ri, e, vars)) out.push_back(ri);
       }
     }
   }
-  for (int ri : im.regexless)
-    if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && (!im.unless[static_cast<std::size_t>(ri)] || !excluded(ri, subject_of(e))))
-      out.push_back(ri);
+  regexless_matches(e, vars, out);
   std::sort(out.begin(), out.end());
   return out;
 }
 
 std::vector<int> Engine::match_fields(const model::Event& e) const {
   std::vector<int> out;
-  const Impl& im = *impl_;
-  for (int ri : im.regexless)
-    if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && (!im.unless[static_cast<std::size_t>(ri)] || !excluded(ri, subject_of(e))))
-      out.push_back(ri);
+  std::optional<std::map<std::string, std::string>> vars;
+  regexless_matches(e, vars, out);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+void Engine::regexless_matches(const model::Event& e, std::optional<std::map<std::string, std::string>>& vars,
+                               std::vector<int>& out) const {
+  const Impl& im = *impl_;
+  for (int ri : im.regexless)
+    if (fields_match(rules_[static_cast<std::size_t>(ri)], e) && (!im.unless[static_cast<std::size_t>(ri)] || !excluded(ri, subject_of(e))) &&
+        own_when_holds(ri, e, vars))
+      out.push_back(ri);
+}
+
+bool Engine::own_when_holds(int rule, const model::Event& e, std::optional<std::map<std::string, std::string>>& vars) const {
+  const auto& when = impl_->own_when[static_cast<std::size_t>(rule)];
+  if (when.empty()) return true;
+  static const correlate::Facts kNoFacts;  // the conditions asked here read the event alone
+  if (!vars) vars = event_vars(e);
+  const FactView fv{kNoFacts, nullptr, &*vars};
+  return std::all_of(when.begin(), when.end(), [&](const Condition* c) { return holds(*c, fv); });
 }
 
 bool Engine::excluded(int rule, const std::string& subject) const {

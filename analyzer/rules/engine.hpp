@@ -74,7 +74,8 @@ class Engine {
   ~Engine();
 
   const std::vector<Rule>& rules() const { return rules_; }
-  // Indices of the event rules that match `e`.
+  // Indices of the event rules that match `e`: kind, code, fields, regex and `unless`, and those of
+  // its `when` conditions the event alone decides (its own parsed fields against literals).
   std::vector<int> match(const model::Event& e) const;
   // match(e) for an event whose text holds none of literals()'s atoms (the line gate found none)
   // and whose kind no regex rule matches without one: only the rules without a regex can match.
@@ -101,6 +102,9 @@ class Engine {
  private:
   Engine() = default;
   bool excluded(int rule, const std::string& subject) const;  // the rule's `unless` matches
+  // The rule's conditions that the event alone decides hold (`vars`: its fields, made on first need).
+  bool own_when_holds(int rule, const model::Event& e, std::optional<std::map<std::string, std::string>>& vars) const;
+  void regexless_matches(const model::Event& e, std::optional<std::map<std::string, std::string>>& vars, std::vector<int>& out) const;
   void event_findings(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts, Analysis& a) const;
   void fact_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) const;
   std::vector<Rule> rules_;

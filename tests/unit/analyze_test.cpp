@@ -440,3 +440,50 @@ TEST(Analyze, TransportInitChainEndsAtTheRankThatNeverSetUpItsLinks) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// One `watch npu-smi info` dump: healthy devices whose AICore %, power, temperature and HBM in use
+// change every snapshot. A rule on unhealthy devices asks about every device row, but its condition
+// (health not OK) is the row's own: a healthy row is a quiet table row, kept once per device, not
+// once per snapshot (a monitor loop over a day kept every row and grew without bound).
+std::string npu_smi_snapshot(int snap, const std::string& health_of_4) {
+  auto pad = [](std::string s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; };
+  std::string t = "+------------------------------------------------------------------------------------------------+\n"
+                  "| npu-smi 23.0.6                   Version: 23.0.6                                               |\n"
+                  "+---------------------------+---------------+----------------------------------------------------+\n"
+                  "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
+                  "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
+                  "+===========================+===============+====================================================+\n";
+  for (int d = 0; d < 8; ++d) {
+    const std::string health = d == 4 ? health_of_4 : "OK";
+    t += "| " + pad(std::to_string(d) + "     910B2", 26) + "| " + pad(health, 14) + "| " +
+         pad(std::to_string(180 + (snap * 7 + d * 13) % 120) + ".4       " + std::to_string(40 + (snap + d) % 20) + "                0    / 0", 51) + "|\n";
+    t += "| 0                         | 0000:" + std::to_string(41 + d) + ":00.0  | " +
+         pad(std::to_string((snap * 31 + d) % 100) + "          0    / 0          " + std::to_string(30000 + (snap * 977 + d * 331) % 30000) + " / 65536", 51) + "|\n";
+    t += "+===========================+===============+====================================================+\n";
+  }
+  return t;
+}
+
+TEST(Analyze, AMonitorsHealthyRowsAreKeptOncePerDevice) {
+  TempDir d;
+  std::string log;
+  for (int s = 0; s < 300; ++s) log += "Wed Jul  2 14:" + std::to_string(10 + s / 60) + ":" + std::to_string(10 + s % 50) + " 2025\n" + npu_smi_snapshot(s, "OK");
+  d.write("job/gx-117/monitor/npu-smi-watch.log", log);
+  json j = analyze_report(d.file("job"));
+  EXPECT_EQ(j["verdict"]["status"], "healthy");
+  // 8 device rows and the inventory, each once, whatever the number of snapshots
+  EXPECT_LE(j["inputs"]["events"].get<int>(), 9 + 2);
+  EXPECT_GE(j["inputs"]["events_not_kept"].get<int>(), 299 * 8);
+
+  log += "Wed Jul  2 14:16:01 2025\n" + npu_smi_snapshot(300, "Critical");  // the row's own condition holds
+  d.write("job/gx-117/monitor/npu-smi-watch.log", log);
+  j = analyze_report(d.file("job"));
+  EXPECT_EQ(j["verdict"]["category"], "device-hardware-error") << j["verdict"].dump();
+  EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("device 4"), std::string::npos) << j["verdict"].dump();
+}
+
+}  // namespace
+}  // namespace dtriage::test
