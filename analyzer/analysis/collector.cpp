@@ -48,6 +48,7 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
     hits.clear();
     if (keep(e, hits, binding_only)) {
       if (binding_only && forked_) binding_only_.push_back(events_.size());
+      e.fields.shrink_to_fit();  // kept until the end: tens of thousands of them on a big job
       events_.push_back(std::move(e));
       hits_.push_back(hits);
     } else if (e.kind != model::Kind::Line) {

@@ -777,8 +777,8 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
 
 }  // namespace
 
-Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
-  std::vector<model::Sighting> sightings = inputs.sightings;
+Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
+  std::vector<model::Sighting> sightings = std::move(inputs.sightings);
   const auto named_by = assign_nodes(events, inputs.sources, &sightings);
   lend_hosts(events);
   lend_ranks(events);
@@ -807,11 +807,11 @@ Facts correlate(std::vector<model::Event>& events, const Inputs& inputs) {
     const std::int64_t launched = *f.job.nproc_values.begin() * *f.job.expected_nodes;
     if (!f.job.world_size) f.job.world_size = launched;
   }
-  std::map<std::string, std::string> path_node;  // the node correlation gave each file's lines
+  std::map<std::string_view, std::string_view> path_node;  // the node correlation gave each file's lines
   for (const model::Event& e : events) path_node.emplace(e.path, e.node);
   for (const model::Sighting& s : sightings) {
     const auto at = path_node.find(s.path);
-    const auto n = nodes.find(at != path_node.end() ? at->second : s.node);
+    const auto n = nodes.find(at != path_node.end() ? std::string(at->second) : s.node);
     if (n == nodes.end()) continue;
     if (s.rank || s.local_rank) n->second.workers_seen = true;
     else if (s.plain > 0) n->second.plain_tail[s.path] = {s.line, s.plain};

@@ -243,7 +243,7 @@ struct Inputs {
   std::uint64_t unparsed_lines = 0;   // lines no parser knew (a worker's own prints, progress bars)
   std::vector<model::Sighting> sightings;  // ranks that lines named, kept as events or not
 };
-Facts correlate(std::vector<model::Event>& events, const Inputs& inputs = {});
+Facts correlate(std::vector<model::Event>& events, Inputs inputs = {});  // by value: its sightings are moved in
 
 // Sets each event's node from the dump's structure (sibling folders or per-node archives are
 // nodes) where its line does not name a host; returns how each node was named.

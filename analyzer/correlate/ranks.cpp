@@ -272,7 +272,7 @@ std::optional<std::int64_t> sighted_rank(const model::Sighting& s, const std::st
 // Ranks that lines named without a kept event of theirs (a worker's own prints under [defaultN]:,
 // its per-rank files) ran: they are in the table as running, not as never heard from.
 void add_sighted(Facts& f, const std::vector<model::Event>& events, const std::vector<model::Sighting>& sightings) {
-  std::map<std::string, std::string> path_node;  // the node correlation gave each file's lines
+  std::map<std::string_view, std::string_view> path_node;  // the node correlation gave each file's lines
   for (const model::Event& e : events) path_node.emplace(e.path, e.node);
   std::map<std::pair<std::string, std::int64_t>, std::int64_t> by_local;
   std::set<std::int64_t> known;
@@ -282,7 +282,7 @@ void add_sighted(Facts& f, const std::vector<model::Event>& events, const std::v
   }
   for (const model::Sighting& s : sightings) {
     const auto at = path_node.find(s.path);
-    const std::string& node = at != path_node.end() ? at->second : s.node;
+    const std::string node(at != path_node.end() ? at->second : std::string_view(s.node));
     const auto rank = sighted_rank(s, node, f, by_local);
     if (!rank || *rank < 0 || !known.insert(*rank).second) continue;
     RankRecord rec;
@@ -296,7 +296,7 @@ void add_sighted(Facts& f, const std::vector<model::Event>& events, const std::v
 // Each rank's last progress print: of its files, the one of the latest attempt (torchrun's
 // attempt_N folders), else the latest print by time, else the furthest step.
 void add_progress(Facts& f, const std::vector<model::Event>& events, const std::vector<model::Sighting>& sightings) {
-  std::map<std::string, std::string> path_node;
+  std::map<std::string_view, std::string_view> path_node;
   for (const model::Event& e : events) path_node.emplace(e.path, e.node);
   std::map<std::pair<std::string, std::int64_t>, std::int64_t> by_local;
   std::map<std::int64_t, RankRecord*> by_rank;
@@ -311,7 +311,7 @@ void add_progress(Facts& f, const std::vector<model::Event>& events, const std::
   for (const model::Sighting& s : sightings) {
     if (!s.step) continue;
     const auto at = path_node.find(s.path);
-    const auto rank = sighted_rank(s, at != path_node.end() ? at->second : s.node, f, by_local);
+    const auto rank = sighted_rank(s, std::string(at != path_node.end() ? at->second : std::string_view(s.node)), f, by_local);
     const auto r = rank ? by_rank.find(*rank) : by_rank.end();
     if (r == by_rank.end()) continue;
     std::optional<RankProgress>& have = r->second->progress;
