@@ -66,15 +66,19 @@ base::Result<RuleBook> RuleBook::load(const std::vector<std::string>& dirs, cons
 std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Options& options) {
   const rules::Engine& engine = *book.engine;
   auto a = std::make_unique<Analysis>();
-  Collector collector(engine, options.gate ? book.gate.get() : nullptr, options.max_line, &a->inventory);
-  ingest::Ingestor ing(options.limits, std::move(inputs.hints), a->inventory);
-  if (!inputs.paths.empty()) ing.run(inputs.paths, collector, std::max(1u, options.threads));
-  for (const auto& [path, text] : inputs.texts) ing.run_memory(text, path, collector);
-  a->read_anything = ing.read_anything();
-  a->events = std::move(collector.events());
-  a->hits = std::move(collector.hits());
-  a->facts = correlate::correlate(a->events, correlate::Inputs{engine.reports(a->hits), collector.sources(), collector.unparsed_lines(),
-                                                                std::move(collector.sightings())});
+  correlate::Inputs read;
+  {  // the collector's and the reader's own state (keys of the bindings seen, ...) goes before correlation
+    Collector collector(engine, options.gate ? book.gate.get() : nullptr, options.max_line, &a->inventory);
+    ingest::Ingestor ing(options.limits, std::move(inputs.hints), a->inventory);
+    if (!inputs.paths.empty()) ing.run(inputs.paths, collector, std::max(1u, options.threads));
+    for (const auto& [path, text] : inputs.texts) ing.run_memory(text, path, collector);
+    a->read_anything = ing.read_anything();
+    a->events = std::move(collector.events());
+    a->hits = std::move(collector.hits());
+    read = correlate::Inputs{engine.reports(a->hits), std::move(collector.sources()), collector.unparsed_lines(),
+                             std::move(collector.sightings())};
+  }
+  a->facts = correlate::correlate(a->events, std::move(read));
   // No rule names the cause: the catalogues may say what the leading error is (the engine reads them
   // then); a generic rule named it: they may sharpen its category.
   a->outcome = engine.analyze(a->events, a->hits, a->facts, book.catalogue.get());

@@ -37,7 +37,7 @@ class Collector final : public ingest::ForkableSink {
 
   std::vector<model::Event>& events() { return events_; }
   rules::Hits& hits() { return hits_; }
-  const std::vector<std::string>& sources() const { return sources_; }
+  std::vector<std::string>& sources() { return sources_; }
   std::uint64_t unparsed_lines() const { return unparsed_; }
   std::vector<model::Sighting>& sightings() { return sightings_; }
 

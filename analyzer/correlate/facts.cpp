@@ -807,14 +807,16 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
     const std::int64_t launched = *f.job.nproc_values.begin() * *f.job.expected_nodes;
     if (!f.job.world_size) f.job.world_size = launched;
   }
-  std::map<std::string_view, std::string_view> path_node;  // the node correlation gave each file's lines
-  for (const model::Event& e : events) path_node.emplace(e.path, e.node);
-  for (const model::Sighting& s : sightings) {
-    const auto at = path_node.find(s.path);
-    const auto n = nodes.find(at != path_node.end() ? std::string(at->second) : s.node);
-    if (n == nodes.end()) continue;
-    if (s.rank || s.local_rank) n->second.workers_seen = true;
-    else if (s.plain > 0) n->second.plain_tail[s.path] = {s.line, s.plain};
+  {
+    std::map<std::string_view, std::string_view> path_node;  // the node correlation gave each file's lines
+    for (const model::Event& e : events) path_node.emplace(e.path, e.node);
+    for (const model::Sighting& s : sightings) {
+      const auto at = path_node.find(s.path);
+      const auto n = nodes.find(at != path_node.end() ? std::string(at->second) : s.node);
+      if (n == nodes.end()) continue;
+      if (s.rank || s.local_rank) n->second.workers_seen = true;
+      else if (s.plain > 0) n->second.plain_tail[s.path] = {s.line, s.plain};
+    }
   }
   {
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> range;  // node -> (node_rank, nproc)
@@ -846,10 +848,14 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
     if (auto it = named_by.find(name); it != named_by.end()) n.named_by = it->second;
     f.nodes.push_back(std::move(n));
   }
-  std::set<std::string_view> with_lines;  // files that hold a line: an event, or a print no parser knew
-  for (const model::Event& e : events) with_lines.insert(e.path);
-  for (const model::Sighting& s : sightings) with_lines.insert(s.path);
-  LogDirAttempts log_dir = log_dir_attempts(inputs.sources, with_lines);
+  LogDirAttempts log_dir;
+  {
+    std::set<std::string_view> with_lines;  // files that hold a line: an event, or a print no parser knew
+    for (const model::Event& e : events) with_lines.insert(e.path);
+    for (const model::Sighting& s : sightings) with_lines.insert(s.path);
+    log_dir = log_dir_attempts(inputs.sources, with_lines);
+  }
+  inputs.sources = {};  // a big job's thousands of paths: not read again
   for (const model::Sighting& s : sightings)
     if (s.step) {
       auto [it, fresh] = log_dir.last_progress.emplace(std::make_pair(s.path, s.task), s.line);

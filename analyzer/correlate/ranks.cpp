@@ -421,7 +421,8 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
     if (auto lc = e.get_int("last_completed")) r.last_completed = *lc;
     if (!f.is_replaced(i)) note_line(b, i, e, i < reports.size() ? reports[i] : 0, events);
   }
-  for (auto& [rank, b] : table) {
+  for (auto entry = table.begin(); entry != table.end(); entry = table.erase(entry)) {  // each rank's notes freed once used
+    auto& [rank, b] = *entry;
     RankRecord& r = b.rec;
     if (auto it = f.ranks.find(rank); it != f.ranks.end() && !it->second.node.empty()) r.node = it->second.node;
     r.pids.assign(b.pids.begin(), b.pids.end());
