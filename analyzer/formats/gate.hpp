@@ -9,10 +9,12 @@
 // - rule atoms: for every event rule's regex, a few literals of which each match holds one
 //   (rules::Engine::literals).
 // Literals that hold another one are not searched (least_literals in gate.cpp).
-// A line that starts with a lower-case letter (after its prefixes) is also searched for family
-// markers (Family::markers): without one, no family recognises it.
-// The pipeline then skips only lines of three shapes it checks by hand (gate use in pipeline.cpp):
-// NCCL INFO lines and plog INFO / DEBUG lines of a process already seen, and lower-case prints.
+// The same pass finds the families' markers (Family::markers, case kept): a family with markers
+// recognises no line without one.
+// The pipeline then skips a line with no literal (gate use in pipeline.cpp, skip and skip_plain):
+// NCCL INFO lines and plog INFO / DEBUG / TRACE lines of a process already seen, and a line of any
+// other shape with no marker and no record glued inside it, after the families without markers
+// (plog, glog, smi rows, ...) had their try; a progress print's step is noted all the same.
 // `--no-gate` turns it off; a test compares every corpus case, sample and lab job with and
 // without it.
 #pragma once

@@ -616,8 +616,9 @@ struct SourceParser::Impl {
   // shape whose parse is known to give nothing else (checked the way the parsers check it). Called
   // only with no block open and no prefix that carries a time.
   bool skip(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
-    if (line.cut || rest.empty() || look == Gate::Look::Parse) return false;
-    if (!p.time.empty() || !p.month_day_time.empty()) return skip_plain(line, rest, p, look);  // a time's lines: plain ones only
+    if (line.cut || look == Gate::Look::Parse) return false;
+    // A time's lines: plain ones only. Nothing left after the prefixes (a tqdm bar, peeled whole): plain.
+    if (rest.empty() || !p.time.empty() || !p.month_day_time.empty()) return skip_plain(line, rest, p, look);
     // The prefixes before `rest` (rank, local rank, pdsh host) are part of a line's binding.
     const std::string_view outer = line.text.substr(0, line.text.size() - rest.size());
     if (rest.front() == '[') {
@@ -663,7 +664,8 @@ struct SourceParser::Impl {
   // (the gate found no literal): read by a family without markers, else a "line" event that no rule
   // matches, counted and skipped. Its progress is noted, dated by its prefixes' time.
   bool skip_plain(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
-    if (options.gate->open(model::Kind::Line) || rest.find_first_not_of(" \t\r") == std::string_view::npos) return false;
+    // A blank line is no worker's print (the collector counts none): left to the full path.
+    if (options.gate->open(model::Kind::Line) || line.text.find_first_not_of(" \t\r") == std::string_view::npos) return false;
     if (rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
     if ((look == Gate::Look::Marked && options.gate->marked(rest)) || may_be_glued(rest)) return false;
     if (unmarked_family_may_read(rest)) {
