@@ -666,7 +666,7 @@ struct SourceParser::Impl {
   bool skip_plain(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
     // A blank line is no worker's print (the collector counts none): left to the full path.
     if (options.gate->open(model::Kind::Line) || line.text.find_first_not_of(" \t\r") == std::string_view::npos) return false;
-    if (rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
+    if (!rest.empty() && rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
     if ((look == Gate::Look::Marked && options.gate->marked(rest)) || may_be_glued(rest)) return false;
     if (unmarked_family_may_read(rest)) {
       // Of the families, only those without markers may read it. The full path (feed_parsed) would
