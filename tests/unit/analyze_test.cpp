@@ -450,12 +450,7 @@ namespace {
 // once per snapshot (a monitor loop over a day kept every row and grew without bound).
 std::string npu_smi_snapshot(int snap, const std::string& health_of_4) {
   auto pad = [](std::string s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; };
-  std::string t = "+------------------------------------------------------------------------------------------------+\n"
-                  "| npu-smi 23.0.6                   Version: 23.0.6                                               |\n"
-                  "+---------------------------+---------------+----------------------------------------------------+\n"
-                  "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
-                  "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
-                  "+===========================+===============+====================================================+\n";
+  std::string t = kNpuSmi910Header;
   for (int d = 0; d < 8; ++d) {
     const std::string health = d == 4 ? health_of_4 : "OK";
     t += "| " + pad(std::to_string(d) + "     910B2", 26) + "| " + pad(health, 14) + "| " +

@@ -58,13 +58,7 @@ TEST(Knowledge, TorchNpuVersionsThatDifferAreAMismatch) {
 }
 
 std::string npu_smi(const std::string& health_of_device_1) {
-  std::string t =
-      "+------------------------------------------------------------------------------------------------+\n"
-      "| npu-smi 23.0.6                   Version: 23.0.6                                               |\n"
-      "+---------------------------+---------------+----------------------------------------------------+\n"
-      "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
-      "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
-      "+===========================+===============+====================================================+\n";
+  std::string t = kNpuSmi910Header;
   for (int d = 0; d < 2; ++d) {
     const std::string health = d == 1 ? health_of_device_1 : "OK";
     t += "| " + std::to_string(d) + "     910B2               | " + health + std::string(14 - health.size(), ' ') +

@@ -77,4 +77,13 @@ bool exists(const std::string& path);
 // The ../shared/corpus folder beside the checkout, or "" when absent (tests then skip).
 std::string corpus_dir();
 
+// The head of an `npu-smi info` table of a 910B host, down to the first device row.
+inline constexpr const char* kNpuSmi910Header =
+      "+------------------------------------------------------------------------------------------------+\n"
+      "| npu-smi 23.0.6                   Version: 23.0.6                                               |\n"
+      "+---------------------------+---------------+----------------------------------------------------+\n"
+      "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
+      "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
+      "+===========================+===============+====================================================+\n";
+
 }  // namespace dtriage::test
