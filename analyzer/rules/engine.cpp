@@ -68,10 +68,6 @@ bool decided_by_event(const Condition& c) {
   return side(c.lhs, names_event) && (c.pattern != nullptr || side(c.rhs, names_event)) && names_event;
 }
 
-}  // namespace
-
-namespace {
-
 // How much an atom is worth keeping in a rule's cover: longer, and more letters, is rarer in log
 // text (" in ", "137", "): 95" sit in every other line of INFO traffic).
 int atom_worth(const std::string& a) {
