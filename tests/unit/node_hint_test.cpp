@@ -13,6 +13,10 @@ TEST(NodeHints, DirectoryPerHost) {
   EXPECT_EQ(h.infer("dump/10.0.0.12/train.log"), "10.0.0.12");
   EXPECT_EQ(h.infer("job-7f3a-worker-12/stdout.log"), "job-7f3a-worker-12");
   EXPECT_EQ(h.infer("w_1/plog-parser-69396-1.log"), "w_1");
+  // Fully qualified, kept as spelled.
+  EXPECT_EQ(h.infer("c017.hpc.example.edu/torchrun.out"), "c017.hpc.example.edu");
+  EXPECT_EQ(h.infer("job/DGX-12.Cluster.Local/a.log"), "DGX-12.Cluster.Local");
+  EXPECT_EQ(h.infer("logs/r04-c06-n02.rack4.dc1.corp/x/y.txt"), "r04-c06-n02.rack4.dc1.corp");
 }
 
 TEST(NodeHints, PerNodeArchive) {
@@ -33,6 +37,12 @@ TEST(NodeHints, FileNameAndOtherDirectoriesDoNotCount) {
   EXPECT_EQ(h.infer("rank_76/debug/plog/plog-1.log"), "");
   EXPECT_EQ(h.infer("attempt_0/0/stdout.log"), "");
   EXPECT_EQ(h.infer("logs/x.log"), "");
+  // Dotted names that are no hosts: versions, files kept as folders, no number in the host label.
+  EXPECT_EQ(h.infer("v1.2.3/a.log"), "");
+  EXPECT_EQ(h.infer("exp3.run.log/a.log"), "");
+  EXPECT_EQ(h.infer("data1.train.json/a.log"), "");
+  EXPECT_EQ(h.infer("login.hpc.example.edu/a.log"), "");
+  EXPECT_EQ(h.infer("torch2.1.0/a.log"), "");
 }
 
 TEST(NodeHints, UserPatternCaptureGroup) {
