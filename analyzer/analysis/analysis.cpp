@@ -68,7 +68,8 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
   auto a = std::make_unique<Analysis>();
   correlate::Inputs read;
   {  // the collector's and the reader's own state (keys of the bindings seen, ...) goes before correlation
-    Collector collector(engine, options.gate ? book.gate.get() : nullptr, options.max_line, &a->inventory);
+    Collector collector(engine, options.gate ? book.gate.get() : nullptr, options.max_line, options.max_event_bytes,
+                        &a->inventory);
     ingest::Ingestor ing(options.limits, std::move(inputs.hints), a->inventory);
     if (!inputs.paths.empty()) ing.run(inputs.paths, collector, std::max(1u, options.threads));
     for (const auto& [path, text] : inputs.texts) ing.run_memory(text, path, collector);

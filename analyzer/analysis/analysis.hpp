@@ -51,6 +51,9 @@ struct Inputs {
 struct Options {
   ingest::Limits limits;
   std::size_t max_line = lines::LineReader::kDefaultMaxLine;
+  // Memory for the events kept (their text, fields, body), over the whole run: events past it are
+  // counted (inventory.events_dropped), not kept. Repeats fold first (analysis/collector.hpp).
+  std::uint64_t max_event_bytes = 128ull << 20;
   bool gate = true;      // skip lines nothing can use (formats/gate.hpp); false: parse every line
   unsigned threads = 1;  // files read in parallel (the result does not depend on it)
 };

@@ -1,6 +1,8 @@
 #include "analysis/collector.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
 #include <iterator>
 
 #include "correlate/facts.hpp"
@@ -9,13 +11,31 @@
 
 namespace dtriage::analysis {
 
-Collector::Collector(const rules::Engine& engine, const formats::Gate* gate, std::size_t max_line, base::Inventory* inv)
-    : engine_(engine), gate_(gate), max_line_(max_line), inv_(inv != nullptr ? *inv : own_inv_), forked_(inv == nullptr) {}
+Collector::Collector(const rules::Engine& engine, const formats::Gate* gate, std::size_t max_line,
+                     std::uint64_t max_event_bytes, base::Inventory* inv)
+    : engine_(engine),
+      gate_(gate),
+      max_line_(max_line),
+      inv_(inv != nullptr ? *inv : own_inv_),
+      forked_(inv == nullptr),
+      max_event_bytes_(max_event_bytes),
+      event_bytes_(std::make_shared<std::atomic<std::uint64_t>>(0)) {}
 
-std::unique_ptr<ingest::Sink> Collector::fork() { return std::make_unique<Collector>(engine_, gate_, max_line_, nullptr); }
+std::unique_ptr<ingest::Sink> Collector::fork() {
+  auto f = std::make_unique<Collector>(engine_, gate_, max_line_, max_event_bytes_, nullptr);
+  f->event_bytes_ = event_bytes_;
+  return f;
+}
 
 void Collector::join(std::unique_ptr<ingest::Sink> sink) {
   auto& f = static_cast<Collector&>(*sink);
+  // Grown by half, not doubled (a big job's events are most of its memory), and never per join
+  // (thousands of files).
+  auto grow = [](auto& v, std::size_t more) {
+    if (v.size() + more > v.capacity()) v.reserve(std::max(v.size() + more, v.capacity() + v.capacity() / 2));
+  };
+  grow(events_, f.events_.size());
+  grow(hits_, f.hits_.size());
   std::size_t b = 0;
   for (std::size_t i = 0; i < f.events_.size(); ++i) {
     model::Event& e = f.events_[i];
@@ -29,6 +49,8 @@ void Collector::join(std::unique_ptr<ingest::Sink> sink) {
     events_.push_back(std::move(e));
     hits_.push_back(std::move(f.hits_[i]));
   }
+  f.events_ = {};
+  f.hits_ = {};
   for (auto& s : f.sources_) sources_.push_back(std::move(s));
   for (auto& s : f.sightings_) sightings_.push_back(std::move(s));
   unparsed_ += f.unparsed_;
@@ -47,10 +69,13 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
     bool binding_only = false;
     hits.clear();
     if (keep(e, hits, binding_only)) {
-      if (binding_only && forked_) binding_only_.push_back(events_.size());
-      e.fields.shrink_to_fit();  // kept until the end: tens of thousands of them on a big job
-      events_.push_back(std::move(e));
-      hits_.push_back(hits);
+      if (binding_only) {
+        if (forked_) binding_only_.push_back(events_.size());
+        events_.push_back(std::move(e));
+        hits_.push_back(hits);
+      } else {
+        store(std::move(e), hits);
+      }
     } else if (e.kind != model::Kind::Line) {
       ++inv_.events_not_kept;
       ++plain;
@@ -103,6 +128,118 @@ bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& bindin
   if (!binds(e)) return false;
   binding_only = true;
   return seen_.insert(binding_key(e)).second;
+}
+
+namespace {
+
+// Cuts a stored copy at a UTF-8 character's start, at most `max` bytes, and says so.
+void cut_stored(std::string& s, std::size_t max) {
+  if (s.size() <= max) return;
+  std::size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  s.resize(n);
+  s += "\u2026";  // …
+  s.shrink_to_fit();
+}
+
+// What is stored of a kept event's texts (rules and parsers have seen them whole).
+void cut(model::Event& e) {
+  cut_stored(e.text, Collector::kStoredLine);
+  cut_stored(e.message, Collector::kStoredLine);
+  for (auto& b : e.body) cut_stored(b, Collector::kStoredLine);
+  for (auto& [k, v] : e.fields)
+    if (auto* s = std::get_if<std::string>(&v)) cut_stored(*s, Collector::kStoredLine);
+}
+
+std::uint64_t stored_bytes(const model::Event& e) {
+  // Its slot twice: a vector that grows by doubling holds up to as much again unused.
+  std::uint64_t n = 2 * sizeof(model::Event) + e.path.capacity() + e.text.capacity() + e.message.capacity() +
+                    e.code.capacity() + e.node.capacity() + e.task.capacity() + e.time.text.capacity() +
+                    e.fields.capacity() * sizeof(e.fields[0]) + e.body.capacity() * sizeof(std::string);
+  for (const auto& b : e.body) n += b.capacity();
+  for (const auto& [k, v] : e.fields)
+    if (const auto* s = std::get_if<std::string>(&v)) n += k.capacity() + s->capacity();
+  return n;
+}
+
+}  // namespace
+
+bool Collector::store(model::Event&& e, const std::vector<int>& hits) {
+  Fold& fold = folds_[fold_key(e, hits)];
+  if (++fold.copies > kFoldAfter + 1) {  // the latest copy takes the place of the one before
+    model::Event& last = events_[fold.last];
+    const std::uint64_t folded = last.folded + 1;
+    cut(e);
+    last = std::move(e);
+    last.folded = folded;
+    ++inv_.events_folded;
+    return false;
+  }
+  cut(e);
+  e.fields.shrink_to_fit();  // kept until the end: tens of thousands of them on a big job
+  e.body.shrink_to_fit();
+  const std::uint64_t bytes = stored_bytes(e) + hits.size() * sizeof(int);
+  if (event_bytes_->fetch_add(bytes, std::memory_order_relaxed) + bytes > max_event_bytes_) {
+    event_bytes_->fetch_sub(bytes, std::memory_order_relaxed);
+    --fold.copies;
+    ++inv_.events_dropped;
+    return false;
+  }
+  fold.last = events_.size();
+  events_.push_back(std::move(e));
+  hits_.push_back(hits);
+  return true;
+}
+
+// Hash of what makes a line "the same again": its file, binding, kind, level, code, parsed fields,
+// rules matched, and its text and body with every run of digits (and hex digits after 0x) as one '#'.
+std::uint64_t Collector::fold_key(const model::Event& e, const std::vector<int>& hits) {
+  std::string& k = key_;
+  k.clear();
+  auto masked = [&k](std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+      const char c = s[i];
+      if (c >= '0' && c <= '9') {
+        const bool hex = c == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X');
+        i += hex ? 2 : 1;
+        while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) ||
+                                (hex && std::isxdigit(static_cast<unsigned char>(s[i])))))
+          ++i;
+        k += '#';
+      } else {
+        k += c;
+        ++i;
+      }
+    }
+    k += '\x01';
+  };
+  k += e.path;
+  k += '\x01';
+  k += e.node;
+  k += '\x01';
+  k += e.task;
+  for (const auto& v : {e.pid, e.device, e.rank, e.local_rank}) {
+    k += '|';
+    if (v) k += std::to_string(*v);
+  }
+  k += static_cast<char>(e.kind);
+  k += static_cast<char>(e.level);
+  k += e.code;
+  k += '\x01';
+  for (const auto& [name, v] : e.fields) {
+    k += name;
+    k += '=';
+    k += model::value_text(v);
+    k += '\x01';
+  }
+  for (int h : hits) {
+    k += std::to_string(h);
+    k += ',';
+  }
+  masked(e.text);
+  masked(e.message);
+  for (const auto& b : e.body) masked(b);
+  return std::hash<std::string>{}(k);
 }
 
 bool Collector::table_row(const model::Event& e, const std::vector<int>& hits) {

@@ -1,10 +1,12 @@
 // The sink that turns a job's texts into the events the analysis keeps (analysis.cpp uses it).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/inventory.hpp"
@@ -23,10 +25,22 @@ namespace dtriage::analysis {
 // device or rank that no kept line did (millions of "TaskFinished" INFO lines become one), and a
 // row of an npu-smi / nvidia-smi table only when no kept row said the same (a monitor loop prints
 // the same devices and processes every few seconds: what changes, memory in use, nothing reads).
+//
+// Floods are folded: a line that comes again and again (a loop logging its error on every step, a
+// watchdog's warning every second, a million copies piped in) is kept kFoldAfter times, then as one
+// more event, the last copy, whose `folded` counts the copies between; "the same" is the same file,
+// process, kind, level, code, parsed fields and rules matched, and a text the same but for its
+// numbers (timestamps, addresses, counters). What is stored of a kept line is cut to kStoredLine
+// bytes (rules have seen it whole). The events kept share one memory budget (`max_event_bytes`,
+// over every fork); past it, events are counted as dropped, not kept.
 class Collector final : public ingest::ForkableSink {
  public:
   // `inv`: the job's inventory; null for a fork, which counts in its own. `gate` may be null.
-  Collector(const rules::Engine& engine, const formats::Gate* gate, std::size_t max_line, base::Inventory* inv);
+  Collector(const rules::Engine& engine, const formats::Gate* gate, std::size_t max_line, std::uint64_t max_event_bytes,
+            base::Inventory* inv);
+
+  static constexpr std::uint64_t kFoldAfter = 8;      // copies of one line kept as they are
+  static constexpr std::size_t kStoredLine = 8192;    // bytes of a kept line's text, message, body line
 
   // A fork collects one file on a worker thread, with counters of its own; join() appends its
   // events in walk order and applies the "first line of each binding" choice again across files,
@@ -49,6 +63,14 @@ class Collector final : public ingest::ForkableSink {
   static bool table_row(const model::Event& e, const std::vector<int>& hits);
   const std::string& row_key(const model::Event& e);  // its file, table, code, binding and fields but memory in use
   const std::string& first_key(const model::Event& e) { return table_row(e, {}) ? row_key(e) : binding_key(e); }
+  // Stores a kept event (cut, folded, within the budget); false when it was not stored as a new one.
+  bool store(model::Event&& e, const std::vector<int>& hits);
+  std::uint64_t fold_key(const model::Event& e, const std::vector<int>& hits);
+
+  struct Fold {
+    std::uint64_t copies = 0;  // seen so far
+    std::size_t last = 0;      // index in events_ of the event that holds the latest, past kFoldAfter
+  };
 
   const rules::Engine& engine_;
   const formats::Gate* gate_;
@@ -64,6 +86,9 @@ class Collector final : public ingest::ForkableSink {
   std::uint64_t unparsed_ = 0;        // lines no parser knew
   std::vector<model::Sighting> sightings_;  // ranks the lines named, kept or not (first line per file)
   std::set<std::string> seen_;
+  std::unordered_map<std::uint64_t, Fold> folds_;  // by fold_key
+  std::uint64_t max_event_bytes_;
+  std::shared_ptr<std::atomic<std::uint64_t>> event_bytes_;  // the run's, shared with forks
 };
 
 }  // namespace dtriage::analysis

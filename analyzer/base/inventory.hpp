@@ -19,6 +19,8 @@ struct Inventory {
   std::uint64_t lines = 0;      // lines read
   std::uint64_t lines_cut = 0;  // lines longer than the limit, cut to it
   std::uint64_t events_not_kept = 0;  // informational events that added no fact (analyze only)
+  std::uint64_t events_folded = 0;    // repeats of a kept event, counted in its `folded` (analyze only)
+  std::uint64_t events_dropped = 0;   // events not kept: the memory for kept events was used up
   bool timed_out = false;             // reading stopped at the time budget (ingest::Limits::deadline)
   std::vector<InputProblem> unreadable;  // could not be read (fully); exit code 1
   std::vector<InputProblem> skipped;     // deliberately not read (symlink loop, duplicate)
@@ -36,6 +38,8 @@ struct Inventory {
     lines += part.lines;
     lines_cut += part.lines_cut;
     events_not_kept += part.events_not_kept;
+    events_folded += part.events_folded;
+    events_dropped += part.events_dropped;
     timed_out = timed_out || part.timed_out;
     for (auto& p : part.unreadable) unreadable.push_back(std::move(p));
     for (auto& p : part.skipped) skipped.push_back(std::move(p));

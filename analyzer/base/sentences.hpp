@@ -187,6 +187,7 @@ enum class Say : std::uint16_t {
   InputNotRegular,
   // compressed streams (ingest/decompress.cpp)
   InputRatio,                    // {ratio} {out} {in}
+  InputRunRatio,                 // {reason}
   InputAllLayers,                // {reason}
   InputInStream,                 // {codec} {reason}
   InputTruncated,
@@ -196,8 +197,10 @@ enum class Say : std::uint16_t {
   InputCorruptLibraryCode,       // {library} {code}
   InputInflateFailed,
   InputZstdWindow,               // {log}
+  InputXzMemory,                 // {limit}
   InputGarbageSkipped,           // {count} {offset}
   InputGarbageAtEnd,             // {count} {offset}
+  InputGarbageTooLong,           // {count} {offset}
   // archives (ingest/tar.cpp, the zip walk in ingest.cpp)
   InputLinkInArchive,
   InputNotRegularInArchive,

@@ -51,8 +51,24 @@ bool is_utf8(std::string_view s) {
   return true;
 }
 
+namespace {
+
+// One GB18030 decoder per thread, closed when the thread ends.
+struct Gb18030 {
+  iconv_t cd = iconv_open("UTF-8", "GB18030");
+  Gb18030() = default;
+  Gb18030(const Gb18030&) = delete;
+  Gb18030& operator=(const Gb18030&) = delete;
+  ~Gb18030() {
+    if (cd != reinterpret_cast<iconv_t>(-1)) iconv_close(cd);
+  }
+};
+
+}  // namespace
+
 std::string legacy_to_utf8(std::string_view s) {
-  thread_local iconv_t cd = iconv_open("UTF-8", "GB18030");
+  thread_local Gb18030 decoder;
+  iconv_t cd = decoder.cd;
   if (cd != reinterpret_cast<iconv_t>(-1)) {
     iconv(cd, nullptr, nullptr, nullptr, nullptr);  // reset the state
     std::string out(s.size() * 2 + 16, '\0');

@@ -89,7 +89,12 @@ std::string fingerprint(const std::string& category, const std::string& rule, co
 base::Result<Shard> parse_shard(const std::string& text) {
   unsigned long long k = 0, n = 0;
   char tail = 0;
-  if (std::sscanf(text.c_str(), "%llu/%llu%c", &k, &n, &tail) != 2 || n == 0 || k >= n) {
+  // Digits only on both sides: sscanf's %llu would take "-1" as 2^64 - 1.
+  const std::size_t slash = text.find('/');
+  const bool digits = slash != std::string::npos && slash > 0 && slash + 1 < text.size() && slash <= 18 &&
+                      text.size() - slash - 1 <= 18 &&
+                      text.find_first_not_of("0123456789/") == std::string::npos && text.find('/', slash + 1) == std::string::npos;
+  if (!digits || std::sscanf(text.c_str(), "%llu/%llu%c", &k, &n, &tail) != 2 || n == 0 || k >= n) {
     return base::err("--shard wants K/N with 0 <= K < N (e.g. 0/3, as SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT), not '" + text + "'");
   }
   return Shard{k, n};

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "base/sentences.hpp"
@@ -187,7 +188,11 @@ class Scan {
   // Runs every job on `threads` threads (this one among them).
   void run(unsigned threads) {
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back([this] { work(); });
+    try {
+      for (unsigned t = 1; t < threads; ++t) pool.emplace_back([this] { work(); });
+    } catch (const std::system_error&) {
+      // no more threads (a container's pids limit): the jobs run on those there are, this one at least
+    }
     work();
     for (auto& t : pool) t.join();
     progress_->finish();

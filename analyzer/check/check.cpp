@@ -509,18 +509,21 @@ void check_node_launch(Builder& b, const Input& in, const Snapshot& s, const Lau
   std::string cat;
   NodeResult n;
   const auto nproc = nproc_of(in, s);
+  // nnodes x nproc, when both are known and the product is a number (no overflow on crafted values).
+  std::optional<std::int64_t> world;
+  if (std::int64_t p = 0; nnodes && nproc && !__builtin_mul_overflow(*nnodes, *nproc, &p)) world = p;
   if (auto ws = env_int(s, "WORLD_SIZE")) {
     n.values.emplace_back("WORLD_SIZE", std::to_string(*ws));
-    if (nnodes && nproc && *ws != *nnodes * *nproc)
+    if (world && *ws != *world)
       add_fail(fails, cat, "world-size-mismatch",
                say(Say::CheckWorldSizeMismatch, {{"world", std::to_string(*ws)}, {"nnodes", std::to_string(*nnodes)},
-                                                 {"nproc", std::to_string(*nproc)}, {"product", std::to_string(*nnodes * *nproc)}}));
-    else if (nnodes && nproc)
+                                                 {"nproc", std::to_string(*nproc)}, {"product", std::to_string(*world)}}));
+    else if (world)
       passes.push_back(say(Say::CheckWorldSizeAddsUp,
                            {{"world", std::to_string(*ws)}, {"nnodes", std::to_string(*nnodes)}, {"nproc", std::to_string(*nproc)}}));
-  } else if (nnodes && nproc) {
+  } else if (world) {
     passes.push_back(say(Say::CheckWorldSizeImplied,
-                         {{"world", std::to_string(*nnodes * *nproc)}, {"nnodes", std::to_string(*nnodes)}, {"nproc", std::to_string(*nproc)}}));
+                         {{"world", std::to_string(*world)}, {"nnodes", std::to_string(*nnodes)}, {"nproc", std::to_string(*nproc)}}));
   }
   if (auto nr = env_int(s, "NODE_RANK")) {
     n.values.emplace_back("NODE_RANK", std::to_string(*nr));

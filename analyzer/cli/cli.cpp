@@ -70,6 +70,7 @@ struct RawArgs {
   std::string output;
   std::string max_line = "1M";
   std::string max_total = "64G";
+  std::string max_event_memory = "128M";
   double max_ratio = 1000.0;
   int zstd_window_log_max = 27;
   bool follow_outside_links = false;
@@ -119,6 +120,10 @@ base::Result<Config> validate(const RawArgs& raw) {
   c.analysis.max_line = static_cast<std::size_t>(*max_line);
   const auto total = parse_size(raw.max_total);
   if (!total || *total == 0) return base::err("--max-total-bytes: expected a size such as 64G, got '" + raw.max_total + "'");
+  const auto event_memory = parse_size(raw.max_event_memory);
+  if (!event_memory || *event_memory < (1ull << 20))
+    return base::err("--max-event-memory: expected a size of at least 1M such as 128M, got '" + raw.max_event_memory + "'");
+  c.analysis.max_event_bytes = *event_memory;
   ingest::Limits& limits = c.analysis.limits;
   limits.max_total_bytes = *total;
   if (!(raw.max_ratio >= 1.0)) return base::err("--max-ratio: expected a number >= 1");
@@ -151,6 +156,8 @@ void add_input_options(CLI::App& cmd, RawArgs& raw) {
                  "Cut lines longer than this (default 1M); cut lines are counted");
   cmd.add_option("--max-total-bytes", raw.max_total,
                  "Stop after reading this much decoded text over the whole run (default 64G)");
+  cmd.add_option("--max-event-memory", raw.max_event_memory,
+                 "Memory for the events kept over the whole run (default 128M); events past it are counted, not kept");
   cmd.add_flag("--follow-outside-links", raw.follow_outside_links,
                "Read symlinks that lead out of the folder given (skipped by default, listed in inputs.skipped)");
   cmd.add_option("--zstd-window-log-max", raw.zstd_window_log_max,
@@ -269,6 +276,11 @@ CLI::App* add_check(CLI::App& app, RawArgs& raw, std::string& launch) {
 int run_scan(ScanFlags& f, Config& config) {
   batch::ScanSettings s;
   s.jobs = f.raw.jobs;
+  // A number of seconds a clock can add (1e10 s would wrap steady_clock's nanoseconds); nan is none.
+  if (!(f.job_timeout >= 0 && f.job_timeout <= 1e8)) {
+    std::fprintf(stderr, "dtriage: --job-timeout: expected seconds from 0 to 100000000, got '%g'\n", f.job_timeout);
+    return 2;
+  }
   s.job_timeout = f.job_timeout;
   s.progress = !f.quiet && isatty(fileno(stderr)) != 0;
   s.say_resumed = f.resume && !f.quiet;

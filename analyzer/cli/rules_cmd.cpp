@@ -1,7 +1,9 @@
 // `dtriage rules list | show ID | test | lint | fields | patterns | literals | coverage [SOURCE]`.
 #include <re2/re2.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <span>
 
 #include "analysis/coverage.hpp"
@@ -83,9 +85,7 @@ int print_coverage(const analysis::RuleBook& book, const std::string& source) {
   return 0;
 }
 
-}  // namespace
-
-int cmd_rules(const std::string& action, const Config& config, const std::string& id) {
+int rules_action(const std::string& action, const Config& config, const std::string& id) {
   const auto book = load_rules(config, "");
   if (!book) return 2;
   const auto& problems = book->set.problems;
@@ -124,6 +124,18 @@ int cmd_rules(const std::string& action, const Config& config, const std::string
   std::printf("%zu rules, %zu examples: %zu passed, %zu failed\n", rs.size(), examples, examples - std::min(examples, failures.size()),
               failures.size() + problems.size());
   return failures.empty() && problems.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_rules(const std::string& action, const Config& config, const std::string& id) {
+  const int code = rules_action(action, config, id);
+  // What was printed must have been written (`rules list > /dev/full` is a failure, not a 0).
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    std::fprintf(stderr, "dtriage: could not write the output: %s\n", std::strerror(errno));
+    return 2;
+  }
+  return code;
 }
 
 }  // namespace dtriage::cli

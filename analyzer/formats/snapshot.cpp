@@ -1,5 +1,7 @@
 #include "formats/snapshot.hpp"
 
+#include <cstdint>
+
 #include <algorithm>
 #include <sstream>
 
@@ -343,7 +345,7 @@ Snapshot parse_snapshot(const std::vector<std::string>& lines, std::string path)
   if (const SnapshotSection* s = snap.section("host.shm"); s && s->status == "ok" && s->lines.size() >= 2) {
     const auto w = split_words(s->lines[1]);
     if (w.size() >= 2)
-      if (auto kb = to_int(w[1])) snap.shm_bytes = *kb * 1024;
+      if (auto kb = to_int(w[1]); kb && *kb >= 0 && *kb <= INT64_MAX / 1024) snap.shm_bytes = *kb * 1024;  // else not a size
   }
   if (const SnapshotSection* s = snap.section("launch.leftovers"); s && s->status == "ok")
     for (const std::string& l : s->lines)

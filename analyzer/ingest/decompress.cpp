@@ -37,6 +37,20 @@ std::string ratio_message(double max_ratio, std::uint64_t out, std::uint64_t in)
   return say(Say::InputRatio, {{"ratio", ratio}, {"out", format_bytes(out)}, {"in", format_bytes(in)}});
 }
 
+std::string RatioLimit::spend(std::uint64_t produced) const {
+  if (budget != nullptr) {
+    budget->out += produced;
+    if (exceeded(budget->out, budget->in))
+      return say(Say::InputAllLayers, {{"reason", ratio_message(max_ratio, budget->out, budget->in)}});
+  }
+  if (run != nullptr) {
+    const std::uint64_t out = run->out += produced, in = run->in.load();
+    if (out > RunBudget::kGraceFactor * grace_bytes && static_cast<double>(out) > max_ratio * static_cast<double>(in > 0 ? in : 1))
+      return say(Say::InputRunRatio, {{"reason", ratio_message(max_ratio, out, in)}});
+  }
+  return "";
+}
+
 namespace {
 
 constexpr std::size_t kInChunk = 64 * 1024;
@@ -57,8 +71,8 @@ class Decoder : public ByteReader {
         fail(ratio_message(limit_.max_ratio, out_total_, in_total_));
         return produced;
       }
-      if (limit_.spend(produced)) {
-        fail(say(Say::InputAllLayers, {{"reason", ratio_message(limit_.max_ratio, limit_.budget->out, limit_.budget->in)}}));
+      if (std::string why = limit_.spend(produced); !why.empty()) {
+        fail(std::move(why));
         return produced;
       }
       if (s == Step::Error) return produced;  // error set by step(); data so far is delivered
@@ -131,6 +145,9 @@ class Decoder : public ByteReader {
   // After a member's end, bytes that do not start another: skips to the next member's magic.
   // True when one was found. Non-zero garbage is reported once the stream is read (zero padding,
   // as tar or dd leave, is not).
+  // At most kMaxGarbage bytes are skipped: past them the rest of the input is not read (a stream
+  // of zeros or noise behind a member would otherwise be read to its end).
+  static constexpr std::uint64_t kMaxGarbage = 16ull << 20;
   bool resync() {
     const std::string_view m = magic();
     const std::uint64_t at = in_total_ - avail_;
@@ -139,6 +156,7 @@ class Decoder : public ByteReader {
     for (;;) {
       if (avail_ < m.size() && !in_eof_) {
         top_up();
+        if (failed()) return false;
         continue;
       }
       if (avail_ == 0) break;
@@ -146,14 +164,28 @@ class Decoder : public ByteReader {
         found = true;
         break;
       }
-      if (*next_in() != 0) nonzero = true;
-      consume(1);
-      ++skipped;
+      if (skipped >= kMaxGarbage) {
+        fail(say(Say::InputInStream, {{"codec", name_}, {"reason", say(Say::InputGarbageTooLong, {{"count", std::to_string(kMaxGarbage)},
+                                                                                                {"offset", std::to_string(at)}})}}));
+        return false;
+      }
+      // Up to the next byte that could start a member, in one step.
+      const std::size_t span = avail_ >= m.size() ? avail_ - m.size() + 1 : avail_;
+      const void* hit = std::memchr(next_in() + 1, m[0], span > 1 ? span - 1 : 0);
+      const std::size_t step = hit != nullptr ? static_cast<std::size_t>(static_cast<const unsigned char*>(hit) - next_in()) : span;
+      if (!nonzero)
+        for (std::size_t i = 0; i < step; ++i)
+          if (next_in()[i] != 0) {
+            nonzero = true;
+            break;
+          }
+      consume(step);
+      skipped += step;
     }
     if (nonzero && garbage_.empty())
       garbage_ = say(Say::InputInStream, {{"codec", name_},
                                           {"reason", say(found ? Say::InputGarbageSkipped : Say::InputGarbageAtEnd,
-                                                         {{"count", std::to_string(skipped)}, {"offset", std::to_string(at)}})}});
+                                                         {{"count", std::to_string(kMaxGarbage)}, {"offset", std::to_string(at)}})}});
     return found;
   }
 
@@ -239,8 +271,11 @@ class Bzip2Decoder final : public Decoder {
 
 class XzDecoder final : public Decoder {
  public:
-  XzDecoder(ByteReader& inner, RatioLimit limit) : Decoder(inner, limit, "xz") {
-    if (lzma_stream_decoder(&ls_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) error(say(Say::InputCannotInitialise, {{"library", "liblzma"}}));
+  // The decoder's memory is capped as zstd's window is: a header may claim a dictionary of 4 GiB.
+  // 2^27 (the default) decodes whatever `xz -9` or `xz -e` wrote (a 64 MiB dictionary).
+  XzDecoder(ByteReader& inner, RatioLimit limit)
+      : Decoder(inner, limit, "xz"), memlimit_((std::uint64_t{1} << limit.zstd_window_log_max) + (16u << 20)) {
+    if (lzma_stream_decoder(&ls_, memlimit_, LZMA_CONCATENATED) != LZMA_OK) error(say(Say::InputCannotInitialise, {{"library", "liblzma"}}));
   }
   ~XzDecoder() override { lzma_end(&ls_); }
 
@@ -256,6 +291,10 @@ class XzDecoder final : public Decoder {
     if (r == LZMA_STREAM_END) return Step::End;
     if (r == LZMA_OK) return produced == 0 && avail() == 0 ? Step::NeedInput : Step::Progress;
     if (r == LZMA_BUF_ERROR) return Step::NeedInput;
+    if (r == LZMA_MEMLIMIT_ERROR) {
+      error(say(Say::InputXzMemory, {{"limit", std::to_string(memlimit_ >> 20) + " MiB"}}));
+      return Step::Error;
+    }
     error(say(Say::InputCorruptLibraryCode, {{"library", "liblzma"}, {"code", std::to_string(static_cast<int>(r))}}));
     return Step::Error;
   }
@@ -264,6 +303,7 @@ class XzDecoder final : public Decoder {
 
  private:
   lzma_stream ls_ = LZMA_STREAM_INIT;
+  std::uint64_t memlimit_;
 };
 
 class ZstdDecoder final : public Decoder {

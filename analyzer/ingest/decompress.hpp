@@ -3,7 +3,10 @@
 // the reader reports the error, so the lines before the damage are kept.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "ingest/byte_reader.hpp"
 #include "ingest/sniff.hpp"
@@ -18,21 +21,27 @@ struct RatioBudget {
   std::uint64_t out = 0;
 };
 
+// The whole run's: every byte read from its inputs, every byte its decoders made (shared by the
+// threads). 2,000 files of gz(gz(16 MiB)), each inside its own grace, are one bomb too.
+struct RunBudget {
+  std::atomic<std::uint64_t> in{0};
+  std::atomic<std::uint64_t> out{0};
+  static constexpr std::uint64_t kGraceFactor = 4;  // the run's grace: 4 inputs' worth
+};
+
 struct RatioLimit {
   double max_ratio = 1000.0;
   std::uint64_t grace_bytes = 16ull << 20;
   RatioBudget* budget = nullptr;  // the top-level input's, checked as well when set
   int zstd_window_log_max = 27;   // zstd frames needing a larger window (memory) are refused
+  RunBudget* run = nullptr;       // the run's, checked as well when set
   // True when `out` decoded bytes from `in` encoded ones is past the limit.
   bool exceeded(std::uint64_t out, std::uint64_t in) const {
     return out > grace_bytes && static_cast<double>(out) > max_ratio * static_cast<double>(in > 0 ? in : 1);
   }
-  // Adds `produced` decoded bytes to the top-level budget; true when its ratio is now past the limit.
-  bool spend(std::uint64_t produced) const {
-    if (budget == nullptr) return false;
-    budget->out += produced;
-    return exceeded(budget->out, budget->in);
-  }
+  // Adds `produced` decoded bytes to the top-level budget and the run's; the message when either
+  // ratio is now past the limit, else "".
+  std::string spend(std::uint64_t produced) const;
 };
 
 // A ByteReader that decodes `inner`. `codec` must be Gzip, Bzip2, Xz or Zstd.

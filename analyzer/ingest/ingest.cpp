@@ -14,6 +14,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <cstring>
 #include <map>
@@ -74,7 +75,10 @@ struct Ingestor::Impl {
   bool read_any = false;
   RatioBudget budget;  // of the top-level input being read (walk_file)
   std::string root_real, root_arg;  // the directory PATH being walked: links must stay inside it
-  RatioLimit ratio_limit() { return RatioLimit{limits.max_ratio, limits.ratio_grace_bytes, &budget, limits.zstd_window_log_max}; }
+  std::shared_ptr<RunBudget> run_budget = std::make_shared<RunBudget>();  // shared with the workers' readers
+  RatioLimit ratio_limit() {
+    return RatioLimit{limits.max_ratio, limits.ratio_grace_bytes, &budget, limits.zstd_window_log_max, run_budget.get()};
+  }
   std::map<FileId, std::string> seen;  // files and directories already walked
   std::set<FileId> ancestors;          // directories on the current walk path
 
@@ -82,7 +86,8 @@ struct Ingestor::Impl {
   // A worker's reader of one file: its own inventory, the run's hints and byte count.
   Impl(const Impl& root, base::Inventory& i)
       : limits(root.limits), hints(root.hints), inv(i), total_shared(root.total_shared),
-        exceeded_shared(root.exceeded_shared), total(*total_shared), total_exceeded(*exceeded_shared) {}
+        exceeded_shared(root.exceeded_shared), total(*total_shared), total_exceeded(*exceeded_shared),
+        run_budget(root.run_budget) {}
 
   // ---- parallel files (run with jobs) ----------------------------------------------------------
   // The walk queues one task per file; workers read them; the walking thread joins finished tasks
@@ -173,15 +178,31 @@ struct Ingestor::Impl {
     }
   }
 
-  // Counts the bytes read from a top-level input (the ratio budget's denominator).
+  // Counts the bytes read from a top-level input (the ratio budget's denominator), and holds the
+  // time budget and the byte limit on them too: bytes a decoder skips (garbage between members, a
+  // zip's tail) or that decode to nothing are no text, but they are read (`cat a.gz /dev/zero`).
   class CountingReader final : public ByteReader {
    public:
-    CountingReader(ByteReader& inner, std::uint64_t& count) : inner_(inner), count_(count) {}
+    CountingReader(ByteReader& inner, std::uint64_t& count, Impl& impl) : inner_(inner), count_(count), impl_(impl) {}
     std::size_t read(char* buf, std::size_t cap) override {
+      if (failed()) return 0;
+      if (impl_.limits.deadline && std::chrono::steady_clock::now() > *impl_.limits.deadline) {
+        impl_.total_exceeded = true;
+        impl_.inv.timed_out = true;
+        fail(say(Say::InputTimeBudget));
+        return 0;
+      }
+      if (count_ >= impl_.limits.max_total_bytes) {
+        impl_.total_exceeded = true;
+        fail(say(Say::InputTotalLimit, {{"size", format_bytes(impl_.limits.max_total_bytes)}}));
+        return 0;
+      }
+      cap = static_cast<std::size_t>(std::min<std::uint64_t>(cap, impl_.limits.max_total_bytes - count_));
       const std::size_t n = inner_.read(buf, cap);
       if (n == 0 && inner_.failed()) fail(inner_.error());
       if (n == 0 && cap > 0 && !failed()) at_end = true;
       count_ += n;
+      impl_.run_budget->in += n;
       return n;
     }
     bool at_end = false;  // the input said it has no more
@@ -189,6 +210,7 @@ struct Ingestor::Impl {
    private:
     ByteReader& inner_;
     std::uint64_t& count_;
+    Impl& impl_;
   };
 
   // ---- text sources ------------------------------------------------------------------------
@@ -387,8 +409,8 @@ struct Ingestor::Impl {
       if (limit.exceeded(ctx_.out, ctx_.in)) {
         ctx_.abort_reason = ratio_message(limit.max_ratio, ctx_.out, ctx_.in);
         fail(ctx_.abort_reason);
-      } else if (limit.spend(static_cast<std::uint64_t>(n))) {
-        ctx_.abort_reason = say(Say::InputAllLayers, {{"reason", ratio_message(limit.max_ratio, limit.budget->out, limit.budget->in)}});
+      } else if (std::string why = limit.spend(static_cast<std::uint64_t>(n)); !why.empty()) {
+        ctx_.abort_reason = std::move(why);
         fail(ctx_.abort_reason);
       }
       return static_cast<std::size_t>(n);
@@ -480,7 +502,7 @@ struct Ingestor::Impl {
     budget = RatioBudget{};
     if (fs_path == "-") {
       FdReader in(STDIN_FILENO, false);
-      CountingReader counted(in, budget.in);
+      CountingReader counted(in, budget.in, *this);
       dispatch(counted, display, hint, 0, sink);
       return;
     }
@@ -492,7 +514,7 @@ struct Ingestor::Impl {
     struct stat before {};
     const bool regular = ::fstat(fd, &before) == 0 && S_ISREG(before.st_mode);
     FdReader reader(fd, true);
-    CountingReader counted(reader, budget.in);
+    CountingReader counted(reader, budget.in, *this);
     dispatch(counted, display, hint, 0, sink);
     // A file that ended before its size: truncated (or rewritten) while it was read.
     if (regular && counted.at_end && budget.in < static_cast<std::uint64_t>(before.st_size))
@@ -624,7 +646,16 @@ void Ingestor::run(const std::vector<std::string>& paths, ForkableSink& sink, un
   im.forkable = &sink;
   im.max_pending = 4 * static_cast<std::size_t>(jobs);  // bounds the memory of finished, unjoined files
   std::vector<std::thread> workers;
-  for (unsigned i = 0; i < jobs; ++i) workers.emplace_back([&im] { im.worker(); });
+  try {
+    for (unsigned i = 0; i < jobs; ++i) workers.emplace_back([&im] { im.worker(); });
+  } catch (const std::system_error&) {
+    // No more threads (a container's pids limit): read with those there are, or on this one.
+    if (workers.empty()) {
+      im.forkable = nullptr;
+      run(paths, static_cast<Sink&>(sink));
+      return;
+    }
+  }
   for (const std::string& p : paths) {
     if (im.total_exceeded) {
       im.notes().add_unreadable(p, say(Say::InputTotalLimitNotRead));

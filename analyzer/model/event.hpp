@@ -70,6 +70,10 @@ struct Event {
   std::string message;       // the message without its prefix
   std::vector<std::string> body;  // continuation lines that belong to it (traceback, code block)
   std::uint64_t end_line = 0;     // last line of the event when it spans several
+  // Lines the collector folded into this one: the same line again (same file, process, kind, code,
+  // fields and rules; its text the same but for numbers), between the first copies kept and this,
+  // the last (analysis/collector.hpp). The event stands for 1 + folded lines.
+  std::uint64_t folded = 0;
 
   // Format-specific fields (nproc_per_node, exitcode, signal, op_type, seq, timeout_ms, ...).
   std::vector<std::pair<std::string, Value>> fields;

@@ -111,7 +111,9 @@ std::string render_html(const Report& r) {
   const base::Inventory& inv = *v.inputs;
   o += "<h2>" + esc(heading(base::Say::HeadingInputs)) + "</h2>\n<p>" + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
        std::to_string(inv.lines) + " lines, " + std::to_string(v.events) + " events, " + std::to_string(inv.lines_cut) +
-       " long lines cut.</p>\n";
+       " long lines cut" + (inv.events_folded ? ", " + std::to_string(inv.events_folded) + " repeated lines folded" : "") +
+       (inv.events_dropped ? ", " + std::to_string(inv.events_dropped) + " events not kept (--max-event-memory used up)" : "") +
+       ".</p>\n";
   if (!inv.unreadable.empty() || !inv.skipped.empty()) {
     o += "<ul>\n";
     for (const auto& p : inv.unreadable) o += "<li>unreadable " + esc(p.path) + ": " + esc(p.reason) + "</li>\n";

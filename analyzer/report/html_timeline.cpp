@@ -3,6 +3,8 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "report/html.hpp"
 #include "report/view.hpp"
@@ -66,9 +68,11 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
   }
   if (hi - lo < 1) hi = lo + 1;
   auto x = [&](double t) { return left + (t - lo) / (hi - lo) * (width - left - right); };
+  std::unordered_map<std::string_view, std::size_t> lane_index;  // a lane's first row (thousands of nodes: no scan per mark)
+  for (std::size_t i = 0; i < lanes.size(); ++i) lane_index.emplace(lanes[i], i);
   auto y = [&](const std::string& lane) {
-    const auto it = std::find(lanes.begin(), lanes.end(), lane);
-    const double i = it == lanes.end() ? 0 : static_cast<double>(it - lanes.begin());
+    const auto it = lane_index.find(lane);
+    const double i = it == lane_index.end() ? 0 : static_cast<double>(it->second);
     return top + lane_h * i + lane_h / 2;
   };
   std::string s = "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt(width) + "\" height=\"" +

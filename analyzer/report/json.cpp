@@ -143,7 +143,8 @@ std::string render_json(const Report& r) {
   for (const auto& p : r.inventory.skipped) skipped.push_back({{"path", base::sanitize_utf8(p.path)}, {"reason", p.reason}});
   j["inputs"] = {{"files", r.inventory.files},   {"bytes", r.inventory.bytes},   {"lines", r.inventory.lines},
                  {"lines_cut", r.inventory.lines_cut}, {"events", r.events.size()},
-                 {"events_not_kept", r.inventory.events_not_kept}, {"unreadable", unreadable},
+                 {"events_not_kept", r.inventory.events_not_kept}, {"events_folded", r.inventory.events_folded},
+                 {"events_dropped", r.inventory.events_dropped}, {"unreadable", unreadable},
                  {"skipped", skipped}};
   json problems = json::array();
   for (const auto& p : r.rule_problems) problems.push_back({{"where", p.where}, {"message", p.message}});

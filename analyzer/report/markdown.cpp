@@ -72,7 +72,8 @@ std::string render_markdown(const Report& r) {
   o += "<details><summary>" + heading(base::Say::HeadingInputs) + ": " + std::to_string(inv.files) + " files, " + std::to_string(inv.lines) + " lines, " +
        std::to_string(inv.unreadable.size()) + " unreadable</summary>\n\n";
   o += "- bytes: " + std::to_string(inv.bytes) + ", events: " + std::to_string(v.events) + ", long lines cut: " +
-       std::to_string(inv.lines_cut) + "\n";
+       std::to_string(inv.lines_cut) + (inv.events_folded ? ", repeated lines folded: " + std::to_string(inv.events_folded) : "") +
+       (inv.events_dropped ? ", events not kept (--max-event-memory used up): " + std::to_string(inv.events_dropped) : "") + "\n";
   for (const auto& p : inv.unreadable) o += "- unreadable " + md_code(p.path) + ": " + md_cell(p.reason) + "\n";
   for (const auto& p : inv.skipped) o += "- skipped " + md_code(p.path) + ": " + md_cell(p.reason) + "\n";
   o += "\n</details>\n\n_Report by dtriage " + v.version + "._\n";

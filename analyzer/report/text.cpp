@@ -86,7 +86,10 @@ std::string render_text(const Report& r, bool color) {
   o += "\n" + label(base::Say::HeadingInputs) + ": " + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
        std::to_string(inv.lines) + " lines, " + std::to_string(v.events) + " events";
   if (inv.events_not_kept) o += " (+" + std::to_string(inv.events_not_kept) + " informational ones that added no fact)";
+  if (inv.events_folded) o += ", " + std::to_string(inv.events_folded) + " repeated lines folded";
   if (inv.lines_cut) o += ", " + std::to_string(inv.lines_cut) + " long lines cut";
+  if (inv.events_dropped)
+    o += ", " + std::to_string(inv.events_dropped) + " events not kept (event memory used up: --max-event-memory)";
   o += "\n";
   for (const auto& p : inv.unreadable) o += "  unreadable: " + base::visible(p.path) + ": " + base::visible(p.reason) + "\n";
   for (const auto& p : inv.skipped) o += "  skipped: " + base::visible(p.path) + ": " + base::visible(p.reason) + "\n";

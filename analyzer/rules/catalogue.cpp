@@ -56,6 +56,10 @@ std::string check(CatalogueEntry& e, const std::string& source) {
 void Catalogue::load_text(const std::string& text, const std::string& file) {
   try {
     const YAML::Node doc = YAML::Load(text);
+    if (std::string p = yaml_expansion_problem(doc, text.size()); !p.empty()) {
+      problems_.push_back({file, std::move(p)});
+      return;
+    }
     if (!doc.IsMap()) {
       problems_.push_back({file, "not a catalogue (a map with source and entries)"});
       return;

@@ -496,7 +496,9 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
     }
     std::set<std::string> nodes_seen;
     for (auto i : idx) nodes_seen.insert(events[i].node);
-    vars["count"] = std::to_string(idx.size());
+    std::size_t lines = 0;  // an event stands for itself and the copies folded into it
+    for (auto i : idx) lines += 1 + events[i].folded;
+    vars["count"] = std::to_string(lines);
     Finding f;
     f.rule = &r;
     f.node = key.second;
@@ -520,7 +522,7 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
         f.node = it->second.substr(0, it->second.find('.'));
     f.time = events[idx.front()].time;
     f.earlier_attempt = std::get<2>(key3);
-    f.count = idx.size();
+    f.count = lines;
     f.events = idx;
     f.summary = fill(r.summary, vars, fv);
     if (f.earlier_attempt) f.summary += base::say(base::Say::FindingEarlierAttempt, {});

@@ -278,11 +278,40 @@ std::vector<YAML::Node> load_documents(const std::string& text) {
 
 }  // namespace
 
+std::string yaml_expansion_problem(const YAML::Node& doc, std::size_t text_size) {
+  const std::uint64_t max_bytes = std::max<std::uint64_t>(16ull * text_size, 1ull << 20);
+  constexpr std::uint64_t kMaxNodes = 1'000'000;
+  std::uint64_t bytes = 0, nodes = 0;
+  std::vector<YAML::Node> todo{doc};
+  while (!todo.empty()) {
+    const YAML::Node n = todo.back();
+    todo.pop_back();
+    if (++nodes > kMaxNodes || bytes > max_bytes) break;
+    if (n.IsScalar()) {
+      bytes += n.Scalar().size();
+    } else if (n.IsSequence()) {
+      for (const auto& c : n) todo.push_back(c);
+    } else if (n.IsMap()) {
+      for (const auto& kv : n) {
+        todo.push_back(kv.first);
+        todo.push_back(kv.second);
+      }
+    }
+  }
+  if (nodes <= kMaxNodes && bytes <= max_bytes) return "";
+  return "aliases expand this document beyond " + std::to_string(max_bytes >> 10) + " KiB or " +
+         std::to_string(kMaxNodes) + " nodes; it was not loaded";
+}
+
 void load_rules_text(const std::string& text, const std::string& file, RuleSet& out) {
   try {
     const std::vector<YAML::Node> docs = load_documents(text);
     for (const YAML::Node& doc : docs) {
       if (!doc || doc.IsNull()) continue;
+      if (std::string p = yaml_expansion_problem(doc, text.size()); !p.empty()) {
+        out.problems.push_back({where(file, doc), std::move(p)});
+        continue;
+      }
       if (doc.IsSequence()) {
         for (const auto& r : doc) load_one(r, file, out);
       } else {

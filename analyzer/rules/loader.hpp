@@ -1,6 +1,8 @@
 // Loads rule files (rules/<family>/<slug>.yaml) and checks them.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 #include <vector>
 
@@ -33,6 +35,12 @@ struct YamlFile {
   std::string path, text;
 };
 std::vector<YamlFile> read_yaml_files(const std::string& path, std::vector<std::pair<std::string, std::string>>& problems);
+
+// What a YAML document's aliases would make of it, read whole: "" when its scalars, counting every
+// alias each time it is used, come to at most max(16 x `text_size`, 1 MiB) bytes in at most 1M
+// nodes; else the problem ("aliases expand ..."). A rule file's 1 MB anchor used 2,000 times
+// would be read as 2 GB of strings (or a nest of aliases, exponentially more).
+std::string yaml_expansion_problem(const YAML::Node& doc, std::size_t text_size);
 
 // $env_var, else <prefix>/share/dtriage/<name> beside the running executable when installed, else
 // `source_tree` (a build runs on the source tree's data).

@@ -592,3 +592,32 @@ TEST(SmokeTest, RealGlooRunPassesAndAForcedDeviceFails) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+TEST(Check, CraftedHugeNumbersAreNoSizesAndNoProducts) {
+  // A /dev/shm size in kB whose bytes overflow, and nnodes x nproc over 2^63 (4 x 3074457345618258603): no negative MiB, no
+  // world size wrapped into a false mismatch (UBSan saw both).
+  auto job = healthy_job(2);
+  for (auto& n : job) n.env["WORLD_SIZE"] = "16";
+  job[0].env["NPROC_PER_NODE"] = "3074457345618258603";
+  std::vector<formats::Snapshot> snaps;
+  for (const auto& n : job) {
+    std::string text = make_snapshot(n);
+    const std::string from = "tmpfs            263921168";
+    text.replace(text.find(from), from.size(), "tmpfs            9223372036854775807");
+    snaps.push_back(formats::parse_snapshot(lines_of(text), n.host + ".snapshot"));
+  }
+  EXPECT_FALSE(snaps[0].shm_bytes.has_value());
+  check::Input in;
+  in.launch = check::parse_launch("torchrun --nnodes 4 --nproc_per_node 3074457345618258603 train.py");
+  in.snapshots = std::move(snaps);
+  const check::Report r = check::run_checks(in);
+  const std::string text = check::render_text(r);
+  EXPECT_EQ(text.find("is -"), std::string::npos) << text;
+  EXPECT_EQ(text.find("= -"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace dtriage::test

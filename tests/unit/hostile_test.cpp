@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -38,11 +39,27 @@ struct Bounded {
   std::string out, err;
 };
 
+// Starts a command and reads its peak RSS with wait4 (the child's and its waited descendants'),
+// written to argv[1]. A child started from this test process would inherit this process's own
+// high-water RSS across exec (the kernel keeps the larger): python, started fresh, starts dtriage.
+constexpr const char* kPeakOf = R"PY(import os, subprocess, sys
+p = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(p.pid, 0)
+open(sys.argv[1], "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+)PY";
+
 // Runs dtriage with `args` (no shell), `seconds` at most; reports its peak RSS.
-Bounded run_bounded(const std::vector<std::string>& args, int seconds, const std::string& dir) {
+// `env`: NAME=VALUE settings for dtriage's environment (and its `timeout`'s).
+Bounded run_bounded(const std::vector<std::string>& args, int seconds, const std::string& dir,
+                    const std::vector<std::string>& env = {}) {
   Bounded r;
-  const std::string out = dir + "/.out", err = dir + "/.err";
-  std::vector<std::string> argv_s = {"timeout", "-s", "KILL", std::to_string(seconds * kSlower), DTRIAGE_BINARY};
+  const std::string out = dir + "/.out", err = dir + "/.err", peak = dir + "/.peak";
+  std::vector<std::string> argv_s = {"python3", "-c", kPeakOf, peak, "env"};
+  argv_s.insert(argv_s.end(), env.begin(), env.end());
+  for (const char* a : {"timeout", "-s", "KILL"}) argv_s.emplace_back(a);
+  argv_s.push_back(std::to_string(seconds * kSlower));
+  argv_s.emplace_back(DTRIAGE_BINARY);
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
@@ -53,12 +70,11 @@ Bounded run_bounded(const std::vector<std::string>& args, int seconds, const std
   posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   pid_t pid = 0;
-  if (posix_spawnp(&pid, "timeout", &fa, nullptr, argv.data(), environ) != 0) return r;
+  if (posix_spawnp(&pid, "python3", &fa, nullptr, argv.data(), environ) != 0) return r;
   posix_spawn_file_actions_destroy(&fa);
   int status = 0;
-  rusage ru{};
-  wait4(pid, &status, 0, &ru);
-  r.peak_kib = ru.ru_maxrss;
+  waitpid(pid, &status, 0);
+  r.peak_kib = std::atol(read_file(peak).c_str());
   if (WIFEXITED(status)) {
     r.exit_code = WEXITSTATUS(status);
     r.timed_out = r.exit_code == 124 || r.exit_code == 137;
@@ -205,6 +221,11 @@ TEST(Hostile, ManyDistinctHostsStayNearLinear) {
     EXPECT_EQ(r.exit_code, 0) << redact;
     EXPECT_LT(r.peak_kib, 600 * 1024 * kSlower) << redact;
   }
+  // The HTML timeline has a lane per node (its lane lookup was a scan per mark: 24,000 nodes took 11 s).
+  const Bounded html = run_bounded({"analyze", "--format", "html", d.file("h")}, 120, d.path());
+  EXPECT_FALSE(html.timed_out);
+  EXPECT_EQ(html.exit_code, 0);
+  EXPECT_NE(html.out.find("node07999"), std::string::npos);
 }
 
 TEST(Hostile, ARuleThatBreaksTheCombinedSetIsSkipped) {
@@ -416,6 +437,234 @@ TEST(Hostile, DuplicateRuleIdsInOneDirectoryAreReported) {
   const Bounded r = run_bounded({"rules", "lint", "--rules", d.file("r")}, 30, d.path());
   EXPECT_TRUE(r.out.find("duplicate id") != std::string::npos || r.err.find("duplicate id") != std::string::npos) << r.out << r.err;
 }
+
+}  // namespace
+}  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// ---- the second round: memory bounded whatever the number and length of error lines ----
+
+// Big inputs are written by a child (python), not built here: a child started from this process
+// (posix_spawn shares its memory until exec) inherits its high-water RSS, and wait4 would report it.
+void python(const TempDir& d, const std::string& script) {
+  d.write("mk.py", script);
+  ASSERT_EQ(sh("cd " + d.path() + " && python3 mk.py"), 0) << script.substr(0, 200);
+}
+
+std::uint64_t finding_count(const json& j, const std::string& rule) {
+  for (const auto& f : j["findings"])
+    if (f.value("rule", "") == rule) return f.value("count", std::uint64_t{0});
+  return 0;
+}
+
+TEST(Hostile, ErrorFloodsFoldIntoOneCountAndMemoryStaysBounded) {
+  TempDir d;
+  constexpr int kLines = 300000;
+  // The same error on every line, stamped (a loop that logs it every step), and the same line bare.
+  python(d, R"PY(import os
+os.makedirs("flood")
+with open("flood/stamped.log", "w") as f:
+    for i in range(300000):
+        f.write("2026-02-%02d 1%d:%02d:%02d,%03d [rank3]: RuntimeError: CUDA error: an illegal memory access was encountered\n"
+                % (1 + i // 86400 % 28, i // 3600 % 10, i // 60 % 60, i % 60, i % 1000))
+with open("flood/bare.log", "w") as f:
+    f.write("gpu-b07:2291:2380 [5] NCCL WARN NET/IB : Got async event : port error\n" * 300000)
+)PY");
+  for (const char* f : {"flood/stamped.log", "flood/bare.log"}) {
+    const Bounded r = run_bounded({"analyze", "--format", "json", "-j", "1", d.file(f)}, 120, d.path());
+    ASSERT_FALSE(r.timed_out) << f;
+    EXPECT_LT(r.peak_kib, 80 * 1024 * kSlower) << f;
+    const json j = json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << f << r.err;
+    EXPECT_LE(j["inputs"]["events"].get<std::uint64_t>(), 20u) << f;
+    EXPECT_GE(j["inputs"]["events_folded"].get<std::uint64_t>(), kLines - 20u) << f;
+  }
+  // The lines folded still count: the finding stands for all of them.
+  const Bounded r = run_bounded({"analyze", "--format", "json", d.file("flood/stamped.log")}, 120, d.path());
+  const json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(finding_count(j, j["verdict"]["rule"].get<std::string>()), static_cast<std::uint64_t>(kLines)) << j["findings"].dump().substr(0, 400);
+  EXPECT_EQ(j["verdict"]["rank"], 3);
+  // The last copy is kept: the evidence's lines reach the end of the file.
+  std::uint64_t last = 0;
+  for (const auto& f : j["findings"])
+    for (const auto& e : f["evidence"]) last = std::max(last, e.value("line", std::uint64_t{0}));
+  EXPECT_EQ(last, static_cast<std::uint64_t>(kLines));
+}
+
+TEST(Hostile, LongErrorLinesAreCutInWhatIsKept) {
+  TempDir d;
+  python(d, R"PY(with open("long.log", "w") as f:
+    for i in range(120):
+        f.write("[rank%d]: RuntimeError: CUDA error: out of memory %d %s\n" % (i % 4, i, "q" * (1 << 20)))
+)PY");
+  const Bounded r = run_bounded({"analyze", "--format", "json", d.file("long.log")}, 120, d.path());
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_LT(r.peak_kib, 120 * 1024 * kSlower);
+  const json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.err;
+  EXPECT_EQ(j["inputs"]["events"], 120);
+  EXPECT_EQ(j["inputs"]["events_dropped"], 0);
+  for (const auto& f : j["findings"])
+    for (const auto& e : f["evidence"]) EXPECT_LT(e["text"].get<std::string>().size(), 9000u);
+}
+
+TEST(Hostile, DistinctErrorLinesStopAtTheEventMemoryAndSaySo) {
+  TempDir d;
+  python(d, R"PY(import random
+rnd = random.Random(7)
+letters = "abcdefghijklmnopqrstuvwxyz"
+with open("distinct.log", "w") as f:  # no two alike but for numbers: words drawn at random
+    for i in range(150000):
+        words = " ".join("".join(rnd.choice(letters) for _ in range(7)) for _ in range(6))
+        f.write("[rank%d]: RuntimeError: CUDA error: %s\n" % (i % 8, words))
+)PY");
+  const Bounded r = run_bounded({"analyze", "--format", "json", "--max-event-memory", "16M", d.file("distinct.log")}, 120, d.path());
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_LT(r.peak_kib, 100 * 1024 * kSlower);
+  const json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.err;
+  const auto kept = j["inputs"]["events"].get<std::uint64_t>(), dropped = j["inputs"]["events_dropped"].get<std::uint64_t>();
+  EXPECT_GT(dropped, 0u);
+  EXPECT_EQ(kept + dropped, 150000u);
+  EXPECT_EQ(j["verdict"]["status"], "failed");
+  const Bounded t = run_bounded({"analyze", "--max-event-memory", "16M", d.file("distinct.log")}, 120, d.path());
+  EXPECT_NE(t.out.find("events not kept (event memory used up"), std::string::npos) << t.out.substr(t.out.size() > 600 ? t.out.size() - 600 : 0);
+  const Bounded bad = run_bounded({"analyze", "--max-event-memory", "12", d.file("distinct.log")}, 20, d.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--max-event-memory"), std::string::npos) << bad.err;
+}
+
+TEST(Hostile, XzHeaderClaimingAHugeDictionaryIsRefused) {
+  TempDir d;
+  // An xz stream whose block header claims a 1 GiB dictionary (its CRC fixed up); the issue's claimed 4 GiB.
+  d.write("mk.py", R"PY(import lzma, struct, sys, zlib
+x = bytearray(lzma.compress(b"[rank0]: RuntimeError: boom\n" * 50, format=lzma.FORMAT_XZ,
+                            filters=[{"id": lzma.FILTER_LZMA2, "dict_size": 1 << 20}]))
+size = (x[12] + 1) * 4
+h = x[12:12 + size]
+i = h.find(b"\x21\x01")
+h[i + 2] = 36  # (2 | 0) << (36 // 2 + 11): 1 GiB
+h[-4:] = struct.pack("<I", zlib.crc32(bytes(h[:-4])))
+x[12:12 + size] = h
+sys.stdout.buffer.write(bytes(x))
+)PY");
+  ASSERT_EQ(sh("cd " + d.path() + " && python3 mk.py > big.log.xz"), 0);
+  const json j = analyze_json(d.file("big.log.xz"));
+  EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "needs more than 144 MiB of memory")) << j["inputs"].dump();
+  // Raised, the same stream is read (its real dictionary is 1 MiB).
+  const json raised = analyze_json(d.file("big.log.xz"), {"--zstd-window-log-max", "31"});
+  EXPECT_EQ(raised["inputs"]["lines"], 50) << raised["inputs"].dump();
+}
+
+TEST(Hostile, RuleFileAliasesAreNotExpanded) {
+  TempDir d;
+  python(d, R"PY(import os
+os.makedirs("rules")
+with open("rules/bomb.yaml", "w") as f:
+    f.write("id: test.alias-bomb\ntitle: t\ncategory: worker-exception\nseverity: error\n")
+    f.write("summary: &a \"" + "z" * (1 << 20) + "\"\nremedy: r\nmatch:\n  regex: zzz\nexamples:\n  match:\n")
+    f.write("    - *a\n" * 2000)
+)PY");
+  // Nested aliases: each level doubles (2^40 scalars if expanded).
+  std::string nest = "a0: &a0 [x, x]\n";
+  for (int i = 1; i <= 40; ++i) nest += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
+  d.write("rules2/nest.yaml", nest);
+  for (const char* dir : {"rules", "rules2"}) {
+    const Bounded r = run_bounded({"rules", "list", "--rules", d.file(dir)}, 60, d.path());
+    ASSERT_FALSE(r.timed_out) << dir;
+    EXPECT_LT(r.peak_kib, 100 * 1024 * kSlower) << dir;
+    EXPECT_NE(r.err.find("aliases expand"), std::string::npos) << dir << ": " << r.err.substr(0, 300);
+    EXPECT_NE(r.out.find("torch.watchdog-timeout"), std::string::npos) << "the pack still loads";
+  }
+}
+
+TEST(Hostile, BytesThatDecodeToNothingStillMeetTheBudgets) {
+  TempDir d;
+  ASSERT_EQ(sh("cd " + d.path() + " && printf '[rank0]: RuntimeError: boom\\n' | gzip > a.gz && "
+               "(cat a.gz; head -c 64M /dev/zero) > zeros.gz && (cat a.gz; head -c 40M /dev/urandom | tr -d '\\037') > noise.gz"),
+            0);
+  // A member, then zeros without end on stdin: the byte limit counts what is read, not only text;
+  // with no limit given, the skip between members stops at 16 MiB.
+  for (const std::string limit : {"1M", "64G"}) {
+    const std::string cmd = "cat " + d.file("a.gz") + " /dev/zero | timeout -s KILL " + std::to_string(60 * kSlower) + " " +
+                            DTRIAGE_BINARY + " analyze --format json --max-total-bytes " + limit + " - > " + d.file("o.json") + " 2>/dev/null";
+    ASSERT_NE(sh(cmd), 137) << limit << ": never ended";
+    const json j = json::parse(read_file(d.file("o.json")), nullptr, false);
+    ASSERT_TRUE(j.is_object()) << limit;
+    EXPECT_EQ(j["inputs"]["lines"], 1) << limit;
+    EXPECT_TRUE(mentions(j["inputs"]["unreadable"], limit == "1M" ? "--max-total-bytes" : "start no member")) << limit << ": " << j["inputs"].dump();
+  }
+  // Files: 64 MiB of zeros (padding up to 16 MiB, as tar or dd leave) and 40 MiB of noise after a member.
+  for (const char* f : {"zeros.gz", "noise.gz"}) {
+    const Bounded r = run_bounded({"analyze", "--format", "json", d.file(f)}, 60, d.path());
+    ASSERT_FALSE(r.timed_out) << f;
+    const json j = json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << f << r.err;
+    EXPECT_EQ(j["inputs"]["lines"], 1) << f;
+    EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "start no member")) << f << ": " << j["inputs"].dump();
+  }
+}
+
+TEST(Hostile, ManySmallBombsMeetOneBudgetForTheRun) {
+  TempDir d;
+  // 300 files of gz(gz(16 MiB)), 147 bytes each: every one inside its own grace (16 MiB), 4.7 GiB
+  // together. A plain log beside them is read first (sorted before them).
+  ASSERT_EQ(sh("cd " + d.path() + " && mkdir job && yes 'aaaaaaaaaaaaaaa' | head -c 16M | gzip -9 | gzip -9 > job/b0.log.gz && "
+               "for i in $(seq 1 299); do cp job/b0.log.gz job/b$i.log.gz; done"),
+            0);
+  d.write("job/a-worker.log", "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  const Bounded r = run_bounded({"analyze", "--format", "json", d.file("job")}, 120, d.path());
+  ASSERT_FALSE(r.timed_out);
+  const json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.err;
+  EXPECT_LT(j["inputs"]["bytes"].get<std::uint64_t>(), 160ull << 20) << j["inputs"]["bytes"];
+  EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "all the run's inputs together")) << j["inputs"]["unreadable"].dump().substr(0, 600);
+  EXPECT_EQ(j["verdict"]["category"], "operator-error");
+}
+
+TEST(Hostile, NumbersThatWouldWrapAreUsageErrors) {
+  TempDir d;
+  d.write("root/j1/a.log", "[rank0]: RuntimeError: boom\n");
+  for (const char* t : {"1e10", "nan", "-1", "inf"}) {
+    const Bounded r = run_bounded({"scan", "-q", "--job-timeout", t, d.file("root")}, 20, d.path());
+    EXPECT_EQ(r.exit_code, 2) << t << ": " << r.err << r.out.substr(0, 200);
+    EXPECT_NE(r.err.find("--job-timeout"), std::string::npos) << t << ": " << r.err;
+  }
+  for (const char* sh : {"0/-1", "-1/3", "1/0", "0/18446744073709551617", "0/3/4", "0/ 3", "a/b"}) {
+    const Bounded r = run_bounded({"scan", "-q", "--shard", sh, d.file("root")}, 20, d.path());
+    EXPECT_EQ(r.exit_code, 2) << sh << ": " << r.err;
+    EXPECT_NE(r.err.find("--shard"), std::string::npos) << sh << ": " << r.err;
+  }
+  const Bounded ok = run_bounded({"scan", "-q", "--shard", "0/1", "--job-timeout", "30", d.file("root")}, 20, d.path());
+  EXPECT_LE(ok.exit_code, 1) << ok.err;
+  EXPECT_NE(ok.out.find("j1"), std::string::npos) << ok.out;
+}
+
+#ifdef DTRIAGE_NO_THREADS_SHIM
+TEST(Hostile, NoThreadToBeHadFallsBackToThisOne) {
+  TempDir d;
+  for (int n = 0; n < 4; ++n)
+    d.write("job/node" + std::to_string(n) + "/worker.log",
+            n == 2 ? "[rank9]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n" : "[rank" + std::to_string(n) + "]: step 10 loss 1.5\n");
+  d.write("root/j2/a.log", "[rank0]: RuntimeError: boom\n");
+  const std::vector<std::string> env = {std::string("LD_PRELOAD=") + DTRIAGE_NO_THREADS_SHIM};
+  const Bounded one = run_bounded({"analyze", "--format", "json", "-j", "1", d.file("job")}, 60, d.path());
+  const Bounded many = run_bounded({"analyze", "--format", "json", "-j", "4", d.file("job")}, 60, d.path(), env);
+  ASSERT_FALSE(many.timed_out);
+  EXPECT_EQ(many.exit_code, one.exit_code) << many.err;
+  const json a = json::parse(one.out, nullptr, false), b = json::parse(many.out, nullptr, false);
+  ASSERT_TRUE(b.is_object()) << many.err;
+  EXPECT_EQ(a["verdict"], b["verdict"]);
+  EXPECT_EQ(b["verdict"]["rank"], 9);
+  const Bounded scan = run_bounded({"scan", "-j", "4", d.file("root")}, 60, d.path(), env);
+  ASSERT_FALSE(scan.timed_out);
+  EXPECT_LE(scan.exit_code, 1) << scan.err;
+  EXPECT_NE(scan.out.find("j2"), std::string::npos) << scan.out;
+}
+#endif
 
 }  // namespace
 }  // namespace dtriage::test

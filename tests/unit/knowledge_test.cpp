@@ -131,6 +131,10 @@ TEST(Knowledge, AFailedWriteIsAnError) {
     const int code = sh(std::string(DTRIAGE_BINARY) + " " + cmd + " '" + target + "' > /dev/full 2>/dev/null");
     EXPECT_EQ(code, 2) << cmd;
   }
+  for (const std::string action : {"list", "show torch.watchdog-timeout", "patterns", "fields", "test"}) {
+    const int code = sh(std::string(DTRIAGE_BINARY) + " rules " + action + " > /dev/full 2>/dev/null");
+    EXPECT_EQ(code, 2) << "rules " << action;
+  }
 }
 
 // The `scan` command's --format text and --redact reach every line (a test of the command line:
