@@ -17,6 +17,7 @@
 //     processes printed such a traceback than it ran (short_node). A node of one rank names it.
 // Several ranks left at any step: no culprit rank; their node when they share one.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -267,7 +268,7 @@ struct Chooser {
   std::set<std::int64_t> plain_victims(std::vector<std::string>& why) const {
     std::map<std::string, std::size_t> unranked;  // node -> reports no rank is known for
     for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
-      if (reports[i] != 0 && !ev[i].rank && !ev[i].local_rank && !f.is_replaced(i)) ++unranked[ev[i].node];
+      if (reports[i] != 0 && !ev[i].rank && !ev[i].local_rank && !f.is_replaced(i)) unranked[ev[i].node] += interleaved(ev[i]);
     std::map<std::string, std::vector<std::int64_t>> exits;  // node -> ranks that only exited
     // A process that printed an uncaught traceback exits with code 1: another code (3, 255) is not
     // a reporter's exit.
@@ -282,6 +283,22 @@ struct Chooser {
                               {{"count", std::to_string(ranks.size())}, {"node", node.empty() ? std::string("an unnamed node") : node}}));
     }
     return out;
+  }
+
+  // How many processes' exception lines one line holds: processes that share a pipe and write an
+  // exception's parts (type, ": ", message) in separate writes interleave them, and two timeouts at
+  // once read "RuntimeErrorRuntimeError: : [...] Timed out ...[...] Timed out ...": the type repeated
+  // n times is n records.
+  static std::size_t interleaved(const model::Event& e) {
+    if (e.kind != model::Kind::Python) return 1;
+    const std::string& type = e.code;
+    for (std::size_t p = 1; p * 2 <= type.size(); ++p) {
+      if (type.size() % p != 0 || !std::isupper(static_cast<unsigned char>(type[0]))) continue;
+      bool periodic = true;
+      for (std::size_t k = p; periodic && k < type.size(); ++k) periodic = type[k] == type[k - p];
+      if (periodic) return type.size() / p;
+    }
+    return 1;
   }
 
   // A rank chosen at step 3, with the sentence that decided and, when not its own failure's, the
@@ -694,9 +711,13 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
     }
     if (!ranked_exception && nodes.size() == 1 && !nodes.begin()->empty()) {
       const std::string& node = *nodes.begin();
+      // Ranks elsewhere whose ending no uncaught traceback gives (a signal, an exit code other
+      // than 1: the program's own choice) stay: they are failures of their own, for time to order.
       std::vector<const RankRecord*> here;
+      for (const RankRecord* r : cand)
+        if (r->node == node || !(r->ending == Ending::Exited && r->exit_code.value_or(1) == 1)) here.push_back(r);
       for (const RankRecord& r : f.rank_table)
-        if (r.node == node && own(r.ending)) here.push_back(&r);
+        if (r.node == node && own(r.ending) && std::find(here.begin(), here.end(), &r) == here.end()) here.push_back(&r);
       if (!here.empty() && here.size() < cand.size() + plain.size()) {
         victims += cand.size() - std::min(cand.size(), here.size());
         cand = std::move(here);

@@ -672,9 +672,21 @@ bool pass_over_later_failures(const std::vector<model::Event>& events, const cor
   if (!facts.culprit || !facts.culprit->own_failure() || facts.culprit->passed_over.empty() || root < 0) return false;
   const correlate::Culprit& c = *facts.culprit;
   const std::set<std::int64_t> others(c.passed_over.begin(), c.passed_over.end());
+  // A line no rank is tied to (plain output) is about the others when its node ran only them.
+  std::map<std::string, bool> only_others;  // node -> every rank it ran was passed over
+  for (const correlate::RankRecord& r : facts.rank_table) {
+    auto [it, fresh] = only_others.emplace(r.node, true);
+    it->second = it->second && others.count(r.rank) != 0;
+  }
+  auto of_others = [&](const model::Event& e) {
+    if (e.rank) return others.count(*e.rank) != 0;
+    if (e.node.empty() || e.node == c.node) return false;
+    const auto it = only_others.find(e.node);
+    return it != only_others.end() && it->second;
+  };
   auto about_others = [&](const Finding& y) {
     return y.rule->scope == Scope::Event && y.rule->reports.empty() && !cites_rank(y, events, c.rank) &&
-           std::any_of(y.events.begin(), y.events.end(), [&](auto i) { return events[i].rank && others.count(*events[i].rank) != 0; });
+           std::any_of(y.events.begin(), y.events.end(), [&](auto i) { return of_others(events[i]); });
   };
   if (!about_others(a.findings[static_cast<std::size_t>(root)])) return false;
   for (Finding& y : a.findings)

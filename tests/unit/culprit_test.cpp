@@ -1077,3 +1077,57 @@ TEST(Culprit, ALateRankKnownByItsPrefixNamesItsNode) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// Workers that share the launcher's pipe with no prefix write an exception's parts in separate
+// writes: two timeouts at once read "RuntimeErrorRuntimeError: : ...Timed out...Timed out". That
+// line is two reports, so the three exits with code 1 are the three reporters' and the rank that
+// never reported (stopped by its launcher) is the one the others waited for.
+TEST(Culprit, InterleavedExceptionLinesCountEveryWriter) {
+  analysis::Inputs in;
+  const std::string to = "[/opt/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 30000ms for recv operation to complete";
+  in.texts.emplace_back(
+      "cn-r7-22.lab/console.txt",
+      "+ torchrun --standalone --nproc_per_node 4 main.py\n"
+      "epoch 0 iter 40 loss 2.117\n"
+      "Traceback (most recent call last):\nTraceback (most recent call last):\n"
+      "  File \"/srv/main.py\", line 61, in <module>\n  File \"/srv/main.py\", line 61, in <module>\n"
+      "RuntimeErrorRuntimeError: : " + to + to + "\n" +
+      traceback("", "RuntimeError: " + to) +
+      "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 40410 closing signal SIGTERM\n"
+      "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 2 (pid: 40412) of binary: /usr/bin/python3\n" +
+      failure_table("cn-r7-22", {{2, 2, 1, 40412, "2026-08-30_17:02:44"}, {1, 1, 1, 40411, "2026-08-30_17:02:44"}, {3, 3, 1, 40413, "2026-08-30_17:02:44"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+}
+
+}  // namespace
+}  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// Plain output on every node: one node's worker exits with code 255 and no traceback (its own
+// choice); five seconds later a worker on another node raises ValueError, in a traceback no prefix
+// ties to a rank. The untied traceback does not make its node's ranks the only candidates: the
+// exit came first, and the exception's finding is passed over as a later failure.
+TEST(Culprit, AnOwnExitElsewhereIsNotDroppedForAnUntiedTraceback) {
+  analysis::Inputs in;
+  const std::string launch = "+ torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint 10.4.0.11:41207 fit.py\n";
+  in.texts.emplace_back("rk2-u14/out.log", launch +
+                                               "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 255) local_rank: 0 (pid: 5120) of binary: /usr/bin/python3\n" +
+                                               failure_table("rk2-u14", {{0, 0, 255, 5120, "2027-01-19_08:40:03"}}));
+  in.texts.emplace_back("rk3-u02/out.log", launch + traceback("", "ValueError: Expected input batch_size (64) to match target batch_size (63).") +
+                                               "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 7741) of binary: /usr/bin/python3\n" +
+                                               failure_table("rk3-u02", {{1, 0, 1, 7741, "2027-01-19_08:40:08"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  EXPECT_EQ(v["node"], "rk2-u14") << v.dump(1);
+  EXPECT_NE(v["summary"].get<std::string>().find("255"), std::string::npos) << v.dump(1);
+}
+
+}  // namespace
+}  // namespace dtriage::test
