@@ -165,7 +165,8 @@ std::uint64_t stored_bytes(const model::Event& e) {
 }  // namespace
 
 bool Collector::store(model::Event&& e, const std::vector<int>& hits) {
-  Fold& fold = folds_[fold_key(e, hits)];
+  const std::uint64_t key = fold_key(e, hits);
+  Fold& fold = folds_[key];
   if (++fold.copies > kFoldAfter + 1) {  // the latest copy takes the place of the one before
     model::Event& last = events_[fold.last];
     const std::uint64_t folded = last.folded + 1;
@@ -181,7 +182,7 @@ bool Collector::store(model::Event&& e, const std::vector<int>& hits) {
   const std::uint64_t bytes = stored_bytes(e) + hits.size() * sizeof(int);
   if (event_bytes_->fetch_add(bytes, std::memory_order_relaxed) + bytes > max_event_bytes_) {
     event_bytes_->fetch_sub(bytes, std::memory_order_relaxed);
-    --fold.copies;
+    if (--fold.copies == 0) folds_.erase(key);  // nothing kept of it: no entry either (millions of distinct lines)
     ++inv_.events_dropped;
     return false;
   }

@@ -265,6 +265,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::InputHalfWrittenLine, "input.half-written-line",
      "{path}: the last line is half-written (left out; --resume that scan)"},
     {Say::InputNotJob, "input.not-job", "not a file or folder (a FIFO, socket or device)"},
+    {Say::InputOwnOutput, "input.own-output", "this scan's own output (-o or --summary), not a job"},
     {Say::InputNotResultLine, "input.not-result-line", "{path}:{line}: not a scan result line"},
     {Say::InputKeptAsItIs, "input.kept-as-it-is", "{problem} (kept as it is)"},
     {Say::InputCannotCutLine, "input.cannot-cut-line", "cannot cut the half-written last line of {path}: {error}"},

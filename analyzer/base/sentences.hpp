@@ -232,6 +232,7 @@ enum class Say : std::uint16_t {
   InputHalfWrittenLine,          // {path}
   // scan result files and scan folders (batch)
   InputNotJob,
+  InputOwnOutput,
   InputNotResultLine,            // {path} {line}
   InputKeptAsItIs,               // {problem}
   InputCannotCutLine,            // {path} {error}

@@ -21,8 +21,19 @@ namespace dtriage::batch {
 
 namespace fs = std::filesystem;
 
-std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std::string>& roots, base::Inventory& inv) {
+std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std::string>& roots, base::Inventory& inv,
+                                                            const std::vector<std::string>& own, bool follow_outside_links) {
   std::vector<std::pair<std::string, std::string>> jobs;  // (name, path)
+  // The same file: one that exists already (-o is opened before the listing), else by its path.
+  auto is_own = [&own](const std::string& path) {
+    std::error_code ec;
+    for (const std::string& o : own) {
+      if (fs::equivalent(path, o, ec) && !ec) return true;
+      ec.clear();
+      if (fs::weakly_canonical(path, ec) == fs::weakly_canonical(o, ec) && !ec) return true;
+    }
+    return false;
+  };
   for (const std::string& root : roots) {
     std::error_code ec;
     if (fs::is_directory(root, ec)) {
@@ -31,12 +42,26 @@ std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std
         names.push_back(it->path().filename().string());
       if (ec) inv.add_unreadable(root, ec.message());
       std::sort(names.begin(), names.end());
+      const fs::path root_real = fs::weakly_canonical(root, ec);
       for (const std::string& n : names) {
         const std::string path = root + "/" + n;
+        // A link out of the ROOT could pull the engineer's own files into the results.
+        if (!follow_outside_links && fs::is_symlink(fs::symlink_status(path, ec))) {
+          const fs::path target = fs::weakly_canonical(path, ec);
+          const auto rel = target.lexically_relative(root_real);
+          if (!ec && (rel.empty() || *rel.begin() == "..")) {
+            inv.add_skipped(path, base::say(base::Say::InputSymlinkOutside, {{"target", target.string()}, {"root", root}}));
+            continue;
+          }
+        }
         // A FIFO, socket or device is no job: reading it could block or never end.
         const auto st = fs::status(path, ec);
         if (!ec && !fs::is_directory(st) && !fs::is_regular_file(st)) {
           inv.add_skipped(path, base::say(base::Say::InputNotJob));
+          continue;
+        }
+        if (is_own(path)) {
+          inv.add_skipped(path, base::say(base::Say::InputOwnOutput));
           continue;
         }
         jobs.emplace_back(roots.size() > 1 ? root + "/" + n : n, path);
@@ -275,7 +300,7 @@ class Scan {
 int scan(const std::vector<std::string>& roots, const ScanSettings& settings, const analysis::RuleBook& book,
          const std::function<bool(const std::string&)>& write) {
   base::Inventory top;
-  auto listed = list_jobs(roots, top);
+  auto listed = list_jobs(roots, top, settings.own_outputs, settings.analysis.limits.follow_outside_links);
   for (const auto& p : top.unreadable) std::fprintf(stderr, "dtriage: %s: %s\n", p.path.c_str(), p.reason.c_str());
   for (const auto& p : top.skipped)
     std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputSkipped, {{"path", p.path}, {"reason", p.reason}}).c_str());

@@ -26,11 +26,16 @@ struct ScanSettings {
   bool progress = false;               // redraw a progress line on stderr
   std::set<std::string> done_before;   // --resume: jobs already in the output
   bool say_resumed = false;            // say on stderr how many were done before and how many are left
+  std::vector<std::string> own_outputs;  // the files the scan writes (-o, --summary): never a job
 };
 
 // Each entry directly below a ROOT (a directory or an archive / compressed file) is one job:
-// (name, path), in name order. Entries that are no file or folder are skipped into `inv`.
-std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std::string>& roots, base::Inventory& inv);
+// (name, path), in name order. Entries that are no file or folder, that are one of `own` (the
+// scan's own output files), or symlinks that lead out of their ROOT (unless `follow_outside_links`,
+// as analyze), are skipped into `inv`.
+std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std::string>& roots, base::Inventory& inv,
+                                                            const std::vector<std::string>& own = {},
+                                                            bool follow_outside_links = false);
 
 // One result line (no '\n') for a job analysed in `seconds`: JSON (the contract's fields) or text.
 std::string result_line(const std::string& name, const analysis::Analysis& job, const analysis::RuleBook& book,

@@ -1,8 +1,8 @@
 // `dtriage scan` (many jobs, one result line each), `summary` and `merge` (over result files).
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <filesystem>
+#include <map>
 
 #include "base/sentences.hpp"
 #include "batch/batch.hpp"
@@ -55,6 +55,19 @@ std::vector<batch::ResultLine> read_result_files(const std::vector<std::string>&
 
 int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const std::string& summary) {
   const bool to_file = !config.output.empty() && config.output != "-";
+  if (!summary.empty() && (!to_file || config.format != "jsonl")) {
+    std::fprintf(stderr, "dtriage: --summary reads the results back from -o FILE (jsonl): give -o\n");
+    return 2;
+  }
+  if (!summary.empty()) {
+    std::error_code ec;
+    if (std::filesystem::weakly_canonical(summary, ec) == std::filesystem::weakly_canonical(config.output, ec)) {
+      std::fprintf(stderr, "dtriage: --summary and -o name the same file: the summary would replace the results\n");
+      return 2;
+    }
+    settings.own_outputs.push_back(summary);
+  }
+  if (to_file) settings.own_outputs.push_back(config.output);
   if (resume && (!to_file || config.format != "jsonl")) {
     std::fprintf(stderr, "dtriage: --resume needs -o FILE and the jsonl format (the file says which jobs are done)\n");
     return 2;
@@ -83,9 +96,7 @@ int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const st
   });
   if (!finish_output(out)) return 2;
   if (!summary.empty()) {
-    if (!to_file || config.format != "jsonl")
-      std::fprintf(stderr, "dtriage: --summary reads the results back from -o FILE (jsonl); none written\n");
-    else if (const auto written = write_summary(summary, batch::read_results(config.output).lines); !written)
+    if (const auto written = write_summary(summary, batch::read_results(config.output).lines); !written)
       std::fprintf(stderr, "dtriage: %s\n", written.error().c_str());
   }
   return code;
