@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <set>
 
 namespace dtriage::base {
 namespace {
@@ -192,6 +193,14 @@ std::string markdown_code(std::string_view s) {
   const std::size_t run = longest_run(v, '`');
   const std::string ticks(run + 1, '`');
   return ticks + (run > 0 ? " " + v + " " : v) + ticks;
+}
+
+bool file_extension(std::string_view label) {
+  static const std::set<std::string_view> kExt = {"log",  "txt", "out", "err",  "json", "jsonl", "gz",  "tar", "tgz", "zip",
+                                                  "bz2",  "xz",  "zst", "py",   "yaml", "yml",   "csv", "md",  "html", "pt",
+                                                  "pth",  "ckpt", "so", "cc",   "cpp",  "h",     "hpp", "sh",  "conf", "cfg",
+                                                  "info", "ini",  "bin", "snapshot", "bak", "old", "tmp"};
+  return kExt.count(label) != 0;
 }
 
 }  // namespace dtriage::base

@@ -35,4 +35,8 @@ std::string markdown_code(std::string_view s);
 // The longest run of `c` in `s` (a fence must be longer than any inside).
 std::size_t longest_run(std::string_view s, char c);
 
+// A dotted name's last label that makes it a file's name, not a domain's ("log" of gpu-a01.log,
+// "json", "gz", "ckpt", ...): lower case, as compared.
+bool file_extension(std::string_view label);
+
 }  // namespace dtriage::base

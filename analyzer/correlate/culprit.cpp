@@ -290,10 +290,10 @@ struct Chooser {
   // once read "RuntimeErrorRuntimeError: : [...] Timed out ...[...] Timed out ...": the type repeated
   // n times is n records.
   static std::size_t interleaved(const model::Event& e) {
-    if (e.kind != model::Kind::Python) return 1;
     const std::string& type = e.code;
+    if (e.kind != model::Kind::Python || type.empty() || !std::isupper(static_cast<unsigned char>(type[0]))) return 1;
     for (std::size_t p = 1; p * 2 <= type.size(); ++p) {
-      if (type.size() % p != 0 || !std::isupper(static_cast<unsigned char>(type[0]))) continue;
+      if (type.size() % p != 0) continue;
       bool periodic = true;
       for (std::size_t k = p; periodic && k < type.size(); ++k) periodic = type[k] == type[k - p];
       if (periodic) return type.size() / p;

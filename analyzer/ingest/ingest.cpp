@@ -178,6 +178,21 @@ struct Ingestor::Impl {
     }
   }
 
+  // The time budget or the byte limit, with `used` bytes counted against the latter: the reason
+  // reading stops, "" while it goes on. Either stops the run (no further file is opened either).
+  std::string over_budget(std::uint64_t used) {
+    if (limits.deadline && std::chrono::steady_clock::now() > *limits.deadline) {
+      total_exceeded = true;
+      inv.timed_out = true;
+      return say(Say::InputTimeBudget);
+    }
+    if (used >= limits.max_total_bytes) {
+      total_exceeded = true;
+      return say(Say::InputTotalLimit, {{"size", format_bytes(limits.max_total_bytes)}});
+    }
+    return "";
+  }
+
   // Counts the bytes read from a top-level input (the ratio budget's denominator), and holds the
   // time budget and the byte limit on them too: bytes a decoder skips (garbage between members, a
   // zip's tail) or that decode to nothing are no text, but they are read (`cat a.gz /dev/zero`).
@@ -186,15 +201,8 @@ struct Ingestor::Impl {
     CountingReader(ByteReader& inner, std::uint64_t& count, Impl& impl) : inner_(inner), count_(count), impl_(impl) {}
     std::size_t read(char* buf, std::size_t cap) override {
       if (failed()) return 0;
-      if (impl_.limits.deadline && std::chrono::steady_clock::now() > *impl_.limits.deadline) {
-        impl_.total_exceeded = true;
-        impl_.inv.timed_out = true;
-        fail(say(Say::InputTimeBudget));
-        return 0;
-      }
-      if (count_ >= impl_.limits.max_total_bytes) {
-        impl_.total_exceeded = true;
-        fail(say(Say::InputTotalLimit, {{"size", format_bytes(impl_.limits.max_total_bytes)}}));
+      if (std::string why = impl_.over_budget(count_); !why.empty()) {
+        fail(std::move(why));
         return 0;
       }
       cap = static_cast<std::size_t>(std::min<std::uint64_t>(cap, impl_.limits.max_total_bytes - count_));
@@ -221,15 +229,8 @@ struct Ingestor::Impl {
     TextReader(ByteReader& inner, Impl& impl) : inner_(inner), impl_(impl) {}
     std::size_t read(char* buf, std::size_t cap) override {
       if (failed()) return 0;
-      if (impl_.limits.deadline && std::chrono::steady_clock::now() > *impl_.limits.deadline) {
-        impl_.total_exceeded = true;  // no further file is opened either
-        impl_.inv.timed_out = true;
-        fail(say(Say::InputTimeBudget));
-        return 0;
-      }
-      if (impl_.total >= impl_.limits.max_total_bytes) {
-        impl_.total_exceeded = true;
-        fail(say(Say::InputTotalLimit, {{"size", format_bytes(impl_.limits.max_total_bytes)}}));
+      if (std::string why = impl_.over_budget(impl_.total); !why.empty()) {
+        fail(std::move(why));
         return 0;
       }
       cap = static_cast<std::size_t>(

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/text.hpp"
+
 namespace dtriage::ingest {
 namespace {
 
@@ -16,7 +18,7 @@ const re2::RE2& component_re() {
   //  - pod names ending in -worker-N / -master-N / -node-N
   //  - an IPv4 address
   //  - a fully qualified name whose host label has a number: c017.hpc.example.edu, dgx12.cluster.local
-  //    (three labels or more, the last all letters and no file extension: see fqdn_extension)
+  //    (three labels or more, the last all letters and no file extension: file_like)
   static const re2::RE2 re(
       R"((?i)(?:(?:node|host|worker|server|gpu|npu|compute|machine|cn|gn|dn|slave|master)[-_]?[a-z]{0,3}[0-9][-a-z0-9_]*)"
       R"(|w[-_][0-9]+|[a-z0-9][-a-z0-9_]*-(?:worker|master|node|host)-?[0-9]+)"
@@ -26,16 +28,12 @@ const re2::RE2& component_re() {
 }
 
 // A dotted folder name that ends like a file does (exp3.run.log, data1.train.json) is no host.
-bool file_extension(std::string_view name) {
-  static constexpr std::array<std::string_view, 14> kExt = {"log", "txt", "out", "err", "json", "jsonl", "yaml",
-                                                            "yml", "csv", "py", "sh", "bak", "old", "tmp"};
+bool file_like(std::string_view name) {
   const std::size_t dot = name.rfind('.');
   if (dot == std::string_view::npos) return false;
   std::string last(name.substr(dot + 1));
   for (char& c : last) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (std::string_view e : kExt)
-    if (last == e) return true;
-  return false;
+  return base::file_extension(last);
 }
 
 }  // namespace
@@ -100,7 +98,7 @@ std::string NodeHints::infer(std::string_view path) const {
   for (std::size_t i = parts.size(); i-- > 0;) {
     if (i + 1 == parts.size()) continue;
     const std::string name = strip_archive_suffix(parts[i]);
-    if (re2::RE2::FullMatch(name, component_re()) && !file_extension(name)) return name;
+    if (re2::RE2::FullMatch(name, component_re()) && !file_like(name)) return name;
   }
   return {};
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "base/text.hpp"
 #include "report/report.hpp"
 
 namespace dtriage::report {
@@ -32,21 +33,12 @@ bool ipv4(const std::string& t) {
   return dots == 3 && digits > 0;
 }
 
-// The last label of a file name that is no domain: "gpu-a01.log" is a file named after a host.
-bool file_extension(std::string_view label) {
-  static const std::set<std::string_view> kExt = {"log",  "txt", "out", "err",  "json", "jsonl", "gz",  "tar", "tgz", "zip",
-                                                  "bz2",  "xz",  "zst", "py",   "yaml", "yml",   "csv", "md",  "html", "pt",
-                                                  "pth",  "ckpt", "so", "cc",   "cpp",  "h",     "hpp", "sh",  "conf", "cfg",
-                                                  "info", "ini",  "bin", "snapshot"};
-  return kExt.count(label) != 0;
-}
-
 // A fully qualified domain name: three labels or more, the last alphabetic (not a version or a
 // file name), e.g. node7.cluster.example.com.
 bool fqdn(const std::string& t) {
   if (std::count(t.begin(), t.end(), '.') < 2) return false;
   const std::string_view last = std::string_view(t).substr(t.rfind('.') + 1);
-  if (last.size() < 2 || last.size() > 24 || file_extension(last)) return false;
+  if (last.size() < 2 || last.size() > 24 || base::file_extension(last)) return false;
   for (char c : last)
     if (!std::isalpha(static_cast<unsigned char>(c))) return false;
   for (std::size_t i = 0, start = 0; i <= t.size(); ++i)
@@ -106,7 +98,7 @@ std::string Redactor::token(const std::string& t) {
     // A known host with a domain (gpu-a01.cluster.local) or a file named after it (gpu-a01.log).
     if (auto it = hosts_.find(t.substr(0, dot)); it != hosts_.end()) {
       const std::string_view last = std::string_view(t).substr(t.rfind('.') + 1);
-      if (file_extension(last)) return it->second + t.substr(dot);
+      if (base::file_extension(last)) return it->second + t.substr(dot);
       return it->second;
     }
   }
