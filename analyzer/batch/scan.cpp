@@ -170,10 +170,10 @@ std::string result_line(const std::string& name, const analysis::Analysis& job, 
                         double seconds, const std::string& format, bool redact) {
   const report::Report full{job.events, job.facts, job.outcome, job.inventory, book.set.problems, 0, ""};
   if (!redact) return line_of(name, full, seconds, format);
-  // The job's name is a path the customer chose: masked with the same map as its report.
+  // The job's name is a path the customer chose: masked by one rule for the whole scan (and every
+  // shard and resumed run of it), not by the job's own numbering of hosts.
   const report::RedactedReport masked = report::redact(full);
-  report::Redactor names(full);
-  return line_of(names.apply(name), masked.view(), seconds, format);
+  return line_of(report::masked_job_name(name), masked.view(), seconds, format);
 }
 
 std::string error_line(const std::string& name, const std::string& what, const std::string& format) {
@@ -232,7 +232,7 @@ class Scan {
         one(i);
       } catch (const std::exception& e) {  // one job's failure (e.g. out of memory) is its own line
         codes_[i] = 1;
-        lines_[i] = error_line(jobs_[i].first, e.what(), s_.format);
+        lines_[i] = error_line(shown_name(i), e.what(), s_.format);
       }
       commit(i);
     }
@@ -254,12 +254,14 @@ class Scan {
       std::snprintf(what, sizeof what, "timed out after %.0f s (--job-timeout); %llu files read before", s_.job_timeout,
                     static_cast<unsigned long long>(job->inventory.files));
       codes_[i] = 1;
-      lines_[i] = error_line(jobs_[i].first, what, s_.format);
+      lines_[i] = error_line(shown_name(i), what, s_.format);
       return;
     }
     codes_[i] = !job->read_anything ? 2 : job->inventory.unreadable.empty() ? 0 : 1;
     lines_[i] = result_line(jobs_[i].first, *job, book_, secs, s_.format, s_.redact);
   }
+
+  std::string shown_name(std::size_t i) const { return s_.redact ? report::masked_job_name(jobs_[i].first) : jobs_[i].first; }
 
   // Lines go out in name order as soon as every earlier job is done, one write each, so that a
   // killed scan leaves whole lines of finished jobs.
@@ -308,7 +310,7 @@ int scan(const std::vector<std::string>& roots, const ScanSettings& settings, co
   std::size_t skipped_done = 0;
   for (auto& j : listed) {
     if (settings.shard && !in_shard(j.first, *settings.shard)) continue;
-    if (settings.done_before.count(j.first) != 0) {
+    if (settings.done_before.count(settings.redact ? report::masked_job_name(j.first) : j.first) != 0) {
       ++skipped_done;
       continue;
     }

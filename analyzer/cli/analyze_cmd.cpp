@@ -38,7 +38,8 @@ class EventPrinter final : public ingest::Sink {
   }
 
  private:
-  void print(const model::Event& e) {
+  void print(model::Event& e) {
+    if (config_.redact) redactor_.apply(e);
     std::string& buf = out_.buffer();
     if (config_.format == "text") {
       buf += base::visible(e.path);
@@ -56,6 +57,7 @@ class EventPrinter final : public ingest::Sink {
   const Config& config_;
   Output& out_;
   base::Inventory& inv_;
+  report::Redactor redactor_;  // --redact: hosts learned as the lines go
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "base/inventory.hpp"
 #include "base/sentences.hpp"
 #include "check/check.hpp"
+#include "report/report.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "formats/pipeline.hpp"
@@ -68,6 +69,36 @@ class CheckSink final : public ingest::Sink {
   std::uint64_t files_ = 0;
 };
 
+// --redact: the nodes first (node#1, ... in the report's order), then every string it shows.
+void redact(check::Report& report, const check::Input& input) {
+  report::Redactor r;
+  for (const auto& n : report.nodes) r.add_node(n);
+  for (const auto& s : input.snapshots) r.add_node(s.host);
+  for (const auto& c : report.checks)
+    for (const auto& res : c.results) {
+      for (const auto& [k, v] : res.values) r.learn(k + "=" + v);
+      for (const auto& e : res.evidence) r.learn(e.text);
+    }
+  for (auto& n : report.nodes) n = r.apply(n);
+  for (auto& c : report.checks)
+    for (auto& res : c.results) {
+      res.node = r.apply(res.node);
+      res.message = r.apply(res.message);
+      for (auto& [k, v] : res.values) {  // read with its key: MASTER_ADDR=x, password=y
+        const std::string kv = r.apply(k + "=" + v);
+        v = kv.rfind(k + "=", 0) == 0 ? kv.substr(k.size() + 1) : r.apply(v);
+      }
+      for (auto& e : res.evidence) {
+        e.path = r.apply(e.path);
+        e.text = r.apply(e.text);
+      }
+    }
+  for (auto& [path, reason] : report.unreadable) {
+    path = r.apply(path);
+    reason = r.apply(reason);
+  }
+}
+
 }  // namespace
 
 int cmd_check(CheckArgs& args) {
@@ -89,6 +120,7 @@ int cmd_check(CheckArgs& args) {
   check::Report report = check::run_checks(input);
   report.files = sink.files();
   for (const auto& p : inv.unreadable) report.unreadable.emplace_back(p.path, p.reason);
+  if (args.redact) redact(report, input);
   if (args.format == "json") out.buffer() += check::render_json(report);
   else if (args.format == "markdown") out.buffer() += check::render_markdown(report);
   else out.buffer() += check::render_text(report);

@@ -189,7 +189,7 @@ CLI::App* add_analyze(CLI::App& app, RawArgs& raw) {
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--format", raw.format, "text (default), json, markdown or html")
       ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
-  cmd->add_flag("--redact", raw.redact, "Mask host names (node-1, ...), IP addresses, home-directory user names and secrets");
+  cmd->add_flag("--redact", raw.redact, "Mask identities (hosts as node#1, host#1, IP addresses, users, secrets); keep what the lines mean");
   add_rules_options(*cmd, raw);
   cmd->add_option("--color", raw.color, "auto (default), always or never; NO_COLOR is honoured")
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -211,7 +211,7 @@ CLI::App* add_scan(CLI::App& app, ScanFlags& f) {
   cmd->add_option("--format", f.raw.format, "jsonl (default) or text")->check(CLI::IsMember({"jsonl", "text"}));
   cmd->add_option("-j,--jobs", f.raw.jobs, "Jobs analysed in parallel (default: one per core)");
   add_rules_options(*cmd, f.raw);
-  cmd->add_flag("--redact", f.raw.redact, "Mask host names, IP addresses, home-directory user names and secrets");
+  cmd->add_flag("--redact", f.raw.redact, "Mask identities in every line (job names as job-HASH, the same in every shard and run)");
   cmd->add_flag("-q,--quiet", f.quiet, "No progress line on stderr (it is shown only when stderr is a terminal)");
   cmd->add_flag("--resume", f.resume, "Skip the jobs already in -o FILE (a killed scan goes on where it stopped)");
   cmd->add_option("--job-timeout", f.job_timeout, "Seconds one job may take to read; past it the job is an error line")
@@ -259,6 +259,7 @@ CLI::App* add_events(CLI::App& app, RawArgs& raw) {
   cmd->add_option("--format", raw.format, "jsonl (default) or text")->check(CLI::IsMember({"jsonl", "text"}));
   cmd->add_flag("--all-lines", raw.all_lines, "Also print lines no parser recognised (kind \"line\")");
   cmd->add_flag("--raw", raw.raw, "Do not parse: one event per line with its path, line and text");
+  cmd->add_flag("--redact", raw.redact, "Mask host names, IP addresses, user names and secrets (hosts learned as the lines go)");
   return cmd;
 }
 
@@ -269,6 +270,7 @@ CLI::App* add_check(CLI::App& app, RawArgs& raw, std::string& launch) {
   add_input_options(*cmd, raw);
   cmd->add_option("--launch", launch, "The launch command, e.g. \"torchrun --nnodes 2 --nproc_per_node 8 train.py\"");
   cmd->add_option("--format", raw.format, "text (default), json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
+  cmd->add_flag("--redact", raw.redact, "Mask host names, IP addresses, user names and secrets");
   return cmd;
 }
 
@@ -304,6 +306,7 @@ int run_check(Config& config, const std::string& launch) {
   args.max_line = config.analysis.max_line;
   args.limits = config.analysis.limits;
   args.hints = std::move(config.hints);
+  args.redact = config.redact;
   return cmd_check(args);
 }
 

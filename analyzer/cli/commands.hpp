@@ -63,6 +63,7 @@ struct CheckArgs {
   std::size_t max_line = 0;
   ingest::Limits limits;
   ingest::NodeHints hints;
+  bool redact = false;             // --redact
 };
 
 // `dtriage check`: the six pre-launch checks over snapshots, smoke-test output and training logs.

@@ -45,24 +45,46 @@ std::string render_text(const Report& r, bool color);
 std::string render_markdown(const Report& r);
 std::string render_html(const Report& r);
 
-// Masks what should not leave a customer's site. Host names become node#1, node#2, ... (in the
-// order of the node table; hosts that are no node, such as peers and fully qualified names in
-// messages, host#1, ...), IPv4 and IPv6 addresses ip#1, ..., e-mail addresses email#1, ...; user
-// names in home paths become "user"; token / key / password values, bearer tokens, credentials in
-// URLs and well-known token shapes become [redacted]. '#' is in no host name, so a replacement
-// never collides with a real name. Text is read once, whole tokens at a time: nothing is replaced
-// twice, and the cost is linear in the text.
+// Masks identities and keeps meaning (`--redact`). Masked: host names (node#1, node#2, ... in the
+// order of the node table; other hosts host#1, ...), IPv4 and IPv6 addresses (ip#1, ...), e-mail
+// addresses (email#1, ...), user names (user#1, ...: home and users paths, ~name, user=, name@host),
+// and secrets ([redacted]: password / token / key values, --password and the like, cookies, bearer
+// tokens, credentials in URLs, well-known token shapes, private-key blocks). Kept: exception,
+// module and class names (torch.cuda.OutOfMemoryError), file and library paths, error codes,
+// versions, 0.0.0.0, 127.0.0.1 and localhost. A word is a host when the job uses it as one: a node,
+// a launcher's master address, the value after peer / host / node / address / endpoint / master /
+// pod, the part before :PORT or after @, a fully qualified name under a known top-level domain;
+// once learned, it is masked wherever it appears, also inside file names (gpu-a01_rank3.log).
+// '#' is in no host name, so a replacement never collides with a real name; text is read once per
+// pass and nothing is replaced twice. A JSON line (a container runtime's) is masked value by value
+// after unescaping, and stays JSON.
 class Redactor {
  public:
+  Redactor() = default;
   explicit Redactor(const Report& r);
+  // A host the caller knows of (a node first: they are numbered node#N in the order given).
+  void add_node(const std::string& name);
+  void add_host(const std::string& name);
+  // Learns the hosts and users that `text` names by its grammar (without masking anything).
+  void learn(std::string_view text);
   std::string apply(const std::string& text);
+  // Every string an event shows (its lines learned first).
+  void apply(model::Event& e);
 
  private:
   std::string token(const std::string& t);
+  std::string inside(const std::string& t);
+  std::string apply_plain(const std::string& text);
+  std::string user(const std::string& name);
   std::unordered_map<std::string, std::string> hosts_;  // known host (and node) names
+  std::unordered_map<std::string, std::string> users_;  // user names met in paths and fields
   std::unordered_map<std::string, std::string> seen_;   // addresses, e-mails, other FQDNs met so far
-  std::size_t next_host_ = 1, next_ip_ = 1, next_email_ = 1;
+  std::size_t next_node_ = 1, next_host_ = 1, next_ip_ = 1, next_email_ = 1, next_user_ = 1;
 };
+
+// A job's name as `scan --redact` writes it: "job-" and a hash of the name (the same in every run and
+// shard, so --resume and merge still match), with the name's archive extension kept.
+std::string masked_job_name(const std::string& name);
 
 // A redacted copy of everything a report shows: redaction runs on the analysis, before any format
 // renders it, so every format (and every string field of the JSON) is masked the same way.

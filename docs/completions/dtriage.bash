@@ -13,8 +13,8 @@ _dtriage() {
     summary) opts="--format --help --output -h -o" ;;
     merge) opts="--help --output -h -o" ;;
     rules) opts="list show test lint fields patterns literals --help --no-default-rules --rules -h" ;;
-    events) opts="--all-lines --follow-outside-links --format --help --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --raw --zstd-window-log-max -h -o" ;;
-    check) opts="--follow-outside-links --format --help --launch --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --zstd-window-log-max -h -o" ;;
+    events) opts="--all-lines --follow-outside-links --format --help --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --raw --redact --zstd-window-log-max -h -o" ;;
+    check) opts="--follow-outside-links --format --help --launch --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --redact --zstd-window-log-max -h -o" ;;
     snapshot-script) opts="--help -h" ;;
     *) opts="" ;;
   esac

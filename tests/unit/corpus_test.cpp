@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 
+#include "report/report.hpp"
 #include "test_util.hpp"
 
 namespace dtriage::test {
@@ -145,6 +146,69 @@ TEST(Corpus, AnalyzeGivesTheRecordedResultOfEachCase) {
               total - right, ranks_right, ranks, nodes_right, nodes, report.str().c_str());
   ASSERT_GT(total, 0u);
   EXPECT_TRUE(differences.str().empty()) << "results differ from tests/corpus_expected.json:\n" << differences.str();
+}
+
+// --redact masks identities and keeps meaning: on every case, each word of the verdict's and the
+// findings' sentences is the same with --redact, or the masked form of the same word where only
+// an identity (node#N, host#N, ip#N, email#N, user#N, [redacted]) stands for a part of it, and that
+// part is no exception or module name, error code or well-known address. No node name survives.
+TEST(Corpus, RedactKeepsEveryWordOfTheVerdictThatIsNoIdentity) {
+  const std::string corpus = corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << "../shared/corpus is not beside the checkout";
+  static const std::regex identity(R"((?:node|host|ip|email|user)#\d+|\[redacted\])");
+  static const std::regex meaning(R"((?:[A-Za-z_]+\.)+[A-Z]\w*|Error|Exception|^0\.0\.0\.0$|^127\.|^E[A-Z]\d{4}$|^(?:torch|nccl|hccl|cuda|c10d)$)");
+  auto words = [](const std::string& s) {
+    std::vector<std::string> w;
+    std::istringstream in(s);
+    for (std::string x; in >> x;) w.push_back(x);
+    return w;
+  };
+  std::size_t cases = 0, masked_words = 0;
+  std::ostringstream problems;
+  for (const Case& c : load_cases(corpus)) {
+    const auto a = analyze_path(c.dir);
+    const report::Report plain = report_view(*a);
+    const report::RedactedReport red = report::redact(plain);
+    ++cases;
+    std::vector<std::pair<std::string, std::string>> sentences = {{plain.analysis.verdict.summary, red.analysis.verdict.summary}};
+    for (std::size_t i = 0; i < plain.analysis.findings.size(); ++i)
+      sentences.emplace_back(plain.analysis.findings[i].summary, red.analysis.findings[i].summary);
+    for (const auto& [x, y] : sentences) {
+      const auto wx = words(x), wy = words(y);
+      if (wx.size() != wy.size()) {
+        problems << c.name << ": \"" << x << "\" became \"" << y << "\"\n";
+        continue;
+      }
+      for (std::size_t i = 0; i < wx.size(); ++i) {
+        if (wx[i] == wy[i]) continue;
+        // The masked word as a pattern: each identity stands for some text of the plain word.
+        std::string pattern;
+        std::size_t at = 0;
+        for (auto it = std::sregex_iterator(wy[i].begin(), wy[i].end(), identity); it != std::sregex_iterator(); ++it) {
+          pattern += std::regex_replace(wy[i].substr(at, it->position() - at), std::regex(R"([.^$|()\[\]{}*+?\\])"), "\\$&");
+          pattern += "(.+?)";
+          at = it->position() + it->length();
+        }
+        pattern += std::regex_replace(wy[i].substr(at), std::regex(R"([.^$|()\[\]{}*+?\\])"), "\\$&");
+        std::smatch m;
+        if (at == 0 || !std::regex_match(wx[i], m, std::regex(pattern))) {
+          problems << c.name << ": '" << wx[i] << "' became '" << wy[i] << "'\n";
+          continue;
+        }
+        ++masked_words;
+        for (std::size_t g = 1; g < m.size(); ++g)
+          if (std::regex_search(m[g].str(), meaning)) problems << c.name << ": '" << wx[i] << "' lost '" << m[g].str() << "'\n";
+      }
+    }
+    std::string shown = red.analysis.verdict.summary + "\n" + red.analysis.verdict.node;
+    for (const auto& f : red.analysis.findings) shown += "\n" + f.summary;
+    for (const auto& n : plain.facts.nodes)
+      if (n.name.size() >= 4 && n.name != "localhost" && std::regex_search(shown, std::regex("(^|[^A-Za-z0-9])" + std::regex_replace(n.name, std::regex(R"([.^$|()\[\]{}*+?\\])"), "\\$&") + "($|[^A-Za-z0-9])")))
+        problems << c.name << ": node " << n.name << " shown in clear\n";
+  }
+  std::printf("%zu cases, %zu words masked in their sentences\n", cases, masked_words);
+  ASSERT_GT(cases, 0u);
+  EXPECT_TRUE(problems.str().empty()) << problems.str();
 }
 
 }  // namespace

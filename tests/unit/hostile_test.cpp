@@ -17,6 +17,7 @@
 #include <sstream>
 #include <fstream>
 
+#include "snapshot_fixture.hpp"
 #include "test_util.hpp"
 
 extern char** environ;
@@ -310,6 +311,14 @@ TEST(Hostile, MarkdownHoldsNoInjectedElementAndFencesHold) {
 
 // ---- redaction ----
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
 TEST(Hostile, RedactLeavesNoPlantedSecretInAnyFormat) {
   TempDir d;
   const std::string lane = "gpu-a-very-long-hostname-for-lanes-0001";
@@ -335,6 +344,87 @@ TEST(Hostile, RedactLeavesNoPlantedSecretInAnyFormat) {
   const json report = json::parse(j.out);
   for (const auto& n : report["nodes"]) names.insert(n["name"].get<std::string>());
   EXPECT_EQ(names.size(), 3u) << j.out.substr(0, 400);
+}
+
+// Issue 24 items 10-13: container JSON lines, hosts that are no node, IPv6, secrets of every shape.
+TEST(Hostile, RedactMasksHostsAddressesAndSecretsOfEveryShape) {
+  TempDir d;
+  d.write("job/w0/train.log",
+          "{\"log\":\"[rank0]: RuntimeError: login failed {\\\"password\\\": \\\"hunter3\\\"} via gpu-zz9:29500\\n\",\"stream\":\"stderr\","
+          "\"time\":\"2025-01-01T00:00:00Z\"}\n"
+          "MASTER_ADDR=login-vault3 MASTER_PORT=29500 peer gpu-customer-secretproject-07 reset\n"
+          "NCCL WARN peer fe80::1ff:fe23:4567:890a and ::ffff:10.9.8.7 and [2001:db8::7]:29500 gone\n"
+          "env SECRET_KEY=sk1abc PRIVATE_KEY=pk2abc MYSQL_PWD=my3abc; run --password pw4abc; sshpass -p pw5abc ssh x\n"
+          "Cookie: sessionid=cookie6abc; url https://bob:p@ss7abc@store.example.com/x password = 'two wordsabc' token:tk8abc,tk9abc\n"
+          "iface 172.16.5.4_eth0 host ip-10-20-30-40 paths /data/users/dave C:\\Users\\erin ~frank user=henry job-10.1.2.3\n"
+          "[rank0]: torch.cuda.OutOfMemoryError: CUDA out of memory; torch.distributed.DistStoreError on 0.0.0.0:29500 127.0.0.1 "
+          "EE8888 c10d::ProcessGroupNCCL /usr/lib/python3/dist-packages/torch/distributed/run.py CANN version 7.0.0.1\n");
+  const std::vector<std::string> planted = {
+      "hunter3", "gpu-zz9", "login-vault3", "gpu-customer-secretproject-07", "fe80", "890a", "10.9.8.7", "2001:db8",
+      "sk1abc", "pk2abc", "my3abc", "pw4abc", "pw5abc", "cookie6abc", "bob", "ss7abc", "store.example.com", "words",
+      "tk8abc", "tk9abc", "172.16.5.4", "10-20-30-40", "dave", "erin", "frank", "henry", "10.1.2.3"};
+  const std::vector<std::string> meaning = {
+      "torch.cuda.OutOfMemoryError", "torch.distributed.DistStoreError", "0.0.0.0:29500", "127.0.0.1", "EE8888",
+      "c10d::ProcessGroupNCCL", "/usr/lib/python3/dist-packages/torch/distributed/run.py", "7.0.0.1", "MASTER_PORT=29500"};
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"events", "--all-lines", "--format", "text", "--redact"},
+        std::vector<std::string>{"events", "--all-lines", "--format", "jsonl", "--redact"},
+        std::vector<std::string>{"analyze", "--color", "never", "--format", "json", "--redact"},
+        std::vector<std::string>{"analyze", "--color", "never", "--format", "html", "--redact"}}) {
+    std::vector<std::string> a = args;
+    a.push_back(d.file("job"));
+    const Bounded r = run_bounded(a, 30, d.path());
+    const std::string what = args[0] + " " + args[args.size() - 2];
+    ASSERT_EQ(r.exit_code, 0) << what << r.err;
+    for (const std::string& s : planted) EXPECT_EQ(r.out.find(s), std::string::npos) << what << " leaks " << s;
+    if (args[0] == "events") {
+      for (const std::string& s : meaning) EXPECT_NE(r.out.find(s), std::string::npos) << what << " lost " << s;
+    }
+  }
+}
+
+// Issue 24 item 15: `check --redact` masks MASTER_ADDR and node names in every format.
+TEST(Hostile, CheckRedactsItsReport) {
+  TempDir d;
+  auto job = healthy_job(2);
+  for (auto& n : job) {
+    n.host = n.host == job[0].host ? "gpu-q17" : "gpu-q18";
+    n.env["MASTER_ADDR"] = "gpu-q17.vault.example.com";
+    d.write("logs/" + n.host + ".snapshot", make_snapshot(n));
+  }
+  for (const char* fmt : {"text", "json", "markdown"}) {
+    const Bounded plain = run_bounded({"check", "--format", fmt, d.file("logs")}, 30, d.path());
+    EXPECT_NE(plain.out.find("gpu-q1"), std::string::npos) << fmt << plain.out;
+    const Bounded r = run_bounded({"check", "--redact", "--format", fmt, d.file("logs")}, 30, d.path());
+    EXPECT_EQ(r.out.find("gpu-q1"), std::string::npos) << fmt << r.out;
+    EXPECT_EQ(r.out.find("vault"), std::string::npos) << fmt << r.out;
+    EXPECT_EQ(r.exit_code, plain.exit_code) << fmt;
+  }
+}
+
+// Issue 24 item 14: `scan --redact` names each job by one rule for the whole scan, so three
+// jobs stay three, --resume skips them and merge keeps every line.
+TEST(Hostile, ScanRedactKeepsJobsApartAcrossRunsAndShards) {
+  TempDir d;
+  for (const std::string job : {"gpu-a01", "gpu-a02", "job-10.1.2.3"})
+    d.write("root/" + job + "/gpu-a01/train.log", "[rank0]: RuntimeError: broke\n");
+  const Bounded r = run_bounded({"scan", "-q", "--redact", "-o", d.file("r.jsonl"), d.file("root")}, 60, d.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> names;
+  for (const std::string& line : lines_of(read_file(d.file("r.jsonl")))) names.insert(json::parse(line)["job"].get<std::string>());
+  EXPECT_EQ(names.size(), 3u);
+  const std::string all = read_file(d.file("r.jsonl"));
+  for (const char* leak : {"gpu-a0", "10.1.2.3"}) EXPECT_EQ(all.find(leak), std::string::npos) << leak << all;
+  const Bounded again = run_bounded({"scan", "-q", "--redact", "--resume", "-o", d.file("r.jsonl"), d.file("root")}, 60, d.path());
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(lines_of(read_file(d.file("r.jsonl"))).size(), 3u) << "a resumed scan re-scanned redacted jobs";
+  for (const char* k : {"0/2", "1/2"})
+    ASSERT_EQ(run_bounded({"scan", "-q", "--redact", "--shard", k, "-o", d.file(std::string("s") + k[0] + ".jsonl"), d.file("root")}, 60, d.path()).exit_code, 0);
+  const Bounded m = run_bounded({"merge", d.file("s0.jsonl"), d.file("s1.jsonl")}, 30, d.path());
+  EXPECT_EQ(lines_of(m.out).size(), 3u) << m.out;
+  std::set<std::string> merged;
+  for (const std::string& line : lines_of(m.out)) merged.insert(json::parse(line)["job"].get<std::string>());
+  EXPECT_EQ(merged, names);
 }
 
 // ---- input lost silently ----
