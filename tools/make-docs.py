@@ -89,6 +89,8 @@ def main():
             "0: the analysis is done, whatever it found. 1: done, but some input could not be read (listed",
             "in the report's inputs and on standard error). 2: a usage error, or nothing readable.",
             "\\fBdtriage check\\fR adds 3: a pre\\-launch check failed.",
+            "\\fBdtriage analyze \\-\\-ci\\fR puts the verdict in the exit code: 0 healthy, 3 failed,",
+            "4 inconclusive (1 and 2 win over them). A PATH that does not exist is a usage error (2).",
             ".SH FILES",
             ".TP", "/usr/share/dtriage/rules",
             "The rule pack (one YAML file per rule). \\fB\\-\\-rules DIR\\fR adds rules of your own;",

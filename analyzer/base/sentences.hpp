@@ -176,6 +176,7 @@ enum class Say : std::uint16_t {
   InputTotalLimitNotRead,
   InputLinesKept,                // {reason}
   InputBinary,
+  InputUnsupportedFormat,
   InputNestedTooDeep,            // {depth}
   InputShrank,                   // {read} {size}
   InputSymlinkOutside,           // {target} {root}

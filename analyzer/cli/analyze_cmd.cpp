@@ -77,7 +77,13 @@ int cmd_analyze(Config& config) {
   if (config.format != "json" && !job->inventory.unreadable.empty())
     std::fprintf(stderr, "dtriage: %s\n",
                  base::say(base::Say::InputCannotRead, {{"count", std::to_string(job->inventory.unreadable.size())}}).c_str());
-  return exit_code(job->read_anything, job->inventory);
+  const int code = exit_code(job->read_anything, job->inventory);
+  if (!config.ci || code != 0) return code;
+  switch (job->outcome.verdict.status) {
+    case rules::Status::Failed: return kExitVerdictFailed;
+    case rules::Status::Inconclusive: return kExitVerdictInconclusive;
+    default: return 0;
+  }
 }
 
 int cmd_events(Config& config) {

@@ -115,9 +115,13 @@ int cmd_check(CheckArgs& args) {
     std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNothingReadable).c_str());
     return 2;
   }
-  if (input.snapshots.empty() && input.smoke.empty())
-    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNoCheckInput).c_str());
   check::Report report = check::run_checks(input);
+  // Nothing to judge (no snapshot, no smoke test, no log line any check reads): an error, not a
+  // report of six skips.
+  if (report.status == check::Status::Skip) {
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNoCheckInput).c_str());
+    return 2;
+  }
   report.files = sink.files();
   for (const auto& p : inv.unreadable) report.unreadable.emplace_back(p.path, p.reason);
   if (args.redact) redact(report, input);

@@ -5,12 +5,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "base/sentences.hpp"
@@ -81,6 +86,8 @@ struct RawArgs {
   bool no_default_rules = false;
   std::string color = "auto";
   bool redact = false;
+  bool json = false;  // analyze --json
+  bool ci = false;    // analyze --ci
   bool no_gate = false;
   unsigned jobs = 0;  // analyze: files in parallel; scan: jobs in parallel (0 = one per core)
 };
@@ -109,8 +116,40 @@ std::optional<std::uint64_t> parse_size(const std::string& s) {
   return v << shift;
 }
 
+// A report format from the name of the file it goes to (report.html, report.md, report.json), as
+// `scan --summary` does; "" when the name says none.
+std::string format_of_file(const std::string& path) {
+  const auto dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
+  std::string ext = path.substr(dot + 1);
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (ext == "json") return "json";
+  if (ext == "md" || ext == "markdown") return "markdown";
+  if (ext == "html" || ext == "htm") return "html";
+  if (ext == "txt" || ext == "text" || ext == "log") return "text";
+  return "";
+}
+
+// The format of a report: --format, else --json, else -o's extension, else text. `formats` are
+// those the command writes.
+base::Result<std::string> report_format(const RawArgs& raw, const std::vector<std::string>& formats) {
+  if (raw.json && !raw.format.empty() && raw.format != "json")
+    return base::err("--json and --format " + raw.format + " disagree; give one of them");
+  if (!raw.format.empty()) return raw.format;
+  if (raw.json) return std::string("json");
+  const std::string f = format_of_file(raw.output);
+  if (!f.empty() && std::find(formats.begin(), formats.end(), f) != formats.end()) return f;
+  return std::string("text");
+}
+
 base::Result<Config> validate(const RawArgs& raw) {
   Config c;
+  // A path that is not there is a mistake in the command, not input to report on.
+  for (const std::string& p : raw.paths) {
+    struct stat st {};
+    if (p != "-" && ::lstat(p.c_str(), &st) != 0)
+      return base::err(base::visible(p) + ": " + std::strerror(errno) + " (nothing was analysed)");
+  }
   c.paths = raw.paths;
   c.format = raw.format;
   c.output = raw.output;
@@ -140,6 +179,7 @@ base::Result<Config> validate(const RawArgs& raw) {
   for (const auto& d : raw.rules_dirs) c.rules_dirs.push_back(d);
   c.color = raw.color;
   c.redact = raw.redact;
+  c.ci = raw.ci;
   c.parse.all_lines = raw.all_lines;
   c.parse.raw = raw.raw;
   c.analysis.gate = !raw.no_gate;
@@ -181,14 +221,15 @@ void add_rules_options(CLI::App& cmd, RawArgs& raw) {
 }
 
 CLI::App* add_analyze(CLI::App& app, RawArgs& raw) {
-  raw.format = "text";
   CLI::App* cmd = app.add_subcommand("analyze", "Name the root cause of one failed job");
   add_input_options(*cmd, raw);
   add_gate_option(*cmd, raw);
   cmd->add_option("-j,--jobs", raw.jobs, "Files read in parallel (default: one per core); the report is the same for any number")
       ->check(CLI::Range(1u, 1024u));
-  cmd->add_option("--format", raw.format, "text (default), json, markdown or html")
+  cmd->add_option("--format", raw.format, "text, json, markdown or html (default: from -o's extension, else text)")
       ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
+  cmd->add_flag("--json", raw.json, "The same as --format json");
+  cmd->add_flag("--ci", raw.ci, "The verdict in the exit code: 0 healthy, 3 failed, 4 inconclusive (1 and 2 as always)");
   cmd->add_flag("--redact", raw.redact, "Mask identities (hosts as node#1, host#1, IP addresses, users, secrets); keep what the lines mean");
   add_rules_options(*cmd, raw);
   cmd->add_option("--color", raw.color, "auto (default), always or never; NO_COLOR is honoured")
@@ -264,14 +305,78 @@ CLI::App* add_events(CLI::App& app, RawArgs& raw) {
 }
 
 CLI::App* add_check(CLI::App& app, RawArgs& raw, std::string& launch) {
-  raw.format = "text";
   CLI::App* cmd = app.add_subcommand(
       "check", "Before a launch: the six multi-node checks over node snapshots, smoke-test output and training logs");
   add_input_options(*cmd, raw);
   cmd->add_option("--launch", launch, "The launch command, e.g. \"torchrun --nnodes 2 --nproc_per_node 8 train.py\"");
-  cmd->add_option("--format", raw.format, "text (default), json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
+  cmd->add_option("--format", raw.format, "text, json or markdown (default: from -o's extension, else text)")
+      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  cmd->add_flag("--json", raw.json, "The same as --format json");
   cmd->add_flag("--redact", raw.redact, "Mask host names, IP addresses, user names and secrets");
   return cmd;
+}
+
+// ---- "did you mean" ---------------------------------------------------------------------------
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The candidate nearest to `word` when it is near enough to be a typo of it (or starts it), else "".
+std::string closest(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    const std::size_t d = c.rfind(word, 0) == 0 && word.size() >= 3 ? 1 : edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+CLI::App* subcommand_named(CLI::App& app, const std::string& name) {
+  for (CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name() == name) return sub;
+  return nullptr;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// After a parse error: for each --option the command line gave that the command does not have,
+// the nearest one it has.
+void say_closest_options(CLI::App& app, int argc, char** argv) {
+  CLI::App* cmd = &app;
+  for (CLI::App* sub : app.get_subcommands())
+    if (sub->parsed()) cmd = sub;
+  if (cmd == &app && argc >= 2) cmd = subcommand_named(app, argv[1]);
+  if (cmd == nullptr) return;
+  std::vector<std::string> names;
+  for (const CLI::Option* o : cmd->get_options())
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0 || a.size() < 3) continue;
+    a = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), a) != names.end()) continue;
+    if (const std::string near = closest(a, names); !near.empty())
+      std::fprintf(stderr, "dtriage: %s has no option %s; did you mean %s?\n", cmd->get_name().c_str(), base::visible(a).c_str(), near.c_str());
+  }
 }
 
 // ---- dispatch -------------------------------------------------------------------------------
@@ -328,11 +433,31 @@ int run_checked(int argc, char** argv) {
   CLI::App* check = add_check(app, check_raw, check_launch);
   CLI::App* script = app.add_subcommand(
       "snapshot-script", "Print the node snapshot collector (bash): run it on every node, then `dtriage check` the files");
+  // A command that is not one: say which is closest, rather than "a subcommand is required".
+  if (argc >= 2 && argv[1][0] != '-' && subcommand_named(app, argv[1]) == nullptr) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    const std::string near = closest(argv[1], names);
+    std::fprintf(stderr, "dtriage: '%s' is not a command%s (commands: %s; dtriage --help)\n", base::visible(argv[1]).c_str(),
+                 near.empty() ? "" : ("; did you mean '" + near + "'?").c_str(), join(names).c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
+    if (code != 0) say_closest_options(app, argc, argv);
     return code == 0 ? 0 : 2;  // help and version exit 0
+  }
+  for (auto [cmd, raw, formats] : {std::tuple{analyze, &analyze_raw, std::vector<std::string>{"text", "json", "markdown", "html"}},
+                                   std::tuple{check, &check_raw, std::vector<std::string>{"text", "json", "markdown"}}}) {
+    if (!cmd->parsed()) continue;
+    const auto format = report_format(*raw, formats);
+    if (!format) {
+      std::fprintf(stderr, "dtriage: %s\n", format.error().c_str());
+      return 2;
+    }
+    raw->format = format.value();
   }
 
   if (summary->parsed()) return cmd_summary(summary_flags.files, summary_flags.format, summary_flags.output);

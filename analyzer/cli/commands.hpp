@@ -29,6 +29,7 @@ struct Config {
   std::vector<std::string> rules_dirs;     // pack first, then --rules
   std::string color;
   bool redact = false;
+  bool ci = false;                         // analyze --ci: the verdict in the exit code
   std::string node_pattern;                // --node-from-path, to build hints per job (scan)
 };
 
@@ -43,6 +44,9 @@ std::optional<analysis::RuleBook> load_rules(const Config& config, const char* p
 void print_problems(const base::Inventory& inv);
 // 0 done, 1 some input unreadable, 2 nothing readable.
 int exit_code(bool read_anything, const base::Inventory& inv);
+// analyze --ci: 3 when the verdict is failed, 4 when inconclusive (after 1 and 2, which win).
+inline constexpr int kExitVerdictFailed = 3;
+inline constexpr int kExitVerdictInconclusive = 4;
 
 // ---- the commands ----
 int cmd_analyze(Config& config);                                          // analyze_cmd.cpp

@@ -267,6 +267,10 @@ struct Ingestor::Impl {
       inv.add_unreadable(display, peek.error());
       return;
     }
+    if (const Unsupported* u = unsupported_format(peek.head())) {
+      inv.add_unreadable(display, say(Say::InputUnsupportedFormat, {{"format", u->name}, {"how", u->how}}));
+      return;
+    }
     const Content content = sniff(peek.head());
     switch (content) {
       case Content::Binary:

@@ -61,6 +61,25 @@ Content sniff(std::string_view head) {
   return Content::Text;
 }
 
+const Unsupported* unsupported_format(std::string_view head) {
+  struct Magic {
+    std::string_view bytes;
+    Unsupported what;
+  };
+  static const Magic kMagic[] = {
+      {std::string_view("Rar!\x1a\x07", 6), {"a RAR archive", "unrar x FILE"}},
+      {std::string_view("7z\xbc\xaf\x27\x1c", 6), {"a 7-Zip archive", "7z x FILE"}},
+      {std::string_view("\x04\x22\x4d\x18", 4), {"LZ4-compressed data", "lz4 -d FILE"}},
+      {std::string_view("LZIP", 4), {"lzip-compressed data", "lzip -d FILE"}},
+      {std::string_view("\x1f\x9d", 2), {"compress (.Z) data", "uncompress FILE"}},
+      {std::string_view("070701", 6), {"a cpio archive", "cpio -id < FILE"}},
+      {std::string_view("070707", 6), {"a cpio archive", "cpio -id < FILE"}},
+  };
+  for (const Magic& m : kMagic)
+    if (starts_with(head, m.bytes)) return &m.what;
+  return nullptr;
+}
+
 const char* content_name(Content c) {
   switch (c) {
     case Content::Empty: return "empty";

@@ -13,6 +13,14 @@ inline constexpr std::size_t kSniffBytes = 8192;
 
 Content sniff(std::string_view head);
 const char* content_name(Content c);
+
+// Archives and compressors dtriage does not read (RAR, 7-Zip, LZ4, lzip, compress, cpio), known
+// by their magic bytes: their name and the command that unpacks them; nullptr for any other head.
+struct Unsupported {
+  const char* name;
+  const char* how;
+};
+const Unsupported* unsupported_format(std::string_view head);
 inline bool is_container(Content c) {
   return c == Content::Gzip || c == Content::Bzip2 || c == Content::Xz || c == Content::Zstd ||
          c == Content::Tar || c == Content::Zip;

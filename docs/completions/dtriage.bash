@@ -8,13 +8,13 @@ _dtriage() {
   fi
   cmd="${COMP_WORDS[1]}"
   case "$cmd" in
-    analyze) opts="--color --follow-outside-links --format --help --jobs --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
+    analyze) opts="--ci --color --follow-outside-links --format --help --jobs --json --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
     scan) opts="--follow-outside-links --format --help --job-timeout --jobs --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
     summary) opts="--format --help --output -h -o" ;;
     merge) opts="--help --output -h -o" ;;
     rules) opts="list show test lint fields patterns literals --help --no-default-rules --rules -h" ;;
     events) opts="--all-lines --follow-outside-links --format --help --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --raw --redact --zstd-window-log-max -h -o" ;;
-    check) opts="--follow-outside-links --format --help --launch --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --redact --zstd-window-log-max -h -o" ;;
+    check) opts="--follow-outside-links --format --help --json --launch --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --redact --zstd-window-log-max -h -o" ;;
     snapshot-script) opts="--help -h" ;;
     *) opts="" ;;
   esac

@@ -57,6 +57,86 @@ TEST(Cli, ExitCodeTwoOnUsageErrors) {
   EXPECT_EQ(run_dtriage("--version").exit_code, 0);
 }
 
+// Issue 25: what a user trips on at the command line.
+TEST(Cli, AMissingPathIsAnErrorWithoutAReport) {
+  TempDir d;
+  d.write("job/a.log", "[rank0]: RuntimeError: boom\n");
+  for (const std::string cmd : {"analyze", "events", "check", "scan"}) {
+    const RunResult r = run_dtriage(cmd + " '" + d.file("job") + "' '" + d.file("no-such-dir") + "'");
+    EXPECT_EQ(r.exit_code, 2) << cmd;
+    EXPECT_TRUE(r.out.empty()) << cmd << ": " << r.out;
+    EXPECT_NE(r.err.find(d.file("no-such-dir") + ": No such file or directory"), std::string::npos) << cmd << ": " << r.err;
+  }
+}
+
+TEST(Cli, AMistypedCommandOrOptionGetsTheNearestOne) {
+  const RunResult sub = run_dtriage("analyse x");
+  EXPECT_EQ(sub.exit_code, 2);
+  EXPECT_NE(sub.err.find("did you mean 'analyze'?"), std::string::npos) << sub.err;
+  const RunResult none = run_dtriage("frobnicate x");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err.find("did you mean"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("'frobnicate' is not a command"), std::string::npos) << none.err;
+  const RunResult opt = run_dtriage("analyze --fromat json x");
+  EXPECT_EQ(opt.exit_code, 2);
+  EXPECT_NE(opt.err.find("did you mean --format?"), std::string::npos) << opt.err;
+  const RunResult scan = run_dtriage("scan --resme x");
+  EXPECT_NE(scan.err.find("did you mean --resume?"), std::string::npos) << scan.err;
+}
+
+TEST(Cli, TheReportFormatComesFromTheOutputFileUnlessGiven) {
+  TempDir d;
+  d.write("job/a.log", "[rank0]: RuntimeError: boom\n");
+  const std::string job = " '" + d.file("job") + "'";
+  ASSERT_EQ(run_dtriage("analyze -o '" + d.file("r.html") + "'" + job).exit_code, 0);
+  EXPECT_EQ(read_file(d.file("r.html")).rfind("<!doctype html>", 0), 0u);
+  ASSERT_EQ(run_dtriage("analyze -o '" + d.file("r.json") + "'" + job).exit_code, 0);
+  EXPECT_TRUE(nlohmann::json::accept(read_file(d.file("r.json"))));
+  ASSERT_EQ(run_dtriage("analyze -o '" + d.file("r.md") + "'" + job).exit_code, 0);
+  EXPECT_EQ(read_file(d.file("r.md")).rfind("## ", 0), 0u) << read_file(d.file("r.md")).substr(0, 80);
+  ASSERT_EQ(run_dtriage("analyze --format text -o '" + d.file("t.html") + "'" + job).exit_code, 0);
+  EXPECT_EQ(read_file(d.file("t.html")).rfind("verdict:", 0), 0u);
+  ASSERT_EQ(run_dtriage("analyze -o '" + d.file("r.out") + "'" + job).exit_code, 0);
+  EXPECT_EQ(read_file(d.file("r.out")).rfind("verdict:", 0), 0u);
+  const RunResult j = run_dtriage("analyze --json" + job);
+  EXPECT_TRUE(nlohmann::json::accept(j.out)) << j.out.substr(0, 80);
+  EXPECT_EQ(run_dtriage("analyze --json --format html" + job).exit_code, 2);
+}
+
+TEST(Cli, CiPutsTheVerdictInTheExitCode) {
+  TempDir d;
+  d.write("failed/a.log", "[rank0]: RuntimeError: boom\n");
+  d.write("healthy/a.log", "[rank0]: step 1/10 loss 2.0\n[rank0]: step 2/10 loss 1.9\n");
+  d.write("nothing/a.log", "");
+  EXPECT_EQ(run_dtriage("analyze --ci '" + d.file("failed") + "'").exit_code, 3);
+  EXPECT_EQ(run_dtriage("analyze --ci '" + d.file("healthy") + "'").exit_code, 0);
+  EXPECT_EQ(run_dtriage("analyze --ci '" + d.file("nothing") + "'").exit_code, 4);
+  EXPECT_EQ(run_dtriage("analyze '" + d.file("failed") + "'").exit_code, 0);  // the contract's 0 without --ci
+}
+
+TEST(Cli, CheckWithNothingToCheckIsAnError) {
+  TempDir d;
+  d.write("logs/a.log", "[rank0]: RuntimeError: boom\n");
+  const RunResult r = run_dtriage("check '" + d.file("logs") + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("nothing to check"), std::string::npos) << r.err;
+}
+
+TEST(Cli, ArchivesOfFormatsNotReadAreNamed) {
+  TempDir d;
+  d.write("job/a.rar", std::string("Rar!\x1a\x07\x01\x00", 8) + std::string(64, '\x01'));
+  d.write("job/b.7z", std::string("7z\xbc\xaf\x27\x1c", 6) + std::string(64, '\x02'));
+  d.write("job/ok.log", "[rank0]: RuntimeError: boom\n");
+  const RunResult r = run_dtriage("analyze --json '" + d.file("job") + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  const auto j = nlohmann::json::parse(r.out);
+  std::string reasons;
+  for (const auto& u : j["inputs"]["unreadable"]) reasons += u["path"].get<std::string>() + ": " + u["reason"].get<std::string>() + "\n";
+  EXPECT_NE(reasons.find("a.rar: a RAR archive, a format dtriage does not read: unpack it (unrar x FILE)"), std::string::npos) << reasons;
+  EXPECT_NE(reasons.find("b.7z: a 7-Zip archive"), std::string::npos) << reasons;
+}
+
 TEST(Cli, StdinIsAnInput) {
   TempDir d;
   const std::string f = d.write("in.log", "from stdin\n");
