@@ -724,6 +724,20 @@ std::set<const Rule*> c10d_clients(const std::vector<model::Event>& events, cons
 // c10d rendezvous, one that another launcher of the job did not print: it joined as a client.
 void mark_survived(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   const std::set<const Rule*> clients = c10d_clients(events, a);
+  // Teardown (`phase: teardown`): survived, and so is a finding made only of the lines that follow
+  // one of its lines (the traceback a logger.exception prints under its message).
+  std::set<std::pair<std::string_view, std::uint64_t>> after_teardown;
+  for (Finding& f : a.findings)
+    if (f.rule->teardown_phase) {
+      f.survived = true;
+      for (auto i : f.events) after_teardown.emplace(events[i].path, std::max(events[i].line, events[i].end_line) + 1);
+    }
+  if (!after_teardown.empty())
+    for (Finding& f : a.findings)
+      if (!f.events.empty() && std::all_of(f.events.begin(), f.events.end(), [&](correlate::EventIndex i) {
+            return after_teardown.count({events[i].path, events[i].line}) != 0;
+          }))
+        f.survived = true;
   for (Finding& f : a.findings) {
     if (!f.rule->launch_phase) continue;
     if (clients.count(f.rule) != 0) {

@@ -169,9 +169,10 @@ std::string read_finding(const YAML::Node& n, Rule& r) {
   if (!r.reports.empty() && r.reports != "timeout" && r.reports != "peer-loss") return r.id + ": reports must be 'timeout' or 'peer-loss'";
   if (n["phase"]) {
     const std::string phase = n["phase"].as<std::string>();
-    if (phase != "launch" && phase != "stop") return r.id + ": phase must be 'launch' or 'stop'";
+    if (phase != "launch" && phase != "stop" && phase != "teardown") return r.id + ": phase must be 'launch', 'stop' or 'teardown'";
     r.launch_phase = phase == "launch";
     r.stop_phase = phase == "stop";
+    r.teardown_phase = phase == "teardown";
   }
   if (n["defer"]) {
     if (n["defer"].as<std::string>() != "culprit") return r.id + ": defer must be 'culprit'";

@@ -58,6 +58,9 @@ struct Rule {
   // `phase: stop`: the job was stopped from outside (SIGTERM to the launcher). After another
   // failure (a hang's timeouts, a rank's exception) it is how the stuck job ended, not its cause.
   bool stop_phase = false;
+  // `phase: teardown`: what a launcher logs after its workers ended (torchrun's exit barrier): the
+  // run's result stands; its lines are survived, never a cause.
+  bool teardown_phase = false;
   std::vector<std::string> facts_named;  // node.* / job.* facts in when, summary, remedy and rank
   // self-check: each example is a small dump, one or more files (path -> text); an event rule's
   // example is usually one line, as the file "example.log"

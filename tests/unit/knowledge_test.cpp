@@ -157,6 +157,35 @@ TEST(Knowledge, ScanTextWithRedactIsTextAndRedacted) {
   EXPECT_NE(r.out.find("node#1"), std::string::npos) << r.out;
 }
 
+// torchrun's exit barrier (`phase: teardown`): an agent whose workers finished logs "Error waiting on
+// exit barrier" and a traceback ending in "Connection reset by peer" when the store's host left
+// first. The run's result stands: healthy, with it as a warning. The same traceback on its own (no
+// teardown line before it) is still a lost peer.
+TEST(Knowledge, AnExitBarrierErrorAfterTheWorkersFinishedIsTeardown) {
+  const std::string barrier_traceback =
+      "Traceback (most recent call last):\n"
+      "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/elastic/agent/server/api.py\", line 906, in _exit_barrier\n"
+      "    store_util.barrier(\n"
+      "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/elastic/utils/store.py\", line 42, in get_all\n"
+      "    store.get(f\"{prefix}{node_rank}.FIN\")\n"
+      "RuntimeError: Connection reset by peer\n";
+  const std::string steps = "[rank1]: step 98/100 loss 0.31\n[rank1]: step 99/100 loss 0.30\n[rank1]: training finished\n";
+  for (const bool with_line : {true, false}) {
+    TempDir d;
+    d.write("job/trn-b07/train.log", "[rank0]: step 99/100 loss 0.30\n[rank0]: training finished\n");
+    d.write("job/trn-b08/train.log",
+            steps + (with_line ? "E1105 02:11:09.512000 140211 torch/distributed/elastic/agent/server/api.py:940] Error waiting on exit barrier. "
+                                 "Elapsed: 0.0123 seconds\n"
+                               : "") + barrier_traceback);
+    const auto v = verdict_of(d.file("job"));
+    if (with_line) {
+      EXPECT_EQ(v["status"], "healthy") << v.dump();
+    } else {
+      EXPECT_EQ(v["status"], "failed") << v.dump();
+    }
+  }
+}
+
 // Each kind of typo in a rule file is caught by lint, with its file and what is wrong.
 TEST(Knowledge, LintCatchesEveryKindOfTypo) {
   TempDir d;
