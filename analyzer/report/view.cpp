@@ -105,7 +105,7 @@ RankRow rank_row(const Report& r, const correlate::RankRecord& k) {
   row.device = k.device ? std::to_string(*k.device) : "-";
   if (k.attempts.size() > 1) {  // restarted: each attempt's first pid, the replaced ones first ("101->202")
     for (std::size_t i = 0; i < k.attempts.size() && i < 3; ++i)
-      row.pids += (i == 0 ? "" : "->") + (k.attempts[i].pids.empty() ? std::string("?") : std::to_string(k.attempts[i].pids.front()));
+      row.pids += (i == 0 ? "" : "->") + (k.attempts[i].pids.empty() ? std::string("-") : std::to_string(k.attempts[i].pids.front()));
     if (k.attempts.size() > 3) row.pids += "->+" + std::to_string(k.attempts.size() - 3);
   } else {
     for (std::size_t i = 0; i < k.pids.size() && i < 2; ++i) row.pids += (i == 0 ? "" : ",") + std::to_string(k.pids[i]);
@@ -178,7 +178,7 @@ View make_view(const Report& r) {
   for (const ConsequenceGroup& g : v.consequences) v.consequence_first.push_back(item(r.events[g.first]));
   for (const correlate::Node& n : r.facts.nodes)
     v.nodes.push_back(NodeRow{n.name.empty() ? kUnnamedNode : base::visible(n.name), n.processes(),
-                              n.devices ? std::to_string(*n.devices) : "?", n.errors, ranks_text(n.ranks),
+                              n.devices ? std::to_string(*n.devices) : "-", n.errors, ranks_text(n.ranks),
                               ranks_text(n.ranks, 4), first_error_text(r, n)});
   rank_rows(r, v);
   for (const rules::Finding& f : r.analysis.findings)
