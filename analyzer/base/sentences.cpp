@@ -203,6 +203,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::InputLinesKept, "input.lines-kept", "{reason} (lines before it were kept)"},
     {Say::InputBinary, "input.binary", "binary data, not a text log"},
     {Say::InputUnsupportedFormat, "input.unsupported-format", "{format}, a format dtriage does not read: unpack it ({how}) and give the folder"},
+    {Say::InputManyJobs, "input.many-jobs",
+     "the input looks like {count} jobs ({some}: each has a rank 0 of its own), analysed here as one; `dtriage scan` analyses each entry as its own job"},
     {Say::InputNestedTooDeep, "input.nested-too-deep", "archives nested deeper than {depth} levels"},
     {Say::InputShrank, "input.shrank", "shrank while read: ended after {read} of its {size} bytes (lines before were kept)"},
     {Say::InputSymlinkOutside, "input.symlink-outside",

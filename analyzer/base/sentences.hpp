@@ -177,6 +177,7 @@ enum class Say : std::uint16_t {
   InputLinesKept,                // {reason}
   InputBinary,
   InputUnsupportedFormat,
+  InputManyJobs,
   InputNestedTooDeep,            // {depth}
   InputShrank,                   // {read} {size}
   InputSymlinkOutside,           // {target} {root}

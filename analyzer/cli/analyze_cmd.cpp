@@ -1,6 +1,8 @@
 // `dtriage analyze` (one job, one report) and `dtriage events` (the normalized events).
 #include <cstdio>
 #include <cstdlib>
+#include <set>
+#include <vector>
 
 #include "base/sentences.hpp"
 #include "base/text.hpp"
@@ -60,6 +62,22 @@ class EventPrinter final : public ingest::Sink {
   report::Redactor redactor_;  // --redact: hosts learned as the lines go
 };
 
+// Many jobs given as one: top-level entries of a PATH (folders, archives) that each hold a global
+// rank 0 of their own. One job has one rank 0 (per attempt; torchrun's attempt_N folders are one
+// job's restarts). Three or more such entries: the input looks like a folder of jobs.
+std::vector<std::string> job_like_entries(const std::vector<model::Event>& events) {
+  std::set<std::string> tops;
+  for (const model::Event& e : events) {
+    if (!(e.rank && *e.rank == 0)) continue;
+    const auto cut = e.path.find_first_of("/!");
+    if (cut == std::string::npos || cut == 0) continue;  // a file at the top holds no entry of its own
+    std::string top = e.path.substr(0, cut);
+    if (top.rfind("attempt_", 0) == 0) continue;
+    tops.insert(std::move(top));
+  }
+  return {tops.begin(), tops.end()};
+}
+
 }  // namespace
 
 int cmd_analyze(Config& config) {
@@ -77,6 +95,12 @@ int cmd_analyze(Config& config) {
   if (config.format != "json" && !job->inventory.unreadable.empty())
     std::fprintf(stderr, "dtriage: %s\n",
                  base::say(base::Say::InputCannotRead, {{"count", std::to_string(job->inventory.unreadable.size())}}).c_str());
+  if (const auto jobs = job_like_entries(job->events); jobs.size() >= 3) {
+    std::string some;
+    for (std::size_t i = 0; i < jobs.size() && i < 3; ++i) some += (i ? ", " : "") + base::visible(jobs[i]);
+    std::fprintf(stderr, "dtriage: %s\n",
+                 base::say(base::Say::InputManyJobs, {{"count", std::to_string(jobs.size())}, {"some", some + (jobs.size() > 3 ? ", ..." : "")}}).c_str());
+  }
   const int code = exit_code(job->read_anything, job->inventory);
   if (!config.ci || code != 0) return code;
   switch (job->outcome.verdict.status) {

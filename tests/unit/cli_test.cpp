@@ -137,6 +137,19 @@ TEST(Cli, ArchivesOfFormatsNotReadAreNamed) {
   EXPECT_NE(reasons.find("b.7z: a 7-Zip archive"), std::string::npos) << reasons;
 }
 
+TEST(Cli, AFolderOfJobsGivenToAnalyzeGetsAHintToScan) {
+  TempDir d;
+  for (const char* job : {"job-101", "job-102", "job-103"})
+    for (const char* node : {"n1", "n2"})
+      d.write(std::string("jobs/") + job + "/" + node + "/train.log",
+              std::string(node) == "n1" ? "[rank0]: step 3/10 loss 2.0\n[rank0]: RuntimeError: boom\n" : "[rank1]: step 3/10 loss 2.0\n");
+  const RunResult many = run_dtriage("analyze '" + d.file("jobs") + "'");
+  EXPECT_NE(many.err.find("looks like 3 jobs (job-101, job-102, job-103"), std::string::npos) << many.err;
+  EXPECT_NE(many.err.find("dtriage scan"), std::string::npos) << many.err;
+  const RunResult one = run_dtriage("analyze '" + d.file("jobs/job-101") + "'");
+  EXPECT_EQ(one.err.find("looks like"), std::string::npos) << one.err;
+}
+
 TEST(Cli, StdinIsAnInput) {
   TempDir d;
   const std::string f = d.write("in.log", "from stdin\n");
