@@ -30,6 +30,11 @@ std::vector<std::string> lint(const std::vector<Rule>& rules) {
     const std::string at = r.file + ":" + std::to_string(r.line) + ": " + r.id + ": ";
     auto bad = [&](const std::string& m) { out.push_back(at + m); };
     const std::set<std::string> caps = captures(r);
+    // The engine's own placeholders, set after the captures: a capture of that name would be
+    // overwritten (a device range's "count" shown as the number of lines matched).
+    for (const char* builtin : {"count"})
+      if (caps.count(builtin) != 0)
+        bad(std::string("capture (?P<") + builtin + ">) shadows the engine's {" + builtin + "} (the lines matched): rename it");
     // Names a condition may use: event.<field> in event rules, node.* / job.* facts anywhere.
     auto check_name = [&](const std::string& name, const char* where) {
       if (is_fact_path(name)) {

@@ -196,6 +196,8 @@ TEST(Knowledge, LintCatchesEveryKindOfTypo) {
                                     "when: ['event.exitcod < 0']\n" + ok_match);
   d.write("r/site/placeholder-typo.yaml", "id: site.placeholder-typo\ncategory: unknown\nmatch: {regex: 'needle'}\n"
                                           "summary: 'needle on {nodee}'\n" + ok_match);
+  d.write("r/site/shadow.yaml", "id: site.shadow\ncategory: unknown\nmatch: {regex: 'needle (?P<count>\\d+)'}\n"
+                                "summary: 'range [0, {count})'\nexamples: {match: ['needle 1']}\n");
   d.write("r/site/wildcard.yaml", "id: site.wildcard\ncategory: unknown\nmatch: {regex: 'needle'}\n"
                                   "explains: [nosuchfamily.*]\n" + ok_match);
   d.write("r/site/wrong-name.yaml", "id: site.other-name\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
@@ -215,6 +217,7 @@ TEST(Knowledge, LintCatchesEveryKindOfTypo) {
   EXPECT_NE(all.find("fact-typo.yaml:1: site.fact-typo: unknown fact 'job.wrold_size'"), std::string::npos) << all;
   EXPECT_NE(all.find("unknown event field 'event.exitcod'"), std::string::npos) << all;
   EXPECT_NE(all.find("placeholder {nodee}"), std::string::npos) << all;
+  EXPECT_NE(all.find("site.shadow: capture (?P<count>) shadows the engine's {count}"), std::string::npos) << all;
   EXPECT_NE(all.find("explains wildcard 'nosuchfamily.*' matches no rule"), std::string::npos) << all;
   EXPECT_NE(all.find("id does not match its file (expected site.wrong-name)"), std::string::npos) << all;
   EXPECT_NE(all.find("site.dup-a: duplicate id"), std::string::npos) << all;
