@@ -1,5 +1,7 @@
 #include "base/json_escape.hpp"
 
+#include <cstdio>
+
 namespace dtriage::base {
 namespace {
 
@@ -27,6 +29,59 @@ std::size_t utf8_len(std::string_view s, std::size_t i) {
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
 }  // namespace
+
+std::size_t spoofing_control_at(std::string_view s, std::size_t i, char32_t* code_point) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  char32_t cp = 0;
+  std::size_t n = 0;
+  if (i + 1 < s.size() && b(0) == 0xD8 && b(1) == 0x9C) {
+    cp = 0x061C, n = 2;
+  } else if (i + 2 < s.size() && b(0) == 0xE2 && (b(1) == 0x80 || b(1) == 0x81)) {
+    cp = 0x2000 + ((b(1) & 0x3F) << 6) + (b(2) & 0x3F);
+    n = 3;
+    const bool bad = cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+    if (!bad) return 0;
+  } else {
+    return 0;
+  }
+  if (code_point != nullptr) *code_point = cp;
+  return n;
+}
+
+std::string spoofing_controls_shown(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    if (const std::size_t n = static_cast<unsigned char>(s[i]) >= 0xD8 ? spoofing_control_at(s, i, &cp) : 0; n != 0) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "<U+%04X>", static_cast<unsigned>(cp));
+      out += buf;
+      i += n;
+    } else {
+      out.push_back(s[i++]);
+    }
+  }
+  return out;
+}
+
+void escape_spoofing_controls_in_json(std::string& json) {
+  if (json.find("\xE2\x80") == std::string::npos && json.find("\xE2\x81") == std::string::npos && json.find("\xD8\x9C") == std::string::npos) return;
+  std::string out;
+  out.reserve(json.size() + 16);
+  for (std::size_t i = 0; i < json.size();) {
+    char32_t cp = 0;
+    if (const std::size_t n = static_cast<unsigned char>(json[i]) >= 0xD8 ? spoofing_control_at(json, i, &cp) : 0; n != 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+      i += n;
+    } else {
+      out.push_back(json[i++]);
+    }
+  }
+  json = std::move(out);
+}
 
 void append_json_string(std::string& out, std::string_view s) {
   static const char* hex = "0123456789abcdef";
@@ -56,7 +111,14 @@ void append_json_string(std::string& out, std::string_view s) {
       ++i;
     } else {
       const std::size_t n = utf8_len(s, i);
+      char32_t cp = 0;
       if (n == 0) { out += kReplacement; ++i; }
+      else if (spoofing_control_at(s, i, &cp) == n) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+        out += buf;
+        i += n;
+      }
       else { out.append(s.data() + i, n); i += n; }
     }
   }

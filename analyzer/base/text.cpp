@@ -1,5 +1,9 @@
 #include "base/text.hpp"
 
+#include <cstdio>
+
+#include "base/json_escape.hpp"
+
 #include <iconv.h>
 
 #include <cstdint>
@@ -124,6 +128,7 @@ bool needs_visible(std::string_view s) {
     const std::size_t n = seq_len(s, i);
     if (n == 0) return true;
     if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) return true;  // C1
+    if (spoofing_control_at(s, i) != 0) return true;  // bidi overrides, line separators
     i += n;
   }
   return false;
@@ -156,7 +161,12 @@ std::string visible(std::string_view s) {
       ++i;
       continue;
     }
-    if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+    char32_t cp = 0;
+    if (spoofing_control_at(s, i, &cp) == n) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "<U+%04X>", static_cast<unsigned>(cp));
+      out += buf;
+    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
       const unsigned char d = static_cast<unsigned char>(s[i + 1]);
       out += "<U+00";
       out.push_back(kHex[d >> 4]);

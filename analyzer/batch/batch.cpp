@@ -3,11 +3,13 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/json_escape.hpp"
 #include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "report/html.hpp"
@@ -203,25 +205,31 @@ std::vector<std::pair<std::string, std::uint64_t>> categories_by_count(const Sum
 
 std::string md(const std::string& s) { return base::markdown_inline(s); }
 
+// A fingerprint as results files should hold it (hex digits); any other text is shown escaped.
+bool plain_fingerprint(const std::string& f) {
+  return !f.empty() && f.size() <= 32 && std::all_of(f.begin(), f.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
+
 }  // namespace
 
+// Every string of a summary comes from results files, which anyone can write: text shows its
+// control bytes (base::visible), Markdown escapes it, JSON writes the invisible ones as \uXXXX.
 std::string render_summary_text(const Summary& s) {
+  using base::visible;
   std::string o = "jobs: " + std::to_string(s.jobs);
-  for (const auto& [st, n] : s.by_status) o += "  " + st + " " + std::to_string(n);
+  for (const auto& [st, n] : s.by_status) o += "  " + visible(st) + " " + std::to_string(n);
   o += "\n\ncategories:\n";
   for (const auto& [cat, n] : categories_by_count(s)) {
     char line[160];
-    std::snprintf(line, sizeof line, "  %-28s %6llu  %s\n", cat.c_str(), static_cast<unsigned long long>(n), pct(n, s.jobs).c_str());
+    std::snprintf(line, sizeof line, "  %-28s %6llu  %s\n", visible(cat).c_str(), static_cast<unsigned long long>(n), pct(n, s.jobs).c_str());
     o += line;
   }
   o += "\nrecurring root causes (most jobs first):\n";
   for (const Group& g : s.groups) {
-    char head[200];
-    std::snprintf(head, sizeof head, "  %6llu jobs  [%s] %s  %s\n", static_cast<unsigned long long>(g.jobs), g.category.c_str(),
-                  g.fingerprint.c_str(), g.rule.c_str());
-    o += head;
-    o += "           " + g.pattern + "\n";
-    o += "           seen: " + seen(g) + "; e.g. " + g.example_job + "\n";
+    o += "  " + std::string(std::max<int>(0, 6 - static_cast<int>(std::to_string(g.jobs).size())), ' ') + std::to_string(g.jobs) + " jobs  [" +
+         visible(g.category) + "] " + visible(g.fingerprint) + "  " + visible(g.rule) + "\n";
+    o += "           " + visible(g.pattern) + "\n";
+    o += "           seen: " + visible(seen(g)) + "; e.g. " + visible(g.example_job) + "\n";
   }
   return o;
 }
@@ -244,7 +252,9 @@ std::string render_summary_json(const Summary& s) {
                       {"last_seen", g.last_seen.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(g.last_seen)},
                       {"example", {{"job", g.example_job}, {"summary", g.example_summary}}}});
   j["causes"] = groups;
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  base::escape_spoofing_controls_in_json(out);
+  return out;
 }
 
 std::string render_summary_markdown(const Summary& s) {
@@ -254,8 +264,8 @@ std::string render_summary_markdown(const Summary& s) {
   for (const auto& [cat, n] : categories_by_count(s)) o += "| " + md(cat) + " | " + std::to_string(n) + " | " + pct(n, s.jobs) + " |\n";
   o += "\n### Recurring root causes\n\n| jobs | category | cause | seen | example |\n|---:|---|---|---|---|\n";
   for (const Group& g : s.groups)
-    o += "| " + std::to_string(g.jobs) + " | " + md(g.category) + " | " + md(g.pattern) + " (" + md(g.rule) + ", `" + g.fingerprint +
-         "`) | " + md(seen(g)) + " | " + md(g.example_job) + " |\n";
+    o += "| " + std::to_string(g.jobs) + " | " + md(g.category) + " | " + md(g.pattern) + " (" + md(g.rule) + ", " +
+         (plain_fingerprint(g.fingerprint) ? "`" + g.fingerprint + "`" : md(g.fingerprint)) + ") | " + md(seen(g)) + " | " + md(g.example_job) + " |\n";
   return o;
 }
 

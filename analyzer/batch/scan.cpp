@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/sentences.hpp"
+#include "base/json_escape.hpp"
 #include "base/text.hpp"
 #include "ingest/decompress.hpp"
 #include "report/report.hpp"
@@ -81,7 +82,11 @@ using ordered_json = nlohmann::ordered_json;
 
 ordered_json text_or_null(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
 
-std::string dump(const ordered_json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const ordered_json& j) {
+  std::string out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  base::escape_spoofing_controls_in_json(out);
+  return out;
+}
 
 std::string line_of(const std::string& name, const report::Report& job, double seconds, const std::string& format) {
   const rules::Verdict& v = job.analysis.verdict;

@@ -29,7 +29,7 @@ details summary{cursor:pointer}
 
 std::string esc(const std::string& s) {
   std::string o;
-  for (char c : base::sanitize_utf8(s)) {
+  for (char c : base::spoofing_controls_shown(base::sanitize_utf8(s))) {
     switch (c) {
       case '&': o += "&amp;"; break;
       case '<': o += "&lt;"; break;

@@ -150,7 +150,9 @@ std::string render_json(const Report& r) {
   for (const auto& p : r.rule_problems) problems.push_back({{"where", p.where}, {"message", p.message}});
   j["rules"] = {{"loaded", r.rules_loaded}, {"problems", problems}};
   j["dtriage"] = r.version;
-  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string out = j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  base::escape_spoofing_controls_in_json(out);
+  return out;
 }
 
 }  // namespace dtriage::report

@@ -275,6 +275,59 @@ TEST(Hostile, ControlBytesAreShownNotSent) {
   }
 }
 
+// Issue 24 item 19: bidirectional overrides and isolates, direction marks and line separators
+// (U+202E, U+2066-2069, U+200E/F, U+061C, U+2028/9) would make a name read other than it is: every
+// format shows them (<U+202E>, or \u202e inside JSON strings) instead of sending them.
+TEST(Hostile, SpoofingControlsAreShownNotSent) {
+  TempDir d;
+  const std::string nasty = "file \xe2\x80\xaegol.exe \xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8fy \xd8\x9cz sep\xe2\x80\xa8" "end";
+  d.write("root/job-1/n1/train.log", "[rank0]: RuntimeError: " + nasty + "\n");
+  d.write("root/job-2\xe2\x80\xae/n1/train.log", "[rank0]: ValueError: " + nasty + "\n");
+  auto active = [](const std::string& out) {
+    for (const char* c : {"\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x81\xa9", "\xe2\x80\x8f", "\xd8\x9c", "\xe2\x80\xa8"})
+      if (out.find(c) != std::string::npos) return true;
+    return false;
+  };
+  ASSERT_EQ(run_bounded({"scan", "-q", "-o", d.file("r.jsonl"), d.file("root")}, 60, d.path()).exit_code, 0);
+  EXPECT_FALSE(active(read_file(d.file("r.jsonl"))));
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"analyze", "--color", "never", d.file("root/job-1")},
+                                             {"analyze", "--format", "json", d.file("root/job-1")},
+                                             {"analyze", "--format", "markdown", d.file("root/job-1")},
+                                             {"analyze", "--format", "html", d.file("root/job-1")},
+                                             {"events", d.file("root")},
+                                             {"events", "--format", "text", d.file("root")},
+                                             {"scan", "--format", "text", d.file("root")},
+                                             {"summary", d.file("r.jsonl")},
+                                             {"summary", "--format", "markdown", d.file("r.jsonl")},
+                                             {"summary", "--format", "html", d.file("r.jsonl")},
+                                             {"summary", "--format", "json", d.file("r.jsonl")}}) {
+    const Bounded r = run_bounded(args, 30, d.path());
+    EXPECT_FALSE(active(r.out)) << args[0] << " " << args[1] << ": " << r.out.substr(0, 300);
+    EXPECT_FALSE(active(r.err)) << args[0] << " " << args[1] << " stderr: " << r.err;
+    if (args[0] == "analyze") {
+      EXPECT_TRUE(r.out.find("<U+202E>gol.exe") != std::string::npos || r.out.find("&lt;U+202E&gt;gol.exe") != std::string::npos ||
+                  r.out.find("\\u202egol.exe") != std::string::npos || r.out.find("\\<U+202E\\>gol.exe") != std::string::npos)
+          << args[1] << ": " << r.out.substr(0, 300);
+    }
+  }
+}
+
+// A crafted results line cannot inject Markdown or HTML through the summary's fingerprint.
+TEST(Hostile, SummaryMarkdownEscapesACraftedFingerprint) {
+  TempDir d;
+  d.write("r.jsonl", "{\"job\":\"j1\",\"status\":\"failed\",\"category\":\"worker-exception\",\"summary\":\"x\",\"rule\":\"r\","
+                     "\"fingerprint\":\"`<img src=x onerror=alert(1)>\\n# owned\",\"pattern\":\"x\",\"time\":null}\n");
+  const Bounded r = run_bounded({"summary", "--format", "markdown", d.file("r.jsonl")}, 30, d.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t img = r.out.find("<img");
+  ASSERT_NE(img, std::string::npos) << r.out;
+  EXPECT_EQ(r.out[img - 1], '\\') << "an unescaped element: " << r.out;
+  EXPECT_EQ(r.out.find("\n# owned"), std::string::npos) << r.out;
+  const Bounded t = run_bounded({"summary", d.file("r.jsonl")}, 30, d.path());
+  EXPECT_EQ(t.out.find("\n# owned"), std::string::npos) << t.out;
+}
+
 TEST(Hostile, MarkdownHoldsNoInjectedElementAndFencesHold) {
   TempDir d;
   d.write("job/n1/train.log", "[rank0]: RuntimeError: </details><img src=x onerror=alert(1)> ``` ~~~~ `x`\n");
