@@ -26,7 +26,9 @@ def render(dtriage, sample, fmt, redact):
     args = [dtriage, "analyze", "--format", fmt, "--color", "never"] if fmt == "text" else [dtriage, "analyze", "--format", fmt]
     if redact:
         args.append("--redact")
-    out = subprocess.run(args + [os.path.join("samples", sample)], cwd=ROOT, capture_output=True, text=True)
+    # A fixed time of analysis (the HTML report's head), as reproducible builds fix theirs.
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1767225600")
+    out = subprocess.run(args + [os.path.join("samples", sample)], cwd=ROOT, capture_output=True, text=True, env=env)
     return scrub(out.stdout)
 
 

@@ -173,7 +173,7 @@ class Progress {
 
 std::string result_line(const std::string& name, const analysis::Analysis& job, const analysis::RuleBook& book,
                         double seconds, const std::string& format, bool redact) {
-  const report::Report full{job.events, job.facts, job.outcome, job.inventory, book.set.problems, 0, ""};
+  const report::Report full{job.events, job.facts, job.outcome, job.inventory, book.set.problems, 0, "", "", ""};
   if (!redact) return line_of(name, full, seconds, format);
   // The job's name is a path the customer chose: masked by one rule for the whole scan (and every
   // shard and resumed run of it), not by the job's own numbering of hosts.

@@ -1,6 +1,7 @@
 // `dtriage analyze` (one job, one report) and `dtriage events` (the normalized events).
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <set>
 #include <vector>
 
@@ -62,6 +63,21 @@ class EventPrinter final : public ingest::Sink {
   report::Redactor redactor_;  // --redact: hosts learned as the lines go
 };
 
+// Now, ISO 8601 UTC to the second; SOURCE_DATE_EPOCH (the reproducible-builds convention) when set.
+std::string analysis_time() {
+  std::time_t t = std::time(nullptr);
+  if (const char* e = std::getenv("SOURCE_DATE_EPOCH"); e != nullptr && *e != '\0') {
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    if (*end == '\0' && v >= 0) t = static_cast<std::time_t>(v);
+  }
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 // Many jobs given as one: top-level entries of a PATH (folders, archives) that each hold a global
 // rank 0 of their own. One job has one rank 0 (per attempt; torchrun's attempt_N folders are one
 // job's restarts). Three or more such entries: the input looks like a folder of jobs.
@@ -86,7 +102,10 @@ int cmd_analyze(Config& config) {
   const auto book = load_rules(config);
   if (!book) return 2;
   const auto job = analysis::analyze({config.paths, {}, std::move(config.hints)}, *book, config.analysis);
-  const report::Report full{job->events, job->facts, job->outcome, job->inventory, book->set.problems, book->set.rules.size(), kVersion};
+  std::string inputs;
+  for (const std::string& p : config.paths) inputs += (inputs.empty() ? "" : " ") + p;
+  const report::Report full{job->events, job->facts,           job->outcome, job->inventory, book->set.problems,
+                            book->set.rules.size(), kVersion, inputs,       analysis_time()};
   // --redact masks the analysis itself, before any format renders it.
   std::optional<report::RedactedReport> masked;
   if (config.redact) masked = report::redact(full);

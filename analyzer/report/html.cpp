@@ -13,7 +13,8 @@ body{font:14px/1.45 "DejaVu Sans",system-ui,sans-serif;margin:0;color:#1d2329;ba
 main{max-width:1000px;margin:0 auto;padding:0 16px 32px}
 header.verdict{padding:18px 24px;border-left:8px solid #888;background:#f4f5f7;margin-bottom:12px}
 header.failed{border-color:#d62728;background:#fdf1f1} header.healthy{border-color:#2ca02c;background:#f0faf0}
-header h1{font-size:20px;margin:4px 0 6px} .meta{color:#555;margin:0} .fix{margin:8px 0 0}
+header h1{font-size:20px;margin:4px 0 6px;overflow-wrap:anywhere} .meta{color:#555;margin:0} .fix{margin:8px 0 0}
+.source{font-size:12px;overflow-wrap:anywhere} #nodes td:first-child,#ranks td:nth-child(2){white-space:nowrap}
 h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 pre{background:#f6f8fa;padding:10px;overflow-x:auto;font:12px/1.4 "DejaVu Sans Mono",monospace;white-space:pre-wrap;word-break:break-all}
 table{border-collapse:collapse;font-size:13px} th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
@@ -54,6 +55,10 @@ std::string render_html(const Report& r) {
   o += "<header class=\"verdict " + esc(v.status) + "\"><p class=\"meta\">" + esc(v.status) +
        (v.category.empty() ? "" : " &middot; " + esc(v.category)) + (v.rule.empty() ? "" : " &middot; rule " + esc(v.rule)) +
        (v.rank ? " &middot; rank " + std::to_string(*v.rank) : "") + "</p>\n<h1 id=\"summary\">" + esc(v.summary) + "</h1>\n";
+  // Where the report comes from: the tool, when, and what it read.
+  o += "<p class=\"meta source\">dtriage " + esc(r.version.empty() ? std::string("?") : r.version) +
+       (r.analysed_at.empty() ? "" : " &middot; analysed " + esc(r.analysed_at)) +
+       (r.inputs.empty() ? "" : " &middot; <span class=\"inputs\">" + esc(r.inputs) + "</span>") + "</p>\n";
   if (!v.remedy.empty()) o += "<p class=\"fix\"><b>" + esc(heading(base::Say::LabelFix)) + ":</b> " + esc(v.remedy) + "</p>\n";
   if (!v.why.empty()) {
     o += "<p class=\"why\"><b>" + esc(heading(base::Say::HeadingWhy)) + ":</b></p><ul class=\"why\">";

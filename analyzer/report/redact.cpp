@@ -567,6 +567,7 @@ RedactedReport redact(const Report& r) {
   o.rule_problems = r.rule_problems;
   o.rules_loaded = r.rules_loaded;
   o.version = r.version;
+  o.analysed_at = r.analysed_at;
   for (auto& n : o.facts.nodes) {
     n.name = red.apply(n.name);
     for (auto& [k, v] : n.launch) v = red.apply(v);
@@ -609,6 +610,7 @@ RedactedReport redact(const Report& r) {
     p.where = red.apply(p.where);
     p.message = red.apply(p.message);
   }
+  o.inputs = red.apply(r.inputs);
   return o;
 }
 

@@ -22,6 +22,8 @@ struct Report {
   const std::vector<rules::LoadProblem>& rule_problems;
   std::size_t rules_loaded = 0;
   std::string version;
+  std::string inputs;       // the PATHs given, as given (the HTML report's head)
+  std::string analysed_at;  // when, ISO 8601 UTC (SOURCE_DATE_EPOCH when set: reproducible reports)
 };
 
 // The consequences of the root cause grouped by rule, as every human-readable format shows them:
@@ -96,7 +98,8 @@ struct RedactedReport {
   std::vector<rules::LoadProblem> rule_problems;
   std::size_t rules_loaded = 0;
   std::string version;
-  Report view() const { return Report{events, facts, analysis, inventory, rule_problems, rules_loaded, version}; }
+  std::string inputs, analysed_at;
+  Report view() const { return Report{events, facts, analysis, inventory, rule_problems, rules_loaded, version, inputs, analysed_at}; }
 };
 RedactedReport redact(const Report& r);
 

@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   opt.max_line = 1 << 16;
   const auto a = analysis::analyze(analysis::Inputs{{}, {{"job.tar", tar}}, {}}, book(), opt);
   const std::vector<rules::LoadProblem> problems;
-  const report::Report rep{a->events, a->facts, a->outcome, a->inventory, problems, 0, "fuzz"};
+  const report::Report rep{a->events, a->facts, a->outcome, a->inventory, problems, 0, "fuzz", "", ""};
   std::size_t total = report::render_json(rep).size() + report::render_text(rep, true).size() + report::render_markdown(rep).size() +
                       report::render_html(rep).size();
   const report::RedactedReport masked = report::redact(rep);

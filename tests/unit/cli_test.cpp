@@ -150,6 +150,23 @@ TEST(Cli, AFolderOfJobsGivenToAnalyzeGetsAHintToScan) {
   EXPECT_EQ(one.err.find("looks like"), std::string::npos) << one.err;
 }
 
+// The HTML report says what made it, when and from what (SOURCE_DATE_EPOCH fixes the time).
+TEST(Cli, HtmlReportNamesVersionTimeAndInput) {
+  TempDir d;
+  d.write("job-4711/gpu-q07/a.log", "[rank0]: RuntimeError: boom\n");
+  ::setenv("SOURCE_DATE_EPOCH", "1767225600", 1);
+  const RunResult r = run_dtriage("analyze --format html '" + d.file("job-4711") + "'");
+  const RunResult red = run_dtriage("analyze --redact --format html '" + d.file("job-4711/gpu-q07") + "'");
+  ::unsetenv("SOURCE_DATE_EPOCH");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string version = run_dtriage("--version").out.substr(0, 5);
+  EXPECT_NE(r.out.find("<p class=\"meta source\">dtriage " + version), std::string::npos) << r.out.substr(0, 3000);
+  EXPECT_NE(r.out.find(" &middot; analysed 2026-01-01T00:00:00Z &middot; <span class=\"inputs\">" + d.file("job-4711") + "</span>"),
+            std::string::npos)
+      << r.out.substr(0, 3000);
+  EXPECT_EQ(red.out.find("gpu-q07"), std::string::npos) << "the input path is masked with --redact";
+}
+
 TEST(Cli, StdinIsAnInput) {
   TempDir d;
   const std::string f = d.write("in.log", "from stdin\n");

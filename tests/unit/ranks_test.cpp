@@ -363,7 +363,7 @@ TEST(RankTable, ASingleProcessJobHasNoRankSection) {
   analysis::Inputs in;
   in.texts.emplace_back("box/run.log", "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nZeroDivisionError: division by zero\n");
   const auto a = analysis::analyze(std::move(in), rule_pack());
-  const report::Report r{a->events, a->facts, a->outcome, a->inventory, rule_pack().set.problems, 0, "test"};
+  const report::Report r{a->events, a->facts, a->outcome, a->inventory, rule_pack().set.problems, 0, "test", "", ""};
   EXPECT_EQ(report::render_text(r, false).find("\nranks:\n"), std::string::npos);
   EXPECT_TRUE(json::parse(report::render_json(r))["ranks"].size() <= 1u);
 }

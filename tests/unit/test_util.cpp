@@ -74,7 +74,7 @@ std::unique_ptr<analysis::Analysis> analyze_path(const std::string& path, const 
 }
 
 report::Report report_view(const analysis::Analysis& a, const analysis::RuleBook& book) {
-  return report::Report{a.events, a.facts, a.outcome, a.inventory, book.set.problems, book.set.rules.size(), "test"};
+  return report::Report{a.events, a.facts, a.outcome, a.inventory, book.set.problems, book.set.rules.size(), "test", "", ""};
 }
 
 std::string json_report(const analysis::Analysis& a, const analysis::RuleBook& book) {
