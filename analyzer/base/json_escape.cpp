@@ -48,14 +48,17 @@ std::size_t spoofing_control_at(std::string_view s, std::size_t i, char32_t* cod
   return n;
 }
 
-std::string spoofing_controls_shown(std::string_view s) {
+namespace {
+
+// `s` with each spoofing control written by `format` (printf, one %X / %x of its code point).
+std::string spoofing_controls_written(std::string_view s, const char* format) {
   std::string out;
-  out.reserve(s.size());
+  out.reserve(s.size() + 16);
   for (std::size_t i = 0; i < s.size();) {
     char32_t cp = 0;
     if (const std::size_t n = static_cast<unsigned char>(s[i]) >= 0xD8 ? spoofing_control_at(s, i, &cp) : 0; n != 0) {
       char buf[16];
-      std::snprintf(buf, sizeof buf, "<U+%04X>", static_cast<unsigned>(cp));
+      std::snprintf(buf, sizeof buf, format, static_cast<unsigned>(cp));
       out += buf;
       i += n;
     } else {
@@ -65,22 +68,13 @@ std::string spoofing_controls_shown(std::string_view s) {
   return out;
 }
 
+}  // namespace
+
+std::string spoofing_controls_shown(std::string_view s) { return spoofing_controls_written(s, "<U+%04X>"); }
+
 void escape_spoofing_controls_in_json(std::string& json) {
   if (json.find("\xE2\x80") == std::string::npos && json.find("\xE2\x81") == std::string::npos && json.find("\xD8\x9C") == std::string::npos) return;
-  std::string out;
-  out.reserve(json.size() + 16);
-  for (std::size_t i = 0; i < json.size();) {
-    char32_t cp = 0;
-    if (const std::size_t n = static_cast<unsigned char>(json[i]) >= 0xD8 ? spoofing_control_at(json, i, &cp) : 0; n != 0) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
-      out += buf;
-      i += n;
-    } else {
-      out.push_back(json[i++]);
-    }
-  }
-  json = std::move(out);
+  json = spoofing_controls_written(json, "\\u%04x");
 }
 
 void append_json_string(std::string& out, std::string_view s) {
