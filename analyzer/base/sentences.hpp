@@ -231,7 +231,9 @@ enum class Say : std::uint16_t {
   InputNoCheckInput,
   InputNoSuchFile,               // {path}
   InputLeftOut,                  // {problem}
+  InputMoreLeftOut,              // {count} {path}
   InputHalfWrittenLine,          // {path}
+  InputJobsCountedOnce,          // {count}
   // scan result files and scan folders (batch)
   InputNotJob,
   InputOwnOutput,

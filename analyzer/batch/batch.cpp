@@ -104,23 +104,19 @@ base::Result<Shard> parse_shard(const std::string& text) {
 
 bool in_shard(const std::string& name, const Shard& shard) { return fnv1a(name) % shard.count == shard.index; }
 
-ReadResults read_results(const std::string& path) {
+ReadResults read_results(const std::string& path, const std::function<void(ResultLine&&)>& each) {
   ReadResults r;
   std::ifstream in(path, std::ios::binary);
   if (!in) return r;
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t start = 0;
   std::uint64_t number = 0;
-  while (start < data.size()) {
-    const std::size_t nl = data.find('\n', start);
+  std::string line;
+  while (std::getline(in, line)) {
     ++number;
-    if (nl == std::string::npos) {
-      r.partial_tail = true;
+    if (in.eof()) {  // no '\n' after it: a scan killed while writing
+      r.partial_tail = !line.empty();
       break;
     }
-    const std::string line = data.substr(start, nl - start);
-    start = nl + 1;
-    r.complete_bytes = start;
+    r.complete_bytes += line.size() + 1;
     if (line.empty()) continue;
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object() || str(j, "job").empty()) {
@@ -143,45 +139,56 @@ ReadResults read_results(const std::string& path) {
     l.raw = line;
     l.path = path;
     l.line = number;
-    r.lines.push_back(std::move(l));
+    if (each) each(std::move(l));
+    else r.lines.push_back(std::move(l));
   }
   return r;
 }
 
-Summary summarize(const std::vector<ResultLine>& results) {
-  Summary s;
-  std::map<std::string, Group> groups;
-  std::map<std::string, std::string> example_name;
-  for (const ResultLine& l : results) {
-    ++s.jobs;
-    ++s.by_status[l.status.empty() ? "unknown" : l.status];
-    if (l.status == "failed" || l.status == "inconclusive") ++s.by_category[l.category.empty() ? "unknown" : l.category];
-    if (l.status != "failed" && l.status != "inconclusive") continue;
-    const std::string fp = !l.fingerprint.empty() ? l.fingerprint : fingerprint(l.category, l.rule, l.summary);
-    Group& g = groups[fp];
-    if (g.jobs == 0) {
-      g.fingerprint = fp;
-      g.category = l.category.empty() ? "unknown" : l.category;
-      g.rule = l.rule;
-      g.pattern = !l.pattern.empty() ? l.pattern : l.summary;
-    }
-    ++g.jobs;
-    if (!l.time.empty()) {
-      if (g.first_seen.empty() || l.time < g.first_seen) g.first_seen = l.time;
-      if (g.last_seen.empty() || l.time > g.last_seen) g.last_seen = l.time;
-    }
-    // The example: the first job by name, whatever order the results came in.
-    if (g.example_job.empty() || l.job < g.example_job) {
-      g.example_job = l.job;
-      g.example_summary = l.summary;
-    }
+void Summarizer::add(const ResultLine& l) {
+  if (!jobs_seen_.insert(l.job).second) {  // the same job in two result files (or twice in one)
+    ++repeated_;
+    return;
   }
-  for (auto& [fp, g] : groups) s.groups.push_back(std::move(g));
+  ++s_.jobs;
+  ++s_.by_status[l.status.empty() ? "unknown" : l.status];
+  if (l.status == "failed" || l.status == "inconclusive") ++s_.by_category[l.category.empty() ? "unknown" : l.category];
+  if (l.status != "failed" && l.status != "inconclusive") return;
+  const std::string fp = !l.fingerprint.empty() ? l.fingerprint : fingerprint(l.category, l.rule, l.summary);
+  Group& g = groups_[fp];
+  if (g.jobs == 0) {
+    g.fingerprint = fp;
+    g.category = l.category.empty() ? "unknown" : l.category;
+    g.rule = l.rule;
+    g.pattern = !l.pattern.empty() ? l.pattern : l.summary;
+  }
+  ++g.jobs;
+  if (!l.time.empty()) {
+    if (g.first_seen.empty() || l.time < g.first_seen) g.first_seen = l.time;
+    if (g.last_seen.empty() || l.time > g.last_seen) g.last_seen = l.time;
+  }
+  // The example: the first job by name, whatever order the results came in.
+  if (g.example_job.empty() || l.job < g.example_job) {
+    g.example_job = l.job;
+    g.example_summary = l.summary;
+  }
+}
+
+Summary Summarizer::finish() {
+  Summary s = std::move(s_);
+  for (auto& [fp, g] : groups_) s.groups.push_back(std::move(g));
+  groups_.clear();
   std::sort(s.groups.begin(), s.groups.end(), [](const Group& a, const Group& b) {
     if (a.jobs != b.jobs) return a.jobs > b.jobs;
     return a.fingerprint < b.fingerprint;
   });
   return s;
+}
+
+Summary summarize(const std::vector<ResultLine>& results) {
+  Summarizer s;
+  for (const ResultLine& l : results) s.add(l);
+  return s.finish();
 }
 
 namespace {

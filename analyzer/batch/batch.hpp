@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,8 +51,9 @@ struct ReadResults {
   bool partial_tail = false;          // the last line has no end (a scan was killed while writing)
   std::uint64_t complete_bytes = 0;   // bytes up to and including the last '\n'
 };
-// Reads one result file. A missing file is an empty result.
-ReadResults read_results(const std::string& path);
+// Reads one result file, a line at a time. A missing file is an empty result. With `each`, every
+// result line goes to it and none is kept (memory bounded by the longest line, not the file).
+ReadResults read_results(const std::string& path, const std::function<void(ResultLine&&)>& each = nullptr);
 
 // ---- the summary ----
 struct Group {
@@ -65,6 +68,20 @@ struct Summary {
   std::map<std::string, std::uint64_t> by_category;
   std::vector<Group> groups;  // most jobs first
   std::vector<std::string> sources;
+};
+// Summaries made a line at a time: memory grows with the groups (and the job names, to count a
+// job given twice once), not with the lines.
+class Summarizer {
+ public:
+  void add(const ResultLine& l);
+  Summary finish();
+  std::uint64_t repeated() const { return repeated_; }  // lines of a job already counted, left out
+
+ private:
+  Summary s_;
+  std::map<std::string, Group> groups_;
+  std::set<std::string> jobs_seen_;
+  std::uint64_t repeated_ = 0;
 };
 Summary summarize(const std::vector<ResultLine>& results);
 std::string render_summary_text(const Summary& s);

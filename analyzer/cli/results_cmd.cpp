@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "base/sentences.hpp"
@@ -12,9 +13,48 @@
 namespace dtriage::cli {
 namespace {
 
+// The result lines of scan outputs, in file order, each to `each`, none kept. A missing file, a
+// line that is no result (the first 5 of a file said one by one, then how many more) and a
+// half-written last line are said on stderr and left out; each makes `code` 1.
+void for_each_result(const std::vector<std::string>& files, int& code, const std::function<void(batch::ResultLine&&)>& each) {
+  for (const std::string& f : files) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(f, ec)) {
+      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNoSuchFile, {{"path", f}}).c_str());
+      code = 1;
+      continue;
+    }
+    const auto r = batch::read_results(f, each);
+    for (std::size_t i = 0; i < r.problems.size() && i < 5; ++i)
+      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputLeftOut, {{"problem", r.problems[i]}}).c_str());
+    if (r.problems.size() > 5)
+      std::fprintf(stderr, "dtriage: %s\n",
+                   base::say(base::Say::InputMoreLeftOut, {{"path", f}, {"count", std::to_string(r.problems.size() - 5)}}).c_str());
+    if (!r.problems.empty()) code = 1;
+    if (r.partial_tail) {
+      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputHalfWrittenLine, {{"path", f}}).c_str());
+      code = 1;
+    }
+  }
+}
+
+// The summary of `files`, read a line at a time; says on stderr how many lines repeated a job.
+batch::Summary summarize_files(const std::vector<std::string>& files, int& code, std::uint64_t& lines) {
+  batch::Summarizer sum;
+  for_each_result(files, code, [&](batch::ResultLine&& l) {
+    ++lines;
+    sum.add(l);
+  });
+  if (sum.repeated() > 0)
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputJobsCountedOnce, {{"count", std::to_string(sum.repeated())}}).c_str());
+  return sum.finish();
+}
+
 // The bytes written, or why the summary could not be written.
-base::Result<std::uint64_t> write_summary(const std::string& path, const std::vector<batch::ResultLine>& results) {
-  const batch::Summary sum = batch::summarize(results);
+base::Result<std::uint64_t> write_summary(const std::string& path, const std::string& results) {
+  int code = 0;
+  std::uint64_t lines = 0;
+  const batch::Summary sum = summarize_files({results}, code, lines);
   auto ends = [&](const char* ext) {
     return path.size() >= std::strlen(ext) && path.compare(path.size() - std::strlen(ext), std::string::npos, ext) == 0;
   };
@@ -23,32 +63,6 @@ base::Result<std::uint64_t> write_summary(const std::string& path, const std::ve
   if (!out) return base::err(base::say(base::Say::OutputCannotWrite, {{"what", out.error()}}));
   out->buffer() += batch::render_summary(sum, format);
   return out->finish();
-}
-
-// The result lines of scan outputs, in file order. A missing file, a line that is no result and a
-// half-written last line are said on stderr and left out; `code` becomes 1 for a missing file, and
-// for the others too when `damage_is_error` (merge: its output would lack them).
-std::vector<batch::ResultLine> read_result_files(const std::vector<std::string>& files, int& code, bool damage_is_error) {
-  std::vector<batch::ResultLine> all;
-  for (const std::string& f : files) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(f, ec)) {
-      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNoSuchFile, {{"path", f}}).c_str());
-      code = 1;
-      continue;
-    }
-    auto r = batch::read_results(f);
-    for (const auto& p : r.problems) {
-      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputLeftOut, {{"problem", p}}).c_str());
-      if (damage_is_error) code = 1;
-    }
-    if (r.partial_tail) {
-      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputHalfWrittenLine, {{"path", f}}).c_str());
-      if (damage_is_error) code = 1;
-    }
-    for (auto& l : r.lines) all.push_back(std::move(l));
-  }
-  return all;
 }
 
 }  // namespace
@@ -96,7 +110,7 @@ int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const st
   });
   if (!finish_output(out)) return 2;
   if (!summary.empty()) {
-    if (const auto written = write_summary(summary, batch::read_results(config.output).lines); !written)
+    if (const auto written = write_summary(summary, config.output); !written)
       std::fprintf(stderr, "dtriage: %s\n", written.error().c_str());
   }
   return code;
@@ -104,32 +118,46 @@ int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const st
 
 int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output) {
   int code = 0;
-  const std::vector<batch::ResultLine> all = read_result_files(files, code, false);
-  if (all.empty() && code != 0) return 2;
+  std::uint64_t lines = 0;
+  const batch::Summary sum = summarize_files(files, code, lines);
+  if (lines == 0 && code != 0) return 2;
   Output out;
   if (!open_output(out, output)) return 2;
-  out.buffer() += batch::render_summary(batch::summarize(all), format);
+  out.buffer() += batch::render_summary(sum, format);
   if (!finish_output(out)) return 2;
   return code;
 }
 
 // Joins shard outputs: one line per job (the first seen; a job in two shards is reported), in
-// name order, half-written lines left out.
+// name order, half-written lines left out. Only each job's line as written is kept.
 int cmd_merge(const std::vector<std::string>& files, const std::string& output) {
-  std::map<std::string, batch::ResultLine> by_job;
+  struct Kept {
+    std::string raw;
+    std::size_t file = 0;
+    std::uint64_t line = 0;
+  };
+  std::map<std::string, Kept> by_job;
   int code = 0;
-  for (auto& l : read_result_files(files, code, true)) {
-    auto [it, fresh] = by_job.emplace(l.job, l);
-    if (!fresh && it->second.raw != l.raw)
-      std::fprintf(stderr, "dtriage: %s\n",
-                   base::say(base::Say::InputJobTwice, {{"path", l.path}, {"line", std::to_string(l.line)}, {"job", l.job},
-                                                        {"first", it->second.path}, {"at", std::to_string(it->second.line)}})
-                       .c_str());
+  std::size_t file = 0;
+  for (const std::string& f : files) {
+    for_each_result({f}, code, [&](batch::ResultLine&& l) {
+      const auto it = by_job.find(l.job);
+      if (it == by_job.end()) {
+        by_job.emplace(std::move(l.job), Kept{std::move(l.raw), file, l.line});
+        return;
+      }
+      if (it->second.raw != l.raw)
+        std::fprintf(stderr, "dtriage: %s\n",
+                     base::say(base::Say::InputJobTwice, {{"path", f}, {"line", std::to_string(l.line)}, {"job", it->first},
+                                                          {"first", files[it->second.file]}, {"at", std::to_string(it->second.line)}})
+                         .c_str());
+    });
+    ++file;
   }
   Output out;
   if (!open_output(out, output)) return 2;
-  for (const auto& [job, l] : by_job) {
-    out.buffer() += l.raw;
+  for (const auto& [job, k] : by_job) {
+    out.buffer() += k.raw;
     out.buffer() += '\n';
     out.maybe_flush();
   }

@@ -313,6 +313,45 @@ TEST(Hostile, SpoofingControlsAreShownNotSent) {
   }
 }
 
+// Issue 24 item 3: summary reads results files a line at a time (memory grows with the groups, not
+// the file); merge keeps each job's line only. Issue 26: a job given twice is counted once (and
+// said); lines that are not results are an error, said five at a time.
+TEST(Hostile, SummaryAndMergeStreamResultFiles) {
+  TempDir d;
+  {
+    std::ofstream f(d.file("r.jsonl"), std::ios::binary);
+    for (int i = 0; i < 120000; ++i) {
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "{\"job\":\"job-%07d\",\"status\":\"failed\",\"category\":\"worker-exception\",\"summary\":\"RuntimeError on "
+                    "node%03d: CUDA error: an illegal memory access was encountered at step %d, padding padding padding padding "
+                    "padding padding padding padding\",\"rule\":\"python.uncaught-exception\",\"fingerprint\":\"%016x\",\"pattern\":"
+                    "\"RuntimeError on <node>\",\"time\":\"2026-11-%02dT10:00:00\",\"files\":3,\"bytes\":100}\n",
+                    i, i % 500, i, i % 97, 1 + i % 28);
+      f << line;
+    }
+  }  // about 50 MB
+  const Bounded s = run_bounded({"summary", "--format", "json", d.file("r.jsonl")}, 60, d.path());
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_LT(s.peak_kib, 40 * 1024 * kSlower) << "summary holds the file";
+  EXPECT_EQ(json::parse(s.out)["jobs"], 120000);
+  const Bounded m = run_bounded({"merge", "-o", d.file("m.jsonl"), d.file("r.jsonl")}, 60, d.path());
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_LT(m.peak_kib, 120 * 1024 * kSlower) << "merge holds more than each job's line";
+  EXPECT_EQ(read_file(d.file("m.jsonl")).size(), read_file(d.file("r.jsonl")).size());
+  // The same file twice: each job once, and said.
+  const Bounded twice = run_bounded({"summary", "--format", "json", d.file("r.jsonl"), d.file("r.jsonl")}, 60, d.path());
+  EXPECT_EQ(json::parse(twice.out)["jobs"], 120000);
+  EXPECT_NE(twice.err.find("120000 result lines were of jobs already counted"), std::string::npos) << twice.err;
+  // A console log given as results: five lines said, then how many more; not 0.
+  std::string console;
+  for (int i = 0; i < 43; ++i) console += "step " + std::to_string(i) + " loss 2.0\n";
+  d.write("console.log", console);
+  const Bounded c = run_bounded({"summary", d.file("console.log")}, 30, d.path());
+  EXPECT_EQ(c.exit_code, 2) << c.err;
+  EXPECT_NE(c.err.find("38 more lines that are not scan results"), std::string::npos) << c.err;
+}
+
 // A crafted results line cannot inject Markdown or HTML through the summary's fingerprint.
 TEST(Hostile, SummaryMarkdownEscapesACraftedFingerprint) {
   TempDir d;
