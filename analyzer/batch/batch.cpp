@@ -233,8 +233,9 @@ std::string render_summary_text(const Summary& s) {
   }
   o += "\nrecurring root causes (most jobs first):\n";
   for (const Group& g : s.groups) {
-    o += "  " + std::string(std::max<int>(0, 6 - static_cast<int>(std::to_string(g.jobs).size())), ' ') + std::to_string(g.jobs) + " jobs  [" +
-         visible(g.category) + "] " + visible(g.fingerprint) + "  " + visible(g.rule) + "\n";
+    char count[32];
+    std::snprintf(count, sizeof count, "  %6llu jobs  [", static_cast<unsigned long long>(g.jobs));
+    o += count + visible(g.category) + "] " + visible(g.fingerprint) + "  " + visible(g.rule) + "\n";
     o += "           " + visible(g.pattern) + "\n";
     o += "           seen: " + visible(seen(g)) + "; e.g. " + visible(g.example_job) + "\n";
   }

@@ -66,6 +66,20 @@ int exit_code(bool read_anything, const base::Inventory& inv) {
   return inv.unreadable.empty() ? 0 : 1;
 }
 
+// A report format from the name of the file it goes to (report.html, report.md, report.json), as
+// `scan --summary` does; "" when the name says none.
+std::string format_of_file(const std::string& path) {
+  const auto dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
+  std::string ext = path.substr(dot + 1);
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (ext == "json") return "json";
+  if (ext == "md" || ext == "markdown") return "markdown";
+  if (ext == "html" || ext == "htm") return "html";
+  if (ext == "txt" || ext == "text" || ext == "log") return "text";
+  return "";
+}
+
 namespace {
 
 // ---- raw flags (what the user typed) -------------------------------------------------------
@@ -114,20 +128,6 @@ std::optional<std::uint64_t> parse_size(const std::string& s) {
   else return std::nullopt;
   if (shift > 0 && v > (~0ull >> shift)) return std::nullopt;
   return v << shift;
-}
-
-// A report format from the name of the file it goes to (report.html, report.md, report.json), as
-// `scan --summary` does; "" when the name says none.
-std::string format_of_file(const std::string& path) {
-  const auto dot = path.rfind('.');
-  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
-  std::string ext = path.substr(dot + 1);
-  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (ext == "json") return "json";
-  if (ext == "md" || ext == "markdown") return "markdown";
-  if (ext == "html" || ext == "htm") return "html";
-  if (ext == "txt" || ext == "text" || ext == "log") return "text";
-  return "";
 }
 
 // The format of a report: --format, else --json, else -o's extension, else text. `formats` are

@@ -42,6 +42,9 @@ bool finish_output(Output& out);
 std::optional<analysis::RuleBook> load_rules(const Config& config, const char* prefix = "dtriage: rule problem: ");
 // Every unreadable and skipped input, one line each on stderr.
 void print_problems(const base::Inventory& inv);
+// A report format from the name of the file it goes to (.json, .md / .markdown, .html / .htm,
+// .txt / .text / .log); "" when the name says none.
+std::string format_of_file(const std::string& path);
 // 0 done, 1 some input unreadable, 2 nothing readable.
 int exit_code(bool read_anything, const base::Inventory& inv);
 // analyze --ci: 3 when the verdict is failed, 4 when inconclusive (after 1 and 2, which win).

@@ -55,10 +55,8 @@ base::Result<std::uint64_t> write_summary(const std::string& path, const std::st
   int code = 0;
   std::uint64_t lines = 0;
   const batch::Summary sum = summarize_files({results}, code, lines);
-  auto ends = [&](const char* ext) {
-    return path.size() >= std::strlen(ext) && path.compare(path.size() - std::strlen(ext), std::string::npos, ext) == 0;
-  };
-  const char* format = ends(".html") || ends(".htm") ? "html" : ends(".md") ? "markdown" : ends(".json") ? "json" : "text";
+  const std::string named = format_of_file(path);
+  const std::string format = named.empty() ? "text" : named;
   auto out = Output::open(path);
   if (!out) return base::err(base::say(base::Say::OutputCannotWrite, {{"what", out.error()}}));
   out->buffer() += batch::render_summary(sum, format);

@@ -152,6 +152,13 @@ std::size_t ipv6_at(std::string_view s, std::size_t i) {
   return 0;
 }
 
+// Credentials in a URL, up to the authority's last '@' (a password with '@' in it included);
+// group 1 is the scheme.
+const RE2& url_credentials() {
+  static const RE2 re(R"(([A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@"']+:[^\s/"']*@)");
+  return re;
+}
+
 // Replaces each match of `re` (group 1) in `s` by what `with` returns for it; "" keeps the match.
 template <typename F>
 void replace_each(std::string& s, const RE2& re, F&& with) {
@@ -234,8 +241,7 @@ void Redactor::learn(std::string_view raw) {
   std::string_view text = raw;
   if (text.find("://") != std::string_view::npos) {
     stripped.assign(raw);
-    static const RE2 url_cred(R"(([A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@"']+:[^\s/"']*@)");
-    RE2::GlobalReplace(&stripped, url_cred, "\\1");
+    RE2::GlobalReplace(&stripped, url_credentials(), "\\1");
     text = stripped;
   }
   const re2::StringPiece in(text.data(), text.size());
@@ -377,8 +383,7 @@ std::string Redactor::apply_plain(const std::string& text) {
   static const RE2 pem(R"((-----BEGIN [A-Z ]*PRIVATE KEY-----).*)");
   RE2::GlobalReplace(&s, pem, "\\1 [redacted]");
   // Credentials in URLs, a password with '@' in it included: up to the authority's last '@'.
-  static const RE2 url_cred(R"(([A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@"']+:[^\s/"']*@)");
-  RE2::GlobalReplace(&s, url_cred, "\\1[redacted]@");
+  RE2::GlobalReplace(&s, url_credentials(), "\\1[redacted]@");
   static const RE2 cookie(R"((?i)\b((?:set-)?cookie\s*:\s*)\S.*)");
   RE2::GlobalReplace(&s, cookie, "\\1[redacted]");
   static const RE2 bearer(R"((?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,})");
