@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdio>
 #include <functional>
 #include <iterator>
 
@@ -249,10 +251,12 @@ bool Collector::table_row(const model::Event& e, const std::vector<int>& hits) {
 }
 
 const std::string& Collector::row_key(const model::Event& e) {
-  binding_key(e);
   // The file too: a node is not always known yet (folders named without a digit get theirs in
   // correlation), and two nodes' tables of the same hardware must not read as one repeated.
-  key_.insert(0, "\x01" + e.path + "\x01");  // never a binding key: those start with a node name
+  key_.assign("\x01");  // never a binding key: those start with a node name
+  key_ += e.path;
+  key_ += '\x01';
+  append_binding(key_, e);
   key_ += '|';
   key_ += model::kind_name(e.kind);
   key_ += '|';
@@ -265,17 +269,48 @@ const std::string& Collector::row_key(const model::Event& e) {
       key_ += '|';
       key_ += k;
       key_ += '=';
-      key_ += model::value_text(v);
+      append_value(key_, v);
     }
   return key_;
 }
 
-const std::string& Collector::binding_key(const model::Event& e) {
-  key_ = e.node;
-  for (const auto& v : {e.pid, e.device, e.rank, e.local_rank}) {
-    key_ += '|';
-    if (v) key_ += std::to_string(*v);
+namespace {
+
+void append_int(std::string& out, std::int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+}  // namespace
+
+// As model::value_text writes it (a double as an ostream does by default: %g), without a string
+// of its own per field.
+void Collector::append_value(std::string& out, const model::Value& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) {
+    append_int(out, *i);
+  } else if (const auto* d = std::get_if<double>(&v)) {
+    char buf[32];
+    const int n = std::snprintf(buf, sizeof buf, "%g", *d);
+    if (n > 0) out.append(buf, static_cast<std::size_t>(std::min(n, static_cast<int>(sizeof buf) - 1)));
+  } else if (const auto* s = std::get_if<std::string>(&v)) {
+    out += *s;
+  } else {
+    out += std::get<bool>(v) ? "true" : "false";
   }
+}
+
+void Collector::append_binding(std::string& out, const model::Event& e) {
+  out += e.node;
+  for (const auto& v : {e.pid, e.device, e.rank, e.local_rank}) {
+    out += '|';
+    if (v) append_int(out, *v);
+  }
+}
+
+const std::string& Collector::binding_key(const model::Event& e) {
+  key_.clear();
+  append_binding(key_, e);
   return key_;
 }
 

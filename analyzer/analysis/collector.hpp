@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/inventory.hpp"
@@ -59,6 +60,8 @@ class Collector final : public ingest::ForkableSink {
   bool keep(const model::Event& e, std::vector<int>& hits, bool& binding_only);
   static bool binds(const model::Event& e) { return e.pid || e.rank || e.local_rank; }
   const std::string& binding_key(const model::Event& e);  // what ties a process to its node, device, rank
+  static void append_binding(std::string& out, const model::Event& e);
+  static void append_value(std::string& out, const model::Value& v);  // as model::value_text
   // An informational smi table row that no rule matched: kept as the first of its row_key.
   static bool table_row(const model::Event& e, const std::vector<int>& hits);
   const std::string& row_key(const model::Event& e);  // its file, table, code, binding and fields but memory in use
@@ -85,7 +88,7 @@ class Collector final : public ingest::ForkableSink {
   std::vector<std::string> sources_;  // every file read, for the dump's structure
   std::uint64_t unparsed_ = 0;        // lines no parser knew
   std::vector<model::Sighting> sightings_;  // ranks the lines named, kept or not (first line per file)
-  std::set<std::string> seen_;
+  std::unordered_set<std::string> seen_;  // membership only
   std::unordered_map<std::uint64_t, Fold> folds_;  // by fold_key
   std::uint64_t max_event_bytes_;
   std::shared_ptr<std::atomic<std::uint64_t>> event_bytes_;  // the run's, shared with forks

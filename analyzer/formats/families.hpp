@@ -32,7 +32,40 @@ struct Prefix {
   // (pod_task), a view into the line; the event's `task` is "srun task 3" or "pod/NAME".
   std::string_view task;
   bool pod_task = false;
+  // As new, keeping the strings' room (a parser reads one line after another with one Prefix).
+  void clear() {
+    rank.reset();
+    local_rank.reset();
+    pid.reset();
+    host.clear();
+    level = model::Level::None;
+    month_day_time.clear();
+    time.clear();
+    key.clear();
+    task = {};
+    pod_task = false;
+  }
 };
+
+// A time at the start of `s` as collectors and loggers print it: "YYYY-MM-DD HH:MM[:SS][.FRAC or
+// ,FRAC][Z or +HH[:]MM or -HH[:]MM]", a 'T' for the space allowed; its parts are views into `s`,
+// `end` is where it ends.
+struct Stamp {
+  std::string_view date, clock, frac;
+  std::size_t end = 0;
+};
+bool read_stamp(std::string_view s, Stamp& st);
+// How long a collector's time prefix is, 0 for none: the stamp, then " | ", ": " or white space
+// (the first of the three that is followed by white space), as the regex
+//   ^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?(?:\s*\||:)?\s+
+// matches it.
+std::size_t collector_stamp(std::string_view s, Stamp& st);
+// How long a bracketed time prefix is ("[STAMP] ", the space optional), 0 for none.
+std::size_t bracket_stamp(std::string_view s, Stamp& st);
+
+// How long a tqdm bar at the start of `s` is (a line glued to one: "100%|#####| 10/10 [00:01<00:00,
+// 9.51it/s] "), 0 for none, as the regex ^[^|\n]{0,40}\d{1,3}%\|[^|]*\|(?:[^\[\]|]*\[[^\]]*\])? ? matches it.
+std::size_t progress_bar(std::string_view s);
 
 // Host labels a fan-out tool (pdsh, clush, a script's "host: " tag) puts before each line, learned
 // per stream: a label is taken once a record of the stack follows it, then before any line.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/bytes.hpp"
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
 
@@ -220,21 +221,13 @@ bool may_be_glued(std::string_view s) {
         return false;
     }
   };
-  // Eight bytes at a time: a word holds one of the six bytes when, XORed with it repeated, it has
-  // a zero byte; only such words are looked at byte by byte.
-  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  constexpr std::uint64_t kBytes[] = {'\\' * kOnes, ']' * kOnes, '[' * kOnes, 'T' * kOnes, 'v' * kOnes, 'N' * kOnes};
+  // Sixteen bytes at a time (base/bytes.hpp): only a block that holds one of the six bytes is
+  // looked at byte by byte.
   std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    std::uint64_t any = 0;
-    for (const std::uint64_t b : kBytes) {
-      const std::uint64_t x = w ^ b;
-      any |= (x - kOnes) & ~x & kHigh;
-    }
-    if (any == 0) continue;
-    for (std::size_t j = i; j < i + 8; ++j)
+  for (; i + 16 <= n; i += 16) {
+    const base::Bytes16 w = base::load16(s.data() + i);
+    if (!base::any_set((w == '\\') | (w == ']') | (w == '[') | (w == 'T') | (w == 'v') | (w == 'N'))) continue;
+    for (std::size_t j = i; j < i + 16; ++j)
       if (at(j)) return true;
   }
   for (; i < n; ++i)

@@ -109,13 +109,14 @@ struct SourceParser::Impl {
   void learn_plain_year(const Prefix& p) {
     if (p.time.size() >= 10 && p.time[4] == '-') year = p.time.substr(0, 4);
   }
-  model::Time plain_time(const Prefix& p) const {
-    if (!p.time.empty()) return model::Time::parse(p.time);
-    if (p.month_day_time.empty() || year.empty()) return {};
-    std::string md = p.month_day_time.substr(0, 5);
-    const std::string clock = p.month_day_time.substr(6);
+  model::Time plain_time(const Prefix& p) const { return plain_time(p.time, p.month_day_time, year); }
+  static model::Time plain_time(const std::string& time, std::string_view month_day_time, const std::string& in_year) {
+    if (!time.empty()) return model::Time::parse(time);
+    if (month_day_time.empty() || in_year.empty()) return {};
+    std::string md(month_day_time.substr(0, 5));
+    const std::string clock(month_day_time.substr(std::min<std::size_t>(6, month_day_time.size())));
     if (md.empty() || clock.empty()) return {};
-    return model::Time::parse(model::time_with_year(year, std::move(md), clock), true);
+    return model::Time::parse(model::time_with_year(in_year, std::move(md), clock), true);
   }
 
   void finish_event(model::Event& e, const Prefix* p) {
@@ -155,6 +156,11 @@ struct SourceParser::Impl {
   }
   void note_step(std::optional<std::int64_t> rank, std::optional<std::int64_t> local, std::string_view task,
                  const Progress& progress, std::string_view text, std::uint64_t number, const model::Time* time) {
+    resolve_deferred();  // the lines before this one first
+    store_step(rank, local, task, progress, text, number, time);
+  }
+  void store_step(std::optional<std::int64_t> rank, std::optional<std::int64_t> local, std::string_view task,
+                  const Progress& progress, std::string_view text, std::uint64_t number, const model::Time* time) {
     // Most progress lines are the same rank's as the one before (a rank's own file, rank 0's prints).
     const std::uint64_t key = sighting_key(rank, local);
     if (last_stepped == nullptr || last_stepped_key != key || last_stepped->task != task) {
@@ -172,6 +178,77 @@ struct SourceParser::Impl {
     else s.step_time = {};
     s.step_text.assign(text.substr(0, 240));
   }
+  // The plain lines skip_plain passed over in the batch being fed, whose progress is read when the
+  // batch ends (or before a step is noted otherwise), from the last line back: only each rank's
+  // last progress print counts, and most of a batch's plain lines are its ranks' earlier prints,
+  // never read. A line's slot is its rank key's (rank, local rank, launcher task) in the batch.
+  struct Deferred {
+    const lines::Line* line = nullptr;  // in the batch (feed_many keeps it alive)
+    std::optional<std::int64_t> rank, local;
+    std::string_view task;  // Prefix::task, a view into the line
+    bool pod_task = false;
+    std::string time, month_day_time, year;  // what plain_time reads, as it was at the line
+    std::size_t slot = 0;
+  };
+  std::vector<Deferred> deferred;  // the first deferred_n in use (the rest keep their strings' room)
+  std::size_t deferred_n = 0;
+  struct Slot {
+    std::uint64_t key = 0;
+    std::string_view task;
+    bool pod_task = false;
+  };
+  static constexpr std::size_t kSlots = 64;  // a bit each in resolve_deferred
+  std::vector<Slot> slots;
+  void defer_progress(const lines::Line& line, const Prefix& p) {
+    const std::optional<std::int64_t> rank = p.rank ? p.rank : facts.rank;
+    const std::optional<std::int64_t> local = p.local_rank ? p.local_rank : facts.local_rank;
+    const std::uint64_t key = sighting_key(rank, local);
+    std::size_t slot = 0;
+    const auto same = [&](const Slot& sl) { return sl.key == key && sl.pod_task == p.pod_task && sl.task == p.task; };
+    if (deferred_n > 0 && same(slots[deferred[deferred_n - 1].slot])) {
+      slot = deferred[deferred_n - 1].slot;  // most lines: the same rank's as the line before
+    } else {
+      slot = static_cast<std::size_t>(std::find_if(slots.begin(), slots.end(), same) - slots.begin());
+      if (slot == slots.size()) {
+        if (slots.size() == kSlots) {  // more ranks interleave: the lines so far are read now
+          resolve_deferred();
+          slot = 0;
+        }
+        slots.push_back({key, p.task, p.pod_task});
+      }
+    }
+    if (deferred_n == deferred.size()) deferred.emplace_back();
+    Deferred& d = deferred[deferred_n++];
+    d.line = &line;
+    d.rank = rank;
+    d.local = local;
+    d.task = p.task;
+    d.pod_task = p.pod_task;
+    d.time.assign(p.time);
+    d.month_day_time.assign(p.month_day_time);
+    d.year.assign(year);
+    d.slot = slot;
+  }
+  void resolve_deferred() {
+    if (deferred_n == 0) return;
+    std::uint64_t done = 0;  // a bit per slot whose last progress print was found
+    const std::uint64_t all = slots.size() == 64 ? ~0ull : (1ull << slots.size()) - 1;
+    for (std::size_t j = deferred_n; j-- > 0 && done != all;) {
+      const Deferred& d = deferred[j];
+      const std::uint64_t bit = 1ull << d.slot;
+      if ((done & bit) != 0) continue;
+      const auto progress = read_progress(d.line->text);
+      if (!progress) continue;
+      done |= bit;
+      const model::Time t = plain_time(d.time, d.month_day_time, d.year);
+      std::string task;
+      if (!d.task.empty()) task.append(d.pod_task ? "pod/" : "srun task ").append(d.task);  // task_of
+      store_step(d.rank, d.local, task, *progress, d.line->text, d.line->number, &t);
+    }
+    deferred_n = 0;
+    slots.clear();
+  }
+
   void give_progress() {
     for (auto& [key, s] : stepped) {
       s.path = source.path;
@@ -424,8 +501,10 @@ struct SourceParser::Impl {
       plain_last = line.number;
       return;
     }
-    Prefix p;
-    std::string storage;
+    Prefix& p = line_prefix;
+    p.clear();
+    std::string& storage = line_storage;
+    storage.clear();
     const std::string_view rest = strip_prefixes(line.text, p, storage, &labels);
     sight(p, line.number);
     if (look != nullptr && open.empty() && storage.empty() && skip(line, rest, p, *look)) return;
@@ -435,6 +514,9 @@ struct SourceParser::Impl {
     }
     feed_parsed(line, rest, p, look != nullptr && *look != Gate::Look::Parse && storage.empty());
   }
+
+  Prefix line_prefix;  // feed_utf8's, for one line at a time (never re-entered)
+  std::string line_storage;
 
   // Records glued onto one physical line (split_glued): each piece is parsed as a line of its own,
   // with the line's number and outer prefixes; a piece with a rank prefix of its own ("...^^^^[default1]:
@@ -538,6 +620,7 @@ struct SourceParser::Impl {
       for (std::size_t i = 0; i < batch->size(); ++i)
         if (std::memchr(batch_texts[i].data(), '\x1b', batch_texts[i].size()) != nullptr) batch_looks[i] = Gate::Look::Parse;
     for (std::size_t i = 0; i < batch->size(); ++i) feed_utf8((*batch)[i], &batch_looks[i]);
+    resolve_deferred();  // before the batch's lines go
   }
   std::vector<lines::Line> batch_lines;
   std::deque<std::string> batch_decoded;  // stable addresses: lines point into them
@@ -683,11 +766,7 @@ struct SourceParser::Impl {
     plain_last = line.number;
     learn_plain_year(p);
     if (p.level > model::Level::Info) return true;  // emit_event notes the progress of info lines only
-    if (const auto progress = read_progress(line.text)) {
-      const model::Time t = plain_time(p);
-      note_step(p.rank ? p.rank : facts.rank, p.local_rank ? p.local_rank : facts.local_rank, task_of(p), *progress, line.text,
-                line.number, &t);
-    }
+    defer_progress(line, p);
     return true;
   }
 

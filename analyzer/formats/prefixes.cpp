@@ -16,12 +16,6 @@ DT_RE(re_viewer_lineno, R"(^\[\d+\] )")
 DT_RE(re_ray_prefix, R"(^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\) ?)")
 DT_RE(re_vllm_logger, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[[^\]]+\] ?)")
 DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
-// Collector / platform timestamps before the line: "2024-05-01 12:34:56  ", kubectl --timestamps
-// "2024-05-01T12:34:56.123456789Z ", minute precision "2024-05-01 12:34 ", with a zone or not.
-DT_RE(re_collector_ts, R"(^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?(?:\s*\||:)?\s+)")
-DT_RE(re_bracket_ts, R"(^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\] ?)")
-// A tqdm progress bar the next line was glued to: "100%|#####| 10/10 [00:01<00:00, 9.51it/s]".
-DT_RE(re_progress_bar, R"(^[^|\n]{0,40}\d{1,3}%\|[^|]*\|(?:[^\[\]|]*\[[^\]]*\])? ?)")
 DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
 // What may follow a fan-out tool's host label ("node01: "), the first time it is seen: the start of
 // a record of the stack (torchrun's rank prefix, NCCL's host:pid:tid, a date, a traceback, a plog or
@@ -62,6 +56,26 @@ std::string without_terminal_escapes(std::string_view s) {
 namespace {
 
 enum class Peel { Peeled, Stop };
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }  // RE2's \s
+std::size_t spaces_from(std::string_view s, std::size_t k) {
+  while (k < s.size() && space(s[k])) ++k;
+  return k;
+}
+
+// A prefix's time as the events carry it: "DATE" 'T' "HH:MM:SS" ['.' FRAC] (seconds ":00" when the
+// stamp has minutes only), written in place.
+void set_time(std::string& out, const Stamp& st) {
+  out.assign(st.date);
+  out += 'T';
+  out.append(st.clock);
+  if (st.clock.size() == 5) out.append(":00");
+  if (!st.frac.empty()) {
+    out += '.';
+    out.append(st.frac);
+  }
+}
 
 // Container runtimes' JSON lines ({"log":"...","stream":"stderr","time":"..."}): the log text.
 std::string_view peel_container_json(std::string_view s, Prefix& p, std::string& storage) {
@@ -151,9 +165,10 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
     s.remove_prefix(m[0].size());
     return Peel::Peeled;
   }
-  if (s.size() > 18 && s[5] == '-' && rx(re_bracket_ts(), s, m)) {
-    p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
-    s.remove_prefix(m[0].size());
+  Stamp st;
+  if (const std::size_t len = s.size() > 18 && s[5] == '-' ? bracket_stamp(s, st) : 0; len != 0) {
+    set_time(p.time, st);
+    s.remove_prefix(len);
     return Peel::Peeled;
   }
   return Peel::Stop;
@@ -242,9 +257,10 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
   const bool bar = s.size() > 8 && contains(s.substr(0, 60), "%|");
   if (!(c >= '0' && c <= '9') && c != ' ' && !bar && !pdsh) return Peel::Stop;
   M m;
-  if (c >= '0' && c <= '9' && s.size() > 16 && s[4] == '-' && rx(re_collector_ts(), s, m)) {
-    p.time = iso(m[1], m[2].size() == 5 ? std::string(m[2]) + ":00" : std::string(m[2]), m[3]);
-    std::size_t cut = m[0].size();
+  Stamp st;
+  if (const std::size_t len = c >= '0' && c <= '9' && s.size() > 16 && s[4] == '-' ? collector_stamp(s, st) : 0; len != 0) {
+    set_time(p.time, st);
+    std::size_t cut = len;
     std::size_t stamp = cut;  // the timestamp and its separator, without the spaces after it
     while (stamp > 0 && (s[stamp - 1] == ' ' || s[stamp - 1] == '\t')) --stamp;
     const std::string_view after = trim(s.substr(cut));
@@ -275,8 +291,8 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
       return Peel::Peeled;
     }
   }
-  if (bar && rx(re_progress_bar(), s, m)) {
-    s.remove_prefix(m[0].size());
+  if (const std::size_t len = bar ? progress_bar(s) : 0; len != 0) {
+    s.remove_prefix(len);
     return Peel::Peeled;
   }
   if (pdsh && labels != nullptr && peel_label(s, p, colon, *labels)) return Peel::Peeled;
@@ -301,6 +317,82 @@ void peel_outer(std::string_view& s, Prefix& p, HostLabels* labels) {
 }
 
 }  // namespace
+
+// Read by hand (the regex was a tenth of the time on lines of progress under a logger's time); the
+// choices are the ones RE2 made for the patterns in families.hpp, which a test compares.
+bool read_stamp(std::string_view s, Stamp& st) {
+  static constexpr std::string_view kShape = "dddd-dd-dd dd:dd";  // 'd' a digit, ' ' or 'T'
+  if (s.size() < kShape.size()) return false;
+  for (std::size_t i = 0; i < kShape.size(); ++i) {
+    const char k = kShape[i], c = s[i];
+    if (k == 'd' ? !digit(c) : k == ' ' ? (c != ' ' && c != 'T') : c != k) return false;
+  }
+  std::size_t i = kShape.size();
+  if (i + 2 < s.size() && s[i] == ':' && digit(s[i + 1]) && digit(s[i + 2])) i += 3;
+  st.date = s.substr(0, 10);
+  st.clock = s.substr(11, i - 11);
+  st.frac = {};
+  if (i + 1 < s.size() && (s[i] == '.' || s[i] == ',') && digit(s[i + 1])) {
+    std::size_t j = i + 1;
+    while (j < s.size() && digit(s[j])) ++j;
+    st.frac = s.substr(i + 1, j - i - 1);
+    i = j;
+  }
+  if (i < s.size() && s[i] == 'Z') {
+    ++i;
+  } else if (i + 2 < s.size() && (s[i] == '+' || s[i] == '-') && digit(s[i + 1]) && digit(s[i + 2])) {
+    const std::size_t j = i + 3;
+    if (j + 2 < s.size() && s[j] == ':' && digit(s[j + 1]) && digit(s[j + 2])) i = j + 3;
+    else if (j + 1 < s.size() && digit(s[j]) && digit(s[j + 1])) i = j + 2;
+  }
+  st.end = i;
+  return true;
+}
+
+std::size_t collector_stamp(std::string_view s, Stamp& st) {
+  if (!read_stamp(s, st)) return 0;
+  const std::size_t at = st.end;
+  // "STAMP | ", then "STAMP: ", then "STAMP ", the first that is followed by white space.
+  if (const std::size_t bar = spaces_from(s, at); bar < s.size() && s[bar] == '|') {
+    if (const std::size_t end = spaces_from(s, bar + 1); end > bar + 1) return end;
+  }
+  if (at < s.size() && s[at] == ':') {
+    if (const std::size_t end = spaces_from(s, at + 1); end > at + 1) return end;
+  }
+  const std::size_t end = spaces_from(s, at);
+  return end > at ? end : 0;
+}
+
+std::size_t bracket_stamp(std::string_view s, Stamp& st) {
+  if (s.empty() || s.front() != '[' || !read_stamp(s.substr(1), st)) return 0;
+  std::size_t at = st.end + 1;
+  if (at >= s.size() || s[at] != ']') return 0;
+  ++at;
+  if (at < s.size() && s[at] == ' ') ++at;
+  return at;
+}
+
+std::size_t progress_bar(std::string_view s) {
+  // Up to 40 bytes with no '|' or newline, 1-3 digits, "%|": the line's first '|' is the bar's.
+  const std::size_t open = s.find_first_of("|\n");
+  if (open == std::string_view::npos || s[open] != '|' || open < 2 || s[open - 1] != '%') return 0;
+  std::size_t run = 0;
+  while (run < 3 && run + 2 <= open && digit(s[open - 2 - run])) ++run;
+  if (run == 0) return 0;
+  std::size_t chars = 0;  // the regex counts characters, not bytes (a UTF-8 continuation byte is none)
+  for (std::size_t i = 0; i + 1 + run < open; ++i) chars += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  if (chars > 40) return 0;
+  // The bar, to the next '|'.
+  const std::size_t close = s.find('|', open + 1);
+  if (close == std::string_view::npos) return 0;
+  std::size_t end = close + 1;
+  // Then, when there is one, the counts' bracket: " 10/10 [00:01<00:00, 9.51it/s]".
+  if (const std::size_t lb = s.find_first_of("[]|", end); lb != std::string_view::npos && s[lb] == '[') {
+    if (const std::size_t rb = s.find(']', lb + 1); rb != std::string_view::npos) end = rb + 1;
+  }
+  if (end < s.size() && s[end] == ' ') ++end;
+  return end;
+}
 
 std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage, HostLabels* labels) {
   std::string_view s = peel_container_json(line, p, storage);

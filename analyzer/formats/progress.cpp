@@ -4,6 +4,8 @@
 #include <cstring>
 #include <span>
 
+#include "base/bytes.hpp"
+
 namespace dtriage::formats {
 namespace {
 
@@ -101,11 +103,26 @@ std::optional<Progress> tqdm_bar(std::string_view s) {
   }
 }
 
+// False when `s` surely states no step: every step word holds "te" in some case ("step",
+// "iter", "num_updates"), a tqdm bar "%|". Sixteen byte pairs at a time; most lines of a table, a
+// metric dict or a log message have neither.
+bool may_state_step(std::string_view s) {
+  std::size_t i = 0;
+  for (; i + 17 <= s.size(); i += 16) {
+    const base::Bytes16 a = base::load16(s.data() + i), b = base::load16(s.data() + i + 1);  // each byte, the one after
+    if (base::any_set((((a | 0x20) == 't') & ((b | 0x20) == 'e')) | ((a == '%') & (b == '|')))) return true;
+  }
+  for (; i + 1 < s.size(); ++i)
+    if (((s[i] | 0x20) == 't' && (s[i + 1] | 0x20) == 'e') || (s[i] == '%' && s[i + 1] == '|')) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<Progress> read_progress(std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n' || line.back() == ' ')) line.remove_suffix(1);
   if (std::memchr(line.data(), '\r', line.size()) != nullptr) line.remove_prefix(line.rfind('\r') + 1);  // memchr: rarely any
+  if (!may_state_step(line)) return std::nullopt;
   static constexpr auto kFirst = [] {  // the first letters of the step words, in either case
     std::array<bool, 256> t{};
     for (const unsigned char c : {'s', 'S', 'i', 'I', 'g', 'G', 'n', 'N'}) t[c] = true;

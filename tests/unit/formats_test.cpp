@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -891,6 +892,76 @@ TEST(Smi, NvidiaSmiRowsReadByHandAsTheRegexReadsThem) {
   }
   EXPECT_GT(gpus, 200);  // both kinds drawn often enough to mean something
   EXPECT_GT(procs, 100);
+}
+
+}  // namespace
+}  // namespace dtriage::formats
+
+namespace dtriage::formats {
+namespace {
+
+// The time prefixes are read by hand (prefixes.cpp); these are the regexes they replaced, whose
+// choices (which optional part is taken, where the match ends) they must make on any text.
+TEST(Prefixes, StampsAreReadAsTheRegexesReadThem) {
+  const RE2 collector(R"(^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?(?:\s*\||:)?\s+)");
+  const RE2 bracket(R"(^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\] ?)");
+  const std::vector<std::string> pieces = {"2024-05-01", "2024-5-01", "20240501", " ",    "T",      "12:34", ":56",  ":5",
+                                           "12:3",       ".123",      ",45",     ".",    ",",      "Z",     "+08:00", "-0530",
+                                           "+08:3",      "+8",        "-08",     " | ",  "|",      ": ",    ":",     "  ",
+                                           "\t",         "\r",        "]",       "] ",   "[",      "x",     " msg",  "1",
+                                           "-",          "9",         "\f"};
+  std::mt19937 rng(20261204);
+  auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  int matched = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string s = pick(3) == 0 ? "[" : "";
+    s += pick(4) == 0 ? pieces[pick(pieces.size())] : "2024-05-01";
+    s += pick(5) == 0 ? "T" : " ";
+    s += pick(5) == 0 ? pieces[pick(pieces.size())] : "12:34";
+    for (std::size_t k = pick(7); k > 0; --k) s += pieces[pick(pieces.size())];
+    for (const bool in_brackets : {false, true}) {
+      const RE2& re = in_brackets ? bracket : collector;
+      re2::StringPiece g[4];
+      const bool want = re.Match(s, 0, s.size(), RE2::ANCHOR_START, g, 4);
+      Stamp st;
+      const std::size_t got = in_brackets ? bracket_stamp(s, st) : collector_stamp(s, st);
+      ASSERT_EQ(want, got != 0) << (in_brackets ? "bracket: " : "collector: ") << s;
+      if (!want) continue;
+      ++matched;
+      ASSERT_EQ(g[0].size(), got) << s;
+      ASSERT_EQ(std::string(g[1].data(), g[1].size()), std::string(st.date)) << s;
+      ASSERT_EQ(std::string(g[2].data(), g[2].size()), std::string(st.clock)) << s;
+      ASSERT_EQ(std::string(g[3].data(), g[3].size()), std::string(st.frac)) << s;
+    }
+  }
+  EXPECT_GT(matched, 20000);  // the texts drawn are stamps often enough to test their parts
+}
+
+TEST(Prefixes, ProgressBarsAreReadAsTheRegexReadsThem) {
+  const RE2 bar(R"(^[^|\n]{0,40}\d{1,3}%\|[^|]*\|(?:[^\[\]|]*\[[^\]]*\])? ?)");
+  const std::vector<std::string> pieces = {"100", "45", "7", "1234", "%", "|", "%|", "#####", "\u2588\u258b", "     ", " ",
+                                           "10/10", "[", "]", "[00:01<00:00, 9.51it/s]", "\n", "Epoch 2:", "x", "0",
+                                           "abcdefghijklmnopqrst", "[rank3]:", "\r"};
+  std::mt19937 rng(1204);
+  auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  int matched = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string s;
+    for (std::size_t k = 1 + pick(8); k > 0; --k) s += pieces[pick(pieces.size())];
+    if (pick(2) == 0) {  // at a character's start: the pipeline reads UTF-8 (feed_many decodes the rest)
+      std::size_t at = pick(s.size() + 1);
+      while (at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) ++at;
+      s.insert(at, "9%|");
+    }
+    re2::StringPiece g;
+    const bool want = bar.Match(s, 0, s.size(), RE2::ANCHOR_START, &g, 1);
+    const std::size_t got = progress_bar(s);
+    ASSERT_EQ(want, got != 0) << s;
+    if (!want) continue;
+    ++matched;
+    ASSERT_EQ(g.size(), got) << s;
+  }
+  EXPECT_GT(matched, 10000);  // bars often enough to test where they end
 }
 
 }  // namespace
