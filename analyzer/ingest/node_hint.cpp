@@ -19,9 +19,13 @@ const re2::RE2& component_re() {
   //  - an IPv4 address
   //  - a fully qualified name whose host label has a number: c017.hpc.example.edu, dgx12.cluster.local
   //    (three labels or more, the last all letters and no file extension: file_like)
+  //  - a location name: rack, chassis, node as three or four letter-number groups (r07-c11-n12,
+  //    rk2-ch04-sl1-n3; two groups, exp1-run2, are too like a run's name), a Cray xname
+  //    (x1000c0s7b0n1: cabinet, chassis, slot, board, node)
   static const re2::RE2 re(
       R"((?i)(?:(?:node|host|worker|server|gpu|npu|compute|machine|cn|gn|dn|slave|master)[-_]?[a-z]{0,3}[0-9][-a-z0-9_]*)"
       R"(|w[-_][0-9]+|[a-z0-9][-a-z0-9_]*-(?:worker|master|node|host)-?[0-9]+)"
+      R"(|[a-z]{1,4}[0-9]{1,4}(?:-[a-z]{1,4}[0-9]{1,4}){2,3}|x[0-9]{1,5}c[0-9]{1,2}s[0-9]{1,2}b[0-9]n[0-9])"
       R"(|[0-9]{1,3}(?:\.[0-9]{1,3}){3})"
       R"(|[a-z][-a-z0-9]*[0-9][-a-z0-9]*(?:\.[a-z0-9][-a-z0-9]*)+\.[a-z]{2,12}))");
   return re;

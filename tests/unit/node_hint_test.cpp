@@ -17,6 +17,10 @@ TEST(NodeHints, DirectoryPerHost) {
   EXPECT_EQ(h.infer("c017.hpc.example.edu/torchrun.out"), "c017.hpc.example.edu");
   EXPECT_EQ(h.infer("job/DGX-12.Cluster.Local/a.log"), "DGX-12.Cluster.Local");
   EXPECT_EQ(h.infer("logs/r04-c06-n02.rack4.dc1.corp/x/y.txt"), "r04-c06-n02.rack4.dc1.corp");
+  // Location names: rack, chassis, (slot,) node; a Cray xname.
+  EXPECT_EQ(h.infer("r07-c11-n12/torchrun.log"), "r07-c11-n12");
+  EXPECT_EQ(h.infer("dump/RK2-CH04-SL1-N3/a.log"), "RK2-CH04-SL1-N3");
+  EXPECT_EQ(h.infer("x1000c0s7b0n1/slurm-1.out"), "x1000c0s7b0n1");
 }
 
 TEST(NodeHints, PerNodeArchive) {
@@ -43,6 +47,9 @@ TEST(NodeHints, FileNameAndOtherDirectoriesDoNotCount) {
   EXPECT_EQ(h.infer("data1.train.json/a.log"), "");
   EXPECT_EQ(h.infer("login.hpc.example.edu/a.log"), "");
   EXPECT_EQ(h.infer("torch2.1.0/a.log"), "");
+  // Two letter-number groups are a run's name as often as a place's.
+  EXPECT_EQ(h.infer("exp1-run2/a.log"), "");
+  EXPECT_EQ(h.infer("v1-2-3/a.log"), "");
 }
 
 TEST(NodeHints, UserPatternCaptureGroup) {
