@@ -82,6 +82,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::HeadingWhy, "heading.why", "Why this rank"},
     {Say::HeadingInputs, "heading.inputs", "Inputs"},
     {Say::LabelFix, "label.fix", "Fix"},
+    {Say::EvidenceAlsoAt, "evidence.also-at", "the same line also at {where}"},
+    {Say::EvidenceAlsoAtMore, "evidence.also-at-more", "the same line also at {where} and {count} more"},
     {Say::CheckTitleDevices, "check.title-devices",
      "device count, model and memory equal on every node and to nproc_per_node; none held"},
     {Say::CheckTitleTopology, "check.title-topology",

@@ -62,6 +62,8 @@ enum class Say : std::uint16_t {
   HeadingWhy,
   HeadingInputs,
   LabelFix,
+  EvidenceAlsoAt,      // {where}
+  EvidenceAlsoAtMore,  // {where} {count}
   // pre-launch checks (check/check.cpp): what each check looks at
   CheckTitleDevices,
   CheckTitleTopology,

@@ -76,9 +76,11 @@ std::string render_html(const Report& r) {
   if (!v.evidence.empty()) {
     o += "<h2>" + esc(heading(base::Say::HeadingEvidence)) + "</h2>\n<pre id=\"evidence\">";
     for (std::size_t k = 0; k < v.evidence.size() && k < 10; ++k) {
-      o += "<span class=\"loc\">" + esc(v.evidence[k].loc) + "</span>  " + esc(clip(v.evidence[k].text, 400)) + "\n";
-      if (!v.evidence[k].key_loc.empty())
-        o += "<span class=\"loc\">" + esc(v.evidence[k].key_loc) + "</span>  " + esc(clip(v.evidence[k].key_text, 400)) + "\n";
+      const EvidenceItem& it = v.evidence[k];
+      o += "<span class=\"loc\">" + esc(it.loc) + "</span>  " + esc(clip_at(it.text, 400, it.focus)) + "\n";
+      if (!it.key_loc.empty())
+        o += "<span class=\"loc\">" + esc(it.key_loc) + "</span>  " + esc(clip_at(it.key_text, 400, it.key_focus)) + "\n";
+      if (!it.also.empty()) o += "<span class=\"loc\">  (" + esc(also_text(it)) + ")</span>\n";
     }
     o += "</pre>\n";
   }

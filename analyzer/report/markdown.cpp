@@ -38,8 +38,10 @@ std::string render_markdown(const Report& r) {
   if (!v.evidence.empty()) {
     std::string body;
     for (std::size_t k = 0; k < v.evidence.size() && k < 10; ++k) {
-      body += v.evidence[k].loc + "  " + clip(v.evidence[k].text, 300) + "\n";
-      if (!v.evidence[k].key_loc.empty()) body += v.evidence[k].key_loc + "  " + clip(v.evidence[k].key_text, 300) + "\n";
+      const EvidenceItem& it = v.evidence[k];
+      body += it.loc + "  " + clip_at(it.text, 300, it.focus) + "\n";
+      if (!it.key_loc.empty()) body += it.key_loc + "  " + clip_at(it.key_text, 300, it.key_focus) + "\n";
+      if (!it.also.empty()) body += "  (" + also_text(it) + ")\n";
     }
     const std::string fence = fence_for(body);
     const std::string evidence = heading(base::Say::HeadingEvidence);

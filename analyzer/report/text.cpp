@@ -25,16 +25,18 @@ std::string render_text(const Report& r, bool color) {
     o += "  " + label(base::Say::HeadingWhy) + ":\n";
     for (const std::string& w : v.why) o += "    - " + w + "\n";
   }
-  auto line = [&](const std::string& where, const std::string& text) {
-    return std::string("    ") + dim + where + reset + "  " + (text.size() > 220 ? clip(text, 217) : text) + "\n";
+  auto line = [&](const std::string& where, const std::string& text, std::size_t focus = 0) {
+    return std::string("    ") + dim + where + reset + "  " + (text.size() > 220 ? clip_at(text, 217, focus) : text) + "\n";
   };
   if (!v.evidence.empty()) {
     const std::size_t max = v.evidence_rule.empty() ? 1 : 8;
     const std::string evidence = label(base::Say::HeadingEvidence);
     o += v.evidence_rule.empty() ? "\n" + evidence + ":\n" : "\n" + evidence + " (" + v.evidence_rule + "):\n";
     for (std::size_t k = 0; k < v.evidence.size() && k < max; ++k) {
-      o += line(v.evidence[k].loc, v.evidence[k].text);
-      if (!v.evidence[k].key_loc.empty()) o += line(v.evidence[k].key_loc, v.evidence[k].key_text);
+      const EvidenceItem& it = v.evidence[k];
+      o += line(it.loc, it.text, it.focus);
+      if (!it.key_loc.empty()) o += line(it.key_loc, it.key_text, it.key_focus);
+      if (!it.also.empty()) o += std::string("      ") + dim + also_text(it) + reset + "\n";
     }
     if (v.evidence.size() > max) o += "    ... " + std::to_string(v.evidence.size() - max) + " more\n";
   }

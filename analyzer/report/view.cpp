@@ -1,6 +1,10 @@
 #include "report/view.hpp"
 
+#include <re2/re2.h>
+
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "base/json_escape.hpp"
@@ -9,20 +13,85 @@
 namespace dtriage::report {
 namespace {
 
+// Where `part` (a view into `whole`) starts in whole's visible form.
+std::size_t visible_offset(const std::string& whole, const char* part) {
+  if (part < whole.data() || part > whole.data() + whole.size()) return 0;
+  return base::visible(std::string_view(whole).substr(0, static_cast<std::size_t>(part - whole.data()))).size();
+}
+
 // Every piece of log text and every file name is made visible (base/text.hpp): what an input
 // holds can then not drive the reader's terminal or start a line of its own in any format.
-EvidenceItem item(const model::Event& e) {
+// `pattern` is the rule's that made the finding (null for none): the line of a block it matched
+// is the block's key line, and where it matched is kept in view when a long line is clipped.
+EvidenceItem item(const model::Event& e, const re2::RE2* pattern = nullptr) {
   EvidenceItem it{loc(e), base::visible(e.text), "", ""};
   if (auto at = e.get_int("exception_line")) {  // a traceback: its exception line says the most
     it.key_loc = base::visible(e.path) + ":" + std::to_string(*at);
     it.key_text = base::visible(e.get_str("exception_text"));
+    return it;
+  }
+  if (pattern == nullptr) return it;
+  re2::StringPiece m;
+  if (pattern->Match(e.text, 0, e.text.size(), re2::RE2::UNANCHORED, &m, 1)) {
+    it.focus = visible_offset(e.text, m.data());
+    return it;
+  }
+  // A block (CANN error code, failure-table row, ...) whose first line is not what matched: the
+  // body line that is. Its own number when the block's lines were one after the other.
+  const bool contiguous = e.end_line == e.line + e.body.size();
+  for (std::size_t k = 0; k < e.body.size(); ++k) {
+    const std::string& b = e.body[k];
+    if (!pattern->Match(b, 0, b.size(), re2::RE2::UNANCHORED, &m, 1)) continue;
+    const std::size_t indent = std::min(b.find_first_not_of(" \t"), b.size());
+    const std::string shown = b.substr(indent);
+    it.key_loc = base::visible(e.path) + ":" + std::to_string(contiguous ? e.line + 1 + k : e.line);
+    it.key_text = base::visible(shown);
+    it.key_focus = visible_offset(shown, shown.data() + (static_cast<std::size_t>(m.data() - b.data()) - indent));
+    break;
   }
   return it;
+}
+
+// Evidence lines of the same text (every node printing one line, a line repeated per step) are
+// shown once, with where else they were.
+void fold_repeats(std::vector<EvidenceItem>& items) {
+  std::vector<EvidenceItem> out;
+  std::map<std::string, std::size_t> first;  // text + key text -> its item in out
+  for (EvidenceItem& it : items) {
+    const std::string key = it.text + '\n' + it.key_text;
+    if (auto f = first.find(key); f != first.end()) {
+      out[f->second].also.push_back(std::move(it.loc));
+      continue;
+    }
+    first.emplace(key, out.size());
+    out.push_back(std::move(it));
+  }
+  items = std::move(out);
 }
 
 }  // namespace
 
 std::string clip(const std::string& s, std::size_t max) { return base::clip_utf8(base::sanitize_utf8(s), max); }
+
+std::string clip_at(const std::string& s, std::size_t max, std::size_t focus) {
+  if (s.size() <= max || focus < max - max / 3 || focus >= s.size()) return clip(s, max);
+  // The line's head (its time, process, code) and then a window from a little before the focus.
+  const std::size_t head = max / 3, window = max - head - 5;
+  std::size_t start = focus - std::min(focus, window / 4);
+  if (start < head) return clip(s, max);
+  while (start < s.size() && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) ++start;  // a character's start
+  std::string out = base::clip_utf8(base::sanitize_utf8(s.substr(0, head)), head);
+  if (out.size() > head) out.resize(out.size() - 3);  // clip_utf8's "..." comes below, once
+  return out + " ... " + clip(s.substr(start), window);
+}
+
+std::string also_text(const EvidenceItem& it, std::size_t max_locs) {
+  if (it.also.empty()) return "";
+  std::string where;
+  for (std::size_t k = 0; k < it.also.size() && k < max_locs; ++k) where += (k == 0 ? "" : ", ") + it.also[k];
+  if (it.also.size() <= max_locs) return base::say(base::Say::EvidenceAlsoAt, {{"where", where}});
+  return base::say(base::Say::EvidenceAlsoAtMore, {{"where", where}, {"count", std::to_string(it.also.size() - max_locs)}});
+}
 
 std::string loc(const model::Event& e) { return base::visible(e.path) + ":" + std::to_string(e.line); }
 
@@ -170,7 +239,11 @@ View make_view(const Report& r) {
   if (verdict.root >= 0) {
     const rules::Finding& root = r.analysis.findings[static_cast<std::size_t>(verdict.root)];
     v.evidence_rule = root.rule->id;
-    for (auto i : root.events) v.evidence.push_back(item(r.events[i]));
+    std::unique_ptr<re2::RE2> pattern;
+    if (!root.rule->regex.empty()) pattern = std::make_unique<re2::RE2>(root.rule->regex, re2::RE2::Quiet);
+    const re2::RE2* re = pattern != nullptr && pattern->ok() ? pattern.get() : nullptr;
+    for (auto i : root.events) v.evidence.push_back(item(r.events[i], re));
+    fold_repeats(v.evidence);
   } else if (verdict.lead) {
     v.evidence.push_back(item(r.events[*verdict.lead]));
   }

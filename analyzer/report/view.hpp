@@ -15,8 +15,11 @@ namespace dtriage::report {
 struct EvidenceItem {
   std::string loc;       // path:line
   std::string text;      // the line (valid UTF-8, not clipped)
-  std::string key_loc;   // a traceback's exception line: where and what ("" when none)
-  std::string key_text;
+  std::string key_loc;   // the line of a block that says what happened: a traceback's exception
+  std::string key_text;  // line, the body line the rule's pattern found ("" when none)
+  std::size_t focus = 0;      // where in `text` the rule's pattern matched: a clip keeps it in view
+  std::size_t key_focus = 0;  // the same in `key_text`
+  std::vector<std::string> also;  // where the same line was seen again (folded: shown once)
 };
 
 struct NodeRow {
@@ -83,6 +86,11 @@ std::string label(base::Say key);
 
 // Clips to `max` bytes at a UTF-8 boundary, adding "..."; the text is made valid UTF-8 first.
 std::string clip(const std::string& s, std::size_t max);
+// The same, but a long line whose `focus` lies past the first part of `max` is shown from a third
+// of `max` before it ("...", then the window): the deciding field is never the part cut away.
+std::string clip_at(const std::string& s, std::size_t max, std::size_t focus);
+// "also seen at a.log:3, b.log:9 and 4 more" for folded evidence ("" when none).
+std::string also_text(const EvidenceItem& it, std::size_t max_locs = 3);
 std::string loc(const model::Event& e);
 
 }  // namespace dtriage::report

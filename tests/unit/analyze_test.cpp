@@ -7,6 +7,7 @@
 
 #include "batch/scan.hpp"
 #include "report/report.hpp"
+#include "report/view.hpp"
 #include "test_util.hpp"
 
 namespace dtriage::test {
@@ -478,6 +479,68 @@ TEST(Analyze, AMonitorsHealthyRowsAreKeptOncePerDevice) {
   j = analyze_report(d.file("job"));
   EXPECT_EQ(j["verdict"]["category"], "device-hardware-error") << j["verdict"].dump();
   EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("device 4"), std::string::npos) << j["verdict"].dump();
+}
+
+}  // namespace
+}  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// The evidence is the line that says what happened: a block's body line the rule's pattern found
+// (with its own line number), a long line cut around the matched field, a repeated line once.
+TEST(Evidence, TheLineThatSaysWhatHappenedInEveryFormat) {
+  analysis::Inputs in;
+  in.texts.push_back({"job/npu-k17/device3-pid70313.stdout.log",
+                      "[ERROR] DEVICE(70313,ffff9c,python):2026-03-02-11:40:07.120.331 [graph_executor.cc:512] RunGraph] Run "
+                      "task for graph:kernel_graph_4 error! Ascend Error Message:EI0002: The wait execution of the Notify "
+                      "register times out.\n"
+                      "there are(is) 1 abnormal device(s):\n"
+                      "        serverId[192.168.7.41], deviceId[5], Heartbeat Lost Occurred, Possible Reason: 1. Process has exited\n"
+                      "]\n"});
+  const auto a = analysis::analyze(std::move(in), rule_pack());
+  const report::Report r = report_view(*a);
+  for (const std::string format : {"text", "markdown", "html"}) {
+    const std::string out = render_as(r, format);
+    const std::string between = format == "html" ? "</span>  " : "  ";
+    EXPECT_NE(out.find("device3-pid70313.stdout.log:3" + between + "serverId[192.168.7.41], deviceId[5], Heartbeat Lost Occurred"),
+              std::string::npos)
+        << format << "\n" << out;
+  }
+}
+
+TEST(Evidence, ALongLineIsCutAroundTheFieldThatDecided) {
+  const std::string head = "E0302 11:40:07.120331 7031 ProcessGroupNCCL.cpp:1200] [Rank 12] Watchdog caught collective operation timeout: ";
+  const std::string filler(300, 'x');
+  const std::string line = head + filler + " Timeout(ms)=600000 and more after it";
+  const std::size_t focus = line.find("Timeout(ms)");
+  const std::string shown = report::clip_at(line, 220, focus);
+  EXPECT_LE(shown.size(), 220u);
+  EXPECT_EQ(shown.rfind("E0302 11:40:07", 0), 0u) << shown;  // the head stays
+  EXPECT_NE(shown.find("Timeout(ms)=600000"), std::string::npos) << shown;
+  EXPECT_NE(shown.find(" ... "), std::string::npos) << shown;
+  // A focus inside the head's part, or a short line: the usual clip.
+  EXPECT_EQ(report::clip_at(line, 220, 10), report::clip(line, 220));
+  EXPECT_EQ(report::clip_at("short", 220, 3), "short");
+}
+
+TEST(Evidence, TheSameLineSeenManyTimesIsShownOnce) {
+  std::string log;
+  for (int k = 0; k < 5; ++k)
+    log += "Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
+           "(world_size=4, worker_count=8, timeout=0:30:00)\n";
+  analysis::Inputs in;
+  in.texts.push_back({"run7/console.txt", log});
+  const auto a = analysis::analyze(std::move(in), rule_pack());
+  const std::string out = render_as(report_view(*a), "text");
+  std::size_t shown = 0;
+  for (std::size_t at = out.find("Waiting in store based barrier"); at != std::string::npos;
+       at = out.find("Waiting in store based barrier", at + 1))
+    ++shown;
+  EXPECT_EQ(shown, 1u) << out;
+  EXPECT_NE(out.find("the same line also at run7/console.txt:2, run7/console.txt:3, run7/console.txt:4 and 1 more"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace
