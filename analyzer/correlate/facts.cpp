@@ -5,6 +5,7 @@
 
 #include "formats/path_facts.hpp"
 #include "formats/tables.hpp"
+#include "formats/util.hpp"
 
 namespace dtriage::correlate {
 
@@ -151,6 +152,25 @@ void lend_ranks(std::vector<model::Event>& events) {
 // several workers into it (--nproc_per_node, the local ranks of its failure lines): nothing is lent.
 // The launcher's own lines in a worker's stream (its failure lines, its tracebacks) are not the
 // worker's.
+// A traceback all of whose frames are the launcher's (torchrun's agent: its exit barrier, its
+// store, its rendezvous; torch/distributed/run.py) is the launcher process's own, never a worker's,
+// whichever stream it was written to.
+bool launcher_frames_only(const model::Event& e) {
+  if (e.kind != model::Kind::Python || e.get_str("exception").empty()) return false;
+  std::size_t frames = 0;
+  for (const std::string& b : e.body) {
+    const std::size_t at = b.find("File \"");
+    if (at == std::string::npos) continue;
+    const std::size_t end = b.find('"', at + 6);
+    const std::string_view path = std::string_view(b).substr(at + 6, end == std::string::npos ? std::string::npos : end - at - 6);
+    ++frames;
+    if (path.find("torch/distributed/elastic/") == std::string_view::npos && path.find("torch/distributed/run.py") == std::string_view::npos &&
+        path.find("torch/distributed/launcher/") == std::string_view::npos)
+      return false;
+  }
+  return frames > 0;
+}
+
 void lend_declared_ranks(std::vector<model::Event>& events) {
   using Stream = std::tuple<std::string_view, std::string_view, std::optional<std::int64_t>, std::optional<std::int64_t>>;
   auto stream_of = [](const model::Event& e) { return Stream{e.path, e.task, e.pid, e.local_rank}; };
@@ -183,7 +203,7 @@ void lend_declared_ranks(std::vector<model::Event>& events) {
       continue;
     const std::string type = e.get_str("exception");
     if (type.find("ChildFailedError") != std::string::npos || type.find("SignalException") != std::string::npos ||
-        type.find("Rendezvous") != std::string::npos)
+        type.find("Rendezvous") != std::string::npos || launcher_frames_only(e))
       continue;
     const auto it = declared.find(stream_of(e));
     if (it == declared.end() || it->second.ranks.size() != 1 || e.line < it->second.first_line) continue;
@@ -286,10 +306,36 @@ std::map<std::string, std::int64_t> rank_bases(const std::map<std::string, std::
 // the same node state (failure-table rows: rank, local rank and pid; a process's statement of its
 // global and local rank), else the node's rank range
 // (--node_rank x --nproc_per_node).
+// "[0, 1, 2]" -> 0, 1, 2; nothing when any item is not a number.
+std::vector<std::int64_t> int_list(std::string_view s) {
+  std::vector<std::int64_t> out;
+  s = formats::trim(s);
+  if (s.size() < 2 || s.front() != '[' || s.back() != ']') return {};
+  s = s.substr(1, s.size() - 2);
+  while (!formats::trim(s).empty()) {
+    const std::size_t comma = s.find(',');
+    const auto v = formats::to_int(formats::trim(s.substr(0, comma)));
+    if (!v) return {};
+    out.push_back(*v);
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 void lend_global_ranks(std::vector<model::Event>& events) {
   std::map<std::string, std::map<std::int64_t, std::int64_t>> by_local, by_pid, stated;  // node -> key -> rank
+  std::map<std::string, std::map<std::int64_t, std::int64_t>> rendezvous;  // node -> local rank -> rank (the agent's last)
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> range;            // node -> (node_rank, nproc)
   for (const auto& e : events) {
+    if (e.code == "rendezvous-result") {  // torchrun's agent: its workers' ranks, this attempt
+      const auto locals = int_list(e.get_str("local_ranks")), globals = int_list(e.get_str("global_ranks"));
+      if (!locals.empty() && locals.size() == globals.size()) {
+        auto& m = rendezvous[e.node];
+        m.clear();
+        for (std::size_t k = 0; k < locals.size(); ++k) m[locals[k]] = globals[k];
+      }
+    }
     if (e.rank && e.local_rank) by_local[e.node][*e.local_rank] = *e.rank;
     else if (e.rank)  // "rank 9/24 (local 1)": a process's own statement of both; two ranks for one: neither
       if (const auto local = e.get_int("local_rank_stated")) {
@@ -310,6 +356,11 @@ void lend_global_ranks(std::vector<model::Event>& events) {
           continue;
         }
       if (auto n = stated.find(e.node); n != stated.end())
+        if (auto it = n->second.find(*e.local_rank); it != n->second.end() && it->second >= 0) {
+          e.rank = it->second;
+          continue;
+        }
+      if (auto n = rendezvous.find(e.node); n != rendezvous.end())
         if (auto it = n->second.find(*e.local_rank); it != n->second.end() && it->second >= 0) {
           e.rank = it->second;
           continue;

@@ -17,7 +17,8 @@ constexpr base::LiteralMatcher::Groups kMarkerBit = 2;  // group 1 of matcher_: 
 constexpr std::string_view kErrorPrints[] = {" error ", "[error]", "error: ", "critical", "fatal", "terminate called"};
 
 constexpr std::string_view kBlockOpeners[] = {"Traceback (most recent call last)", "Root Cause", "Failures:", "npu-smi",
-                                              "Starting elastic_operator with launch configs", "Ascend Error Message"};
+                                              "Starting elastic_operator with launch configs", "Ascend Error Message",
+                                              "Rendezvous complete for workers"};
 
 // The literals a line must be searched for: since any of them sends a line to the parsers, one
 // that holds another (ASCII case folded) adds nothing ("error code is 507015" holds "error"), nor

@@ -24,7 +24,12 @@ namespace {
 
 using re2::RE2;
 
-enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig, NpuSmi };
+struct glog_scratch_t {
+  model::Event event;
+  std::string text;
+};
+
+enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig, RendezvousResult, NpuSmi };
 
 struct Block {
   BlockType type;
@@ -281,6 +286,7 @@ struct SourceParser::Impl {
         break;
       case BlockType::FailureRow: finish_failure_row(e); break;
       case BlockType::LaunchConfig: break;
+      case BlockType::RendezvousResult: break;
       case BlockType::NpuSmi:
         parse_npu_smi(b.lines, e, [this](model::Event&& sub) { emit_event(std::move(sub), nullptr); });
         break;
@@ -298,6 +304,19 @@ struct SourceParser::Impl {
   }
 
   // Adds a continuation line to the open block of `key`; false when the line does not belong.
+  // A block torchrun logs one record per line (PyTorch 2.3+: "I0618 15:59:02.634000 1396 torch/
+  // distributed/launcher/api.py:188]   entrypoint : echo.py"): the text after the glog header of a
+  // torchrun source, which keeps its indentation; else the line as it is.
+  glog_scratch_t glog_scratch;
+  std::string_view glog_continued(std::string_view rest) {
+    if (rest.size() < 20 || (rest[0] != 'I' && rest[0] != 'W')) return rest;
+    model::Event& probe = glog_scratch.event;
+    probe.message.clear();
+    if (!parse_glog(rest, probe) || probe.kind != model::Kind::Torchrun) return rest;
+    glog_scratch.text = std::move(probe.message);
+    return glog_scratch.text;
+  }
+
   bool continue_block(Block& b, const lines::Line& line, std::string_view rest) {
     auto add_body = [&](std::string_view t) {
       if (b.event.body.size() < 200) b.event.body.emplace_back(t);
@@ -377,13 +396,31 @@ struct SourceParser::Impl {
       }
       case BlockType::LaunchConfig: {
         std::string k, v;
-        if (parse_key_colon_value(rest, k, v)) {
+        if (parse_key_colon_value(glog_continued(rest), k, v)) {
           if (auto n = to_int(v)) b.event.set(k, *n);
           else b.event.set(k, v);
           b.event.end_line = line.number;
           return true;
         }
         return false;
+      }
+      case BlockType::RendezvousResult: {
+        // "  group_rank=1", "  local_ranks=[0, 1, 2]", "  global_ranks=[3, 4, 5]": the agent's
+        // workers as the rendezvous numbered them (torch/distributed/elastic/agent/server/api.py).
+        const std::string_view body = glog_continued(rest);
+        const std::string_view t = trim(body);
+        const std::size_t eq = t.find('=');
+        if (!indented(body) || eq == std::string_view::npos || eq == 0) return false;
+        const std::string_view k = t.substr(0, eq), v = t.substr(eq + 1);
+        if (std::any_of(k.begin(), k.end(), [](char c) { return !(std::isalnum(static_cast<unsigned char>(c)) || c == '_'); }))
+          return false;
+        if (k == "restart_count" || k == "group_rank" || k == "group_world_size" || k == "master_port") {
+          set_int(b.event, std::string(k), v);
+        } else if (k == "master_addr" || k == "local_ranks" || k == "global_ranks" || k == "role_ranks") {
+          b.event.set(std::string(k), std::string(v.substr(0, 4096)));
+        }
+        b.event.end_line = line.number;
+        return true;
       }
       case BlockType::NpuSmi:
         if (!rest.empty() && (rest.front() == '|' || rest.front() == '+')) {
@@ -912,6 +949,11 @@ struct SourceParser::Impl {
                contains(e.message, "Starting elastic_operator with launch configs")) {
       e.code = "launch-config";
       open.emplace(key, Block{BlockType::LaunchConfig, std::move(e), {}});
+      return;
+    } else if (e.get("exception") == nullptr && contains(e.message, "Rendezvous complete for workers. Result:")) {
+      // torchrun's agent at LOGLEVEL=INFO (any logging format): which global rank each local one got.
+      e.code = "rendezvous-result";
+      open.emplace(key, Block{BlockType::RendezvousResult, std::move(e), {}});
       return;
     } else if (e.get("exception") != nullptr) {
       open.emplace(key, Block{BlockType::ExceptionTail, std::move(e), {}});

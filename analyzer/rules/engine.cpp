@@ -744,6 +744,22 @@ void mark_survived(const std::vector<model::Event>& events, const correlate::Fac
       f.survived = true;
       continue;
     }
+    // No host known, and the failure is one srun task's (its launcher's lines in a file all the
+    // tasks share): the node's lines are every task's. Its workers ran when a worker's line of the
+    // same task comes after the failure.
+    if (f.node.empty() && !f.events.empty() &&
+        std::all_of(f.events.begin(), f.events.end(), [&](correlate::EventIndex i) { return !events[i].task.empty(); })) {
+      bool ran = false;
+      for (std::size_t k = 0; k < f.events.size() && k < 8 && !ran; ++k) {  // a few: each is a pass over the events
+        const model::Event& fe = events[f.events[k]];
+        ran = ran || std::any_of(events.begin(), events.end(), [&](const model::Event& w) {
+                return w.task == fe.task && w.path == fe.path && w.line > std::max(fe.line, fe.end_line) &&
+                       (w.rank || w.local_rank) && w.kind != model::Kind::Torchrun;
+              });
+      }
+      f.survived = f.survived || ran;
+      continue;
+    }
     const correlate::Node* n = facts.node(f.node);
     if (n == nullptr) continue;
     bool ran = n->workers_seen || std::any_of(facts.rank_table.begin(), facts.rank_table.end(), [&](const correlate::RankRecord& r) {

@@ -59,6 +59,22 @@ std::string peer_lost(const std::string& prefix, const std::string& ip) {
 // A rank raised first; seconds later a rank on another node was SIGKILLed. The kill does not
 // outrank the earlier exception: the verdict names the exception's rank, says why, and keeps the
 // kill as another finding.
+// With c10d the launcher's node rank says nothing of its workers' ranks; its agent's rendezvous
+// result (LOGLEVEL=INFO) does: a worker known by its local rank gets its global one.
+TEST(Culprit, TheRendezvousResultGivesAWorkerItsGlobalRank) {
+  analysis::Inputs in;
+  in.texts.push_back({"job/ml-n2/launcher.log",
+                      "INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:\n"
+                      "  restart_count=0\n  group_rank=0\n  local_ranks=[0, 1]\n  global_ranks=[2, 3]\n\n"
+                      "[default1]:Traceback (most recent call last):\n"
+                      "[default1]:  File \"fit.py\", line 3, in <module>\n"
+                      "[default1]:ZeroDivisionError: division by zero\n"
+                      "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 9001) of binary: /usr/bin/python3\n"});
+  const json r = report_of(std::move(in));
+  EXPECT_EQ(r["verdict"]["category"], "worker-exception");
+  EXPECT_EQ(r["verdict"]["rank"], 3);
+}
+
 TEST(Culprit, TheFirstOwnFailureInTimeWinsOverALaterKill) {
   analysis::Inputs in;
   in.texts.emplace_back("sx-07/out.log",
@@ -134,6 +150,30 @@ TEST(Culprit, TheSilentRankStoppedByItsOwnLauncher) {
 
 // c10d rendezvous: an agent that cannot host the store logs EADDRINUSE and goes on as a client; its
 // workers train to the end. That is a warning, not the job's cause.
+// srun -l with no host names: every node's launcher writes to one file, each line behind its task
+// label. One task's launcher fails to bind and stops there; the other tasks' workers run. Their
+// lines are not the failed task's: the bind failure is the cause, not a failure the node got past.
+TEST(Culprit, OneSrunTasksLaunchFailureIsNotPassedByTheOtherTasksWorkers) {
+  std::string out;
+  for (int t = 0; t < 3; ++t)
+    out += std::to_string(t) + ": + torchrun --nnodes 3 --nproc_per_node 2 --node_rank " + std::to_string(t) +
+           " --master_addr 10.30.1.5 --master_port 41577 train.py\n";
+  out += "0: W0411 17:02:09.530112 8841 socket.cpp:426] [c10d] The server socket has failed to bind to 0.0.0.0:41577 (errno: 98 - "
+         "Address already in use).\n"
+         "0: E0411 17:02:09.530177 8841 socket.cpp:462] [c10d] The server socket has failed to listen on any local network address.\n"
+         "0: Traceback (most recent call last):\n"
+         "0:   File \"/usr/lib/python3/dist-packages/torch/distributed/run.py\", line 762, in main\n"
+         "0: RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed to "
+         "bind to 0.0.0.0:41577 (errno: 98 - Address already in use).\n";
+  for (int t = 1; t < 3; ++t)
+    for (int l = 0; l < 2; ++l) out += std::to_string(t) + ": [default" + std::to_string(l) + "]:waiting for the store\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-88120.out", out);
+  const json rep = report_of(std::move(in));
+  EXPECT_EQ(rep["verdict"]["category"], "port-in-use") << rep["verdict"].dump(1);
+  EXPECT_EQ(rep["verdict"]["rule"], "launcher.port-in-use") << rep["verdict"].dump(1);
+}
+
 TEST(Culprit, ALaunchFailureTheNodeGotPastIsAWarning) {
   analysis::Inputs in;
   std::string b = "+ torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint 10.9.0.1:29400 train.py\n"

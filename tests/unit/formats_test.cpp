@@ -223,6 +223,39 @@ TEST(Torchrun, LaunchConfigDumpIsOneEvent) {
   EXPECT_EQ(e.end_line, 6u);
 }
 
+// PyTorch 2.3+ logs the dump a record per line, each behind its glog header.
+TEST(Torchrun, LaunchConfigDumpBehindGlogHeaders) {
+  auto e = one("I1103 07:41:19.120000 2291 torch/distributed/launcher/api.py:188] Starting elastic_operator with launch configs:\n"
+               "I1103 07:41:19.120000 2291 torch/distributed/launcher/api.py:188]   entrypoint       : pretrain.py\n"
+               "I1103 07:41:19.120000 2291 torch/distributed/launcher/api.py:188]   nproc_per_node   : 6\n"
+               "I1103 07:41:19.120000 2291 torch/distributed/launcher/api.py:188]   max_restarts     : 3\n"
+               "\n");
+  EXPECT_EQ(e.code, "launch-config");
+  EXPECT_EQ(e.get_int("nproc_per_node"), 6);
+  EXPECT_EQ(e.get_int("max_restarts"), 3);
+  EXPECT_EQ(e.end_line, 4u);
+}
+
+// torchrun's agent at LOGLEVEL=INFO says which global rank each of its workers got, in either
+// logging format; a line of another shape ends the record.
+TEST(Torchrun, RendezvousResultNamesEachWorkersRank) {
+  for (const std::string head : {"INFO:torch.distributed.elastic.agent.server.api:",
+                                 "I0905 22:01:07.004000 140233 torch/distributed/elastic/agent/server/api.py:879] "}) {
+    const std::string cont = head[0] == 'I' && head[1] == '0' ? head : "";
+    auto e = one(head + "[trainer] Rendezvous complete for workers. Result:\n" +
+                 cont + "  restart_count=1\n" + cont + "  master_addr=node-17.cluster\n" + cont + "  master_port=51234\n" +
+                 cont + "  group_rank=3\n" + cont + "  group_world_size=4\n" + cont + "  local_ranks=[0, 1, 2]\n" +
+                 cont + "  role_ranks=[9, 10, 11]\n" + cont + "  global_ranks=[9, 10, 11]\n" +
+                 cont + "  global_world_sizes=[12, 12, 12]\n" + "[default0]:step 1\n");
+    EXPECT_EQ(e.code, "rendezvous-result") << head;
+    EXPECT_EQ(e.get_int("group_rank"), 3) << head;
+    EXPECT_EQ(e.get_int("restart_count"), 1) << head;
+    EXPECT_EQ(e.get_str("local_ranks"), "[0, 1, 2]") << head;
+    EXPECT_EQ(e.get_str("global_ranks"), "[9, 10, 11]") << head;
+    EXPECT_EQ(e.end_line, 10u) << head;
+  }
+}
+
 TEST(Torchrun, FailureTableRowsWithCollectorPrefixAndSignal) {
   auto ev = parse(
       "Failures:\n"

@@ -269,6 +269,29 @@ TEST(RankTable, EachRankKeepsItsLastStepOfItsLastAttempt) {
   EXPECT_NE(text.find("606/20000"), std::string::npos) << text;
 }
 
+// One worker's launcher output (no prefixes): the worker states its rank, is killed, and its
+// launcher, stopped later, dies in its exit barrier with a lost-store traceback of its own frames
+// only. That traceback is the launcher's: the rank ended by the signal.
+TEST(RankTable, TheLaunchersOwnTracebackIsNotItsWorkersEnding) {
+  analysis::Inputs in;
+  in.texts.push_back({"run/hpc-n71/train.log",
+                      "+ torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint 10.4.0.2:29400 fit.py\n"
+                      "rank 1/2 (local 0) on hpc-n71: process group ready\n"
+                      "step 0/40 loss 0.91\n"
+                      "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 5150) of binary: /usr/bin/python3\n"
+                      "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n"
+                      "Traceback (most recent call last):\n"
+                      "  File \"/opt/venv/lib/python3.10/site-packages/torch/distributed/elastic/agent/server/api.py\", line 906, in _exit_barrier\n"
+                      "    store_util.barrier(\n"
+                      "  File \"/opt/venv/lib/python3.10/site-packages/torch/distributed/elastic/utils/store.py\", line 34, in get_all\n"
+                      "    data = store.get(f\"{prefix}{idx}\")\n"
+                      "RuntimeError: Connection reset by peer\n"});
+  const json rep = report_of(std::move(in));
+  const json* r1 = rank_of(rep, 1);
+  ASSERT_NE(r1, nullptr) << rep["ranks"].dump(1);
+  EXPECT_EQ((*r1)["ending"], "signal") << r1->dump(1);
+}
+
 // A restart in one launcher's stream (--tee): the first attempt's worker failed, its launcher
 // started the workers again and the second failed too. Rank 1 had a process in each: both attempts
 // in order, the first marked replaced; `pids` still lists both, ascending. Its launcher is its

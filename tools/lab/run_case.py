@@ -11,7 +11,8 @@ order, so one dimension never decides another):
   after many steps, during a restart), restarts (none, recovering, exhausted), rendezvous (static,
   c10d), output (launcher only, --tee, --redirects, srun -l, docker json-file, kubectl --prefix,
   Ray), python logging, packing (folders, tar.gz per node, one tar.gz, one zip), host names,
-  launcher log file name, collective timeout, steps.
+  launcher log file name, torchrun's log level (LOGLEVEL=INFO or its default), collective
+  timeout, steps.
 
   tools/lab/run_case.py --seed 7 --out /tmp/lab [--fault hang] [--timeout 70]
 
@@ -356,6 +357,9 @@ def draw(seed, fault_override):
     # 10. what each process says of itself when it joins, drawn apart (its own generator: the
     # draws above stay those of the seeds drawn before it existed)
     d["hello"] = weighted(random.Random(seed * 7919 + 17), {"lab": 30, "lightning": 20, "ray-train": 15, "hf": 15, "none": 20})
+    # torchrun's own log level (LOGLEVEL): at INFO its agent prints the launch configs, each
+    # rendezvous result (which global rank each local one got) and every worker group's state.
+    d["launcher_log"] = weighted(random.Random(seed * 7919 + 29), {"warning": 60, "info": 40})
     return d, priv
 
 
@@ -419,6 +423,8 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
                LAB_PRE="1" if d["when"] == "restart" else "0", LAB_PRE_EXC=priv["pre_exc"],
                LAB_LOGGING="1" if d["logging"] else "0", LAB_HELLO=d.get("hello", "lab"), OMP_NUM_THREADS="1",
                PYTHONUNBUFFERED="1")
+    if d.get("launcher_log") == "info":
+        env["LOGLEVEL"] = "INFO"
     env.pop("LAB_CGROUP", None)
     cgroup = None
     if fault == "oom":
