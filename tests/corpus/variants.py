@@ -329,7 +329,8 @@ KNOWN_MISSES = {
     ("lab-20015-hang", "journal"),
     ("lab-20029-exception", "journal"),
     # 22005: the base verdict names no rank (a known miss: no line states the failed worker's
-    # global rank); under journal prefixes the rank-0 statement of another node's worker is lent.
+    # global rank); the variant writes the one shared file's every line under the verdict's host,
+    # so another pod's rank 0 is that host's and is lent to the failed worker.
     ("lab-22005-before-init", "journal"),
     # 22020, 23027: a tar.gz per node, as 6034, 8038 and 9036: the rename reaches the Ray driver's log
     # but not the lines inside the node's archive.
