@@ -350,21 +350,16 @@ void lend_global_ranks(std::vector<model::Event>& events) {
   for (auto& e : events) {
     if (e.rank) continue;
     if (e.local_rank) {
-      if (auto n = by_local.find(e.node); n != by_local.end())
-        if (auto it = n->second.find(*e.local_rank); it != n->second.end()) {
-          e.rank = it->second;
-          continue;
-        }
-      if (auto n = stated.find(e.node); n != stated.end())
-        if (auto it = n->second.find(*e.local_rank); it != n->second.end() && it->second >= 0) {
-          e.rank = it->second;
-          continue;
-        }
-      if (auto n = rendezvous.find(e.node); n != rendezvous.end())
-        if (auto it = n->second.find(*e.local_rank); it != n->second.end() && it->second >= 0) {
-          e.rank = it->second;
-          continue;
-        }
+      // The node's local -> global pairs, the surest first (in statements, -1: two ranks for one).
+      const auto lent = [&](const std::map<std::string, std::map<std::int64_t, std::int64_t>>& pairs, bool sentinel) {
+        if (auto n = pairs.find(e.node); n != pairs.end())
+          if (auto it = n->second.find(*e.local_rank); it != n->second.end() && (!sentinel || it->second >= 0)) {
+            e.rank = it->second;
+            return true;
+          }
+        return false;
+      };
+      if (lent(by_local, false) || lent(stated, true) || lent(rendezvous, true)) continue;
       if (auto r = range.find(e.node); r != range.end() && *e.local_rank >= 0 && *e.local_rank < r->second.second)
         if (auto b = base.find(e.node); b != base.end()) e.rank = b->second + *e.local_rank;
     } else if (e.pid) {

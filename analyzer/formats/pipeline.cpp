@@ -24,11 +24,6 @@ namespace {
 
 using re2::RE2;
 
-struct glog_scratch_t {
-  model::Event event;
-  std::string text;
-};
-
 enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig, RendezvousResult, NpuSmi };
 
 struct Block {
@@ -65,9 +60,10 @@ struct SourceParser::Impl {
   // Resets the reused event for a new line. Most lines are recognised by no parser, so the event
   // is filled in place and only moved out when it is emitted (no allocation per boring line).
   // The launcher a prefix names in a shared file, as events carry it ("srun task 3", "pod/NAME").
-  static std::string task_of(const Prefix& p) {
-    if (p.task.empty()) return {};
-    return (p.pod_task ? "pod/" : "srun task ") + std::string(p.task);
+  static std::string task_of(const Prefix& p) { return task_of(p.task, p.pod_task); }
+  static std::string task_of(std::string_view task, bool pod_task) {
+    if (task.empty()) return {};
+    return (pod_task ? "pod/" : "srun task ") + std::string(task);
   }
 
   void reset(model::Event& e, const lines::Line& line, const Prefix& p) const {
@@ -189,17 +185,15 @@ struct SourceParser::Impl {
   // never read. A line's slot is its rank key's (rank, local rank, launcher task) in the batch.
   struct Deferred {
     const lines::Line* line = nullptr;  // in the batch (feed_many keeps it alive)
-    std::optional<std::int64_t> rank, local;
-    std::string_view task;  // Prefix::task, a view into the line
-    bool pod_task = false;
     std::string time, month_day_time, year;  // what plain_time reads, as it was at the line
     std::size_t slot = 0;
   };
   std::vector<Deferred> deferred;  // the first deferred_n in use (the rest keep their strings' room)
   std::size_t deferred_n = 0;
   struct Slot {
-    std::uint64_t key = 0;
-    std::string_view task;
+    std::uint64_t key = 0;  // sighting_key(rank, local)
+    std::optional<std::int64_t> rank, local;
+    std::string_view task;  // Prefix::task, a view into the line
     bool pod_task = false;
   };
   static constexpr std::size_t kSlots = 64;  // a bit each in resolve_deferred
@@ -219,16 +213,12 @@ struct SourceParser::Impl {
           resolve_deferred();
           slot = 0;
         }
-        slots.push_back({key, p.task, p.pod_task});
+        slots.push_back({key, rank, local, p.task, p.pod_task});
       }
     }
     if (deferred_n == deferred.size()) deferred.emplace_back();
     Deferred& d = deferred[deferred_n++];
     d.line = &line;
-    d.rank = rank;
-    d.local = local;
-    d.task = p.task;
-    d.pod_task = p.pod_task;
     d.time.assign(p.time);
     d.month_day_time.assign(p.month_day_time);
     d.year.assign(year);
@@ -237,7 +227,7 @@ struct SourceParser::Impl {
   void resolve_deferred() {
     if (deferred_n == 0) return;
     std::uint64_t done = 0;  // a bit per slot whose last progress print was found
-    const std::uint64_t all = slots.size() == 64 ? ~0ull : (1ull << slots.size()) - 1;
+    const std::uint64_t all = slots.size() == kSlots ? ~0ull : (1ull << slots.size()) - 1;
     for (std::size_t j = deferred_n; j-- > 0 && done != all;) {
       const Deferred& d = deferred[j];
       const std::uint64_t bit = 1ull << d.slot;
@@ -246,9 +236,8 @@ struct SourceParser::Impl {
       if (!progress) continue;
       done |= bit;
       const model::Time t = plain_time(d.time, d.month_day_time, d.year);
-      std::string task;
-      if (!d.task.empty()) task.append(d.pod_task ? "pod/" : "srun task ").append(d.task);  // task_of
-      store_step(d.rank, d.local, task, *progress, d.line->text, d.line->number, &t);
+      const Slot& sl = slots[d.slot];
+      store_step(sl.rank, sl.local, task_of(sl.task, sl.pod_task), *progress, d.line->text, d.line->number, &t);
     }
     deferred_n = 0;
     slots.clear();
@@ -307,14 +296,14 @@ struct SourceParser::Impl {
   // A block torchrun logs one record per line (PyTorch 2.3+: "I0618 15:59:02.634000 1396 torch/
   // distributed/launcher/api.py:188]   entrypoint : echo.py"): the text after the glog header of a
   // torchrun source, which keeps its indentation; else the line as it is.
-  glog_scratch_t glog_scratch;
+  model::Event glog_probe;
+  std::string glog_text;
   std::string_view glog_continued(std::string_view rest) {
     if (rest.size() < 20 || (rest[0] != 'I' && rest[0] != 'W')) return rest;
-    model::Event& probe = glog_scratch.event;
-    probe.message.clear();
-    if (!parse_glog(rest, probe) || probe.kind != model::Kind::Torchrun) return rest;
-    glog_scratch.text = std::move(probe.message);
-    return glog_scratch.text;
+    glog_probe.message.clear();
+    if (!parse_glog(rest, glog_probe) || glog_probe.kind != model::Kind::Torchrun) return rest;
+    glog_text = std::move(glog_probe.message);
+    return glog_text;
   }
 
   bool continue_block(Block& b, const lines::Line& line, std::string_view rest) {
