@@ -273,6 +273,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::InputJobsCountedOnce, "input.jobs-counted-once",
      "{count} result lines were of jobs already counted (the same job in two files or twice in one): each job counted once"},
     {Say::InputNotJob, "input.not-job", "not a file or folder (a FIFO, socket or device)"},
+    {Say::InputNoRecognisedLine, "input.no-recognised-line", "not a job: a lone file with no line that any parser recognises"},
+    {Say::InputNoJobs, "input.no-jobs", "{root}: no jobs below it (each file or folder directly below a ROOT is one job)"},
     {Say::InputOwnOutput, "input.own-output", "this scan's own output (-o or --summary), not a job"},
     {Say::InputNotResultLine, "input.not-result-line", "{path}:{line}: not a scan result line"},
     {Say::InputKeptAsItIs, "input.kept-as-it-is", "{problem} (kept as it is)"},

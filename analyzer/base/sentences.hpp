@@ -238,6 +238,8 @@ enum class Say : std::uint16_t {
   InputJobsCountedOnce,          // {count}
   // scan result files and scan folders (batch)
   InputNotJob,
+  InputNoRecognisedLine,
+  InputNoJobs,                    // {root}
   InputOwnOutput,
   InputNotResultLine,            // {path} {line}
   InputKeptAsItIs,               // {problem}

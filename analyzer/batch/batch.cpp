@@ -59,27 +59,90 @@ std::uint64_t num(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+namespace {
+
+// Numbers that name the kind of ending, not the job: the word before them.
+bool kind_number(std::string_view before) {
+  while (!before.empty() && std::string_view(" =:(#-").find(before.back()) != std::string_view::npos) before.remove_suffix(1);
+  std::size_t w = before.size();
+  while (w > 0 && std::isalpha(static_cast<unsigned char>(before[w - 1]))) --w;
+  std::string word(before.substr(w));
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return word == "code" || word == "exitcode" || word == "status" || word == "errno" || word == "signal" || word == "sig" ||
+         word == "xid";
+}
+
+// Every number not inside a word (node10, EE8888, v2) and not kind_number becomes <n>; a run
+// of digits and dots (3.50, 2.1.0) is one number.
+std::string mask_numbers(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const bool starts = std::isdigit(c) && (i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_'));
+    if (!starts) {
+      o += s[i++];
+      continue;
+    }
+    std::size_t e = i;
+    while (e < s.size() && (std::isdigit(static_cast<unsigned char>(s[e])) ||
+                            (s[e] == '.' && e + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[e + 1])))))
+      ++e;
+    if (e < s.size() && (std::isalpha(static_cast<unsigned char>(s[e])) || s[e] == '_')) {  // 3rd, 8x, 16GB: a word
+      while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
+      o.append(s, i, e - i);
+    } else if (kind_number(std::string_view(s).substr(0, i))) {
+      o.append(s, i, e - i);
+    } else {
+      o += "<n>";
+    }
+    i = e;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string normalize_pattern(std::string s) {
+  static const RE2 bus_re(R"(\b(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b)");
+  static const RE2 time_re(R"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)");
+  static const RE2 ip_re(R"(\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b)");
+  static const RE2 hex_re(R"(\b0x[0-9a-fA-F]+\b)");
+  static const RE2 path_re(R"((^|[\s('"=\[])(?:~|\.\.?)?/[^\s:;,()'"\]]+)");
+  static const RE2 rank_re(R"(\b(ranks?|Rank|Ranks|global rank|local_rank)(\s*[= ]\s*)\d+(?:(?:\s*(?:-|,|and)\s*)\d+)*)");
+  static const RE2 pid_re(R"(\b(pid|PID|process|processes|Process)(\s*[=: ]\s*)\d+(?:(?:\s*(?:,|and)\s*)\d+)*)");
+  // "<node>, <node> and <node>" is one; so for every placeholder.
+  static const RE2 list_re(R"((<[a-z]+>)(?:(?:,\s*|\s+and\s+|,\s*and\s+)<[a-z]+>)+)");
+  static const RE2 where_re(R"(\s*\((?:the same|also|and)? ?on <node>\)|\s+(?:on|at) <node>)");
+  RE2::GlobalReplace(&s, time_re, "<time>");
+  RE2::GlobalReplace(&s, bus_re, "<bus>");
+  RE2::GlobalReplace(&s, ip_re, "<ip>");
+  RE2::GlobalReplace(&s, hex_re, "<hex>");
+  RE2::GlobalReplace(&s, path_re, "\\1<path>");
+  RE2::GlobalReplace(&s, rank_re, "\\1\\2<rank>");
+  RE2::GlobalReplace(&s, pid_re, "\\1\\2<pid>");
+  s = mask_numbers(s);
+  RE2::GlobalReplace(&s, list_re, "\\1");
+  RE2::GlobalReplace(&s, where_re, "");
+  if (s.size() > kPatternMax) {  // a rank table or a long message: its head is the cause
+    std::size_t cut = kPatternMax - 4;  // with " ..." it stays within kPatternMax: a second pass keeps it
+    while (cut > kPatternMax / 2 && s[cut] != ' ') --cut;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+    s.resize(cut);
+    s += " ...";
+  }
+  return s;
+}
+
 std::string pattern_of(const std::string& summary, const std::vector<std::string>& hosts, const std::vector<std::int64_t>& pids) {
   std::string s = summary;
   std::vector<std::string> names = hosts;
   std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   for (const std::string& h : names)
     if (h.size() >= 2) replace_token(s, h, "<node>");
-  static const RE2 time_re(R"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)");
-  static const RE2 ip_re(R"(\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b)");
-  static const RE2 hex_re(R"(\b0x[0-9a-fA-F]+\b)");
-  static const RE2 rank_re(R"(\b(ranks?|Rank|Ranks|global rank|local_rank)(\s*[= ]\s*)\d+(?:(?:\s*(?:-|,|and)\s*)\d+)*)");
-  static const RE2 pid_re(R"(\b(pid|PID|process|processes|Process)(\s*[=: ]\s*)\d+(?:(?:\s*(?:,|and)\s*)\d+)*)");
-  static const RE2 long_re(R"(\b\d{5,}\b)");
-  RE2::GlobalReplace(&s, time_re, "<time>");
-  RE2::GlobalReplace(&s, ip_re, "<ip>");
-  RE2::GlobalReplace(&s, hex_re, "<hex>");
   for (std::int64_t p : pids)
     if (p > 0) replace_token(s, std::to_string(p), "<pid>");
-  RE2::GlobalReplace(&s, rank_re, "\\1\\2<rank>");
-  RE2::GlobalReplace(&s, pid_re, "\\1\\2<pid>");
-  RE2::GlobalReplace(&s, long_re, "<n>");
-  return s;
+  return normalize_pattern(std::move(s));
 }
 
 std::string fingerprint(const std::string& category, const std::string& rule, const std::string& pattern) {
@@ -104,6 +167,32 @@ base::Result<Shard> parse_shard(const std::string& text) {
 
 bool in_shard(const std::string& name, const Shard& shard) { return fnv1a(name) % shard.count == shard.index; }
 
+std::optional<ResultLine> parse_result_line(const std::string& line) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || str(j, "job").empty()) return std::nullopt;
+  ResultLine l;
+  l.job = str(j, "job");
+  l.status = str(j, "status");
+  l.category = str(j, "category");
+  l.rule = str(j, "rule");
+  l.summary = str(j, "summary");
+  l.fingerprint = str(j, "fingerprint");
+  l.pattern = str(j, "pattern");
+  l.time = str(j, "time");
+  l.error = str(j, "error");
+  l.node = str(j, "node");
+  l.date = str(j, "date");
+  l.date_from = str(j, "date_from");
+  l.device = str(j, "device");
+  l.report = str(j, "report");
+  if (auto it = j.find("nodes"); it != j.end() && it->is_array())
+    for (const auto& n : *it)
+      if (n.is_string()) l.nodes.push_back(n.get<std::string>());
+  l.files = num(j, "files");
+  l.bytes = num(j, "bytes");
+  return l;
+}
+
 ReadResults read_results(const std::string& path, const std::function<void(ResultLine&&)>& each) {
   ReadResults r;
   std::ifstream in(path, std::ios::binary);
@@ -118,24 +207,12 @@ ReadResults read_results(const std::string& path, const std::function<void(Resul
     }
     r.complete_bytes += line.size() + 1;
     if (line.empty()) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || str(j, "job").empty()) {
+    auto parsed = parse_result_line(line);
+    if (!parsed) {
       r.problems.push_back(base::say(base::Say::InputNotResultLine, {{"path", path}, {"line", std::to_string(number)}}));
       continue;
     }
-    ResultLine l;
-    l.job = str(j, "job");
-    l.status = str(j, "status");
-    l.category = str(j, "category");
-    l.rule = str(j, "rule");
-    l.summary = str(j, "summary");
-    l.fingerprint = str(j, "fingerprint");
-    l.pattern = str(j, "pattern");
-    l.time = str(j, "time");
-    l.error = str(j, "error");
-    l.node = str(j, "node");
-    l.files = num(j, "files");
-    l.bytes = num(j, "bytes");
+    ResultLine& l = *parsed;
     l.raw = line;
     l.path = path;
     l.line = number;
@@ -145,48 +222,150 @@ ReadResults read_results(const std::string& path, const std::function<void(Resul
   return r;
 }
 
+namespace {
+
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {  // H. Hinnant's algorithm
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+std::int64_t year_of_days(std::int64_t z) {
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  return static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
+}
+
+// The job's day: its own, else the day of its first error's time (lines of older versions).
+std::string day_of(const ResultLine& l) {
+  if (!l.date.empty()) return l.date;
+  if (l.time.size() >= 10 && l.time[4] == '-' && l.time[7] == '-') return l.time.substr(0, 10);
+  return "";
+}
+
+template <typename T, typename Less>
+void keep_first(std::vector<T>& v, T x, std::size_t most, Less less) {
+  auto at = std::upper_bound(v.begin(), v.end(), x, less);
+  if (static_cast<std::size_t>(at - v.begin()) >= most) return;
+  v.insert(at, std::move(x));
+  if (v.size() > most) v.pop_back();
+}
+
+}  // namespace
+
+std::string iso_week(const std::string& day) {
+  unsigned y = 0, m = 0, d = 0;
+  char tail = 0;
+  if (day.size() != 10 || std::sscanf(day.c_str(), "%4u-%2u-%2u%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31) return "";
+  const std::int64_t days = days_from_civil(y, m, d);
+  const std::int64_t weekday = ((days + 3) % 7 + 7) % 7;  // Monday 0 (1970-01-01 was a Thursday)
+  const std::int64_t thursday = days - weekday + 3;      // its week belongs to the year of its Thursday
+  const std::int64_t year = year_of_days(thursday);
+  const std::int64_t week = (thursday - days_from_civil(year, 1, 1)) / 7 + 1;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%04lld-W%02lld", static_cast<long long>(year), static_cast<long long>(week));
+  return buf;
+}
+
 void Summarizer::add(const ResultLine& l) {
   if (!jobs_seen_.insert(l.job).second) {  // the same job in two result files (or twice in one)
     ++repeated_;
     return;
   }
+  const std::string day = day_of(l);
+  if (!o_.since.empty() || !o_.until.empty()) {
+    if (day.empty() || (!o_.since.empty() && day < o_.since) || (!o_.until.empty() && day > o_.until)) {
+      ++s_.left_out;
+      return;
+    }
+  }
   ++s_.jobs;
-  ++s_.by_status[l.status.empty() ? "unknown" : l.status];
-  if (l.status == "failed" || l.status == "inconclusive") ++s_.by_category[l.category.empty() ? "unknown" : l.category];
-  if (l.status != "failed" && l.status != "inconclusive") return;
-  const std::string fp = !l.fingerprint.empty() ? l.fingerprint : fingerprint(l.category, l.rule, l.summary);
+  const std::string status = l.status.empty() ? "unknown" : l.status;
+  ++s_.by_status[status];
+  if (l.date_from == "files") ++s_.dated_by_files;
+  // --redact names a job's nodes node#1, node#2 ... afresh per job: no node to rank across jobs.
+  auto pseudonym = [](const std::string& n) { return n.rfind("node#", 0) == 0 || n.rfind("host#", 0) == 0; };
+  for (const std::string& n : l.nodes)
+    if (!pseudonym(n)) ++nodes_[{n, ""}].ran;
+  if (status == "error" || status == "skipped") {
+    ++s_.not_analysed_total;
+    keep_first(s_.not_analysed, NotAnalysed{l.job, status, l.error}, kNotAnalysedShown,
+               [](const NotAnalysed& a, const NotAnalysed& b) { return a.job < b.job; });
+  }
+  if (status != "failed" && status != "inconclusive") return;
+  const std::string category = l.category.empty() ? "unknown" : l.category;
+  ++s_.by_category[category];
+  if (const std::string week = iso_week(day); !week.empty()) ++s_.weeks[week][category];
+  else ++s_.undated;
+  if (!l.node.empty() && !pseudonym(l.node)) {
+    BadNode& n = nodes_[{l.node, ""}];
+    ++n.culprit;
+    ++n.by_category[category];
+    if (!l.device.empty()) {
+      BadNode& d = nodes_[{l.node, l.device}];
+      ++d.culprit;
+      ++d.by_category[category];
+    }
+  }
+  // Grouped by what the line says, normalized again: lines of older versions group with new ones.
+  const std::string pattern = normalize_pattern(!l.pattern.empty() ? l.pattern : l.summary);
+  const std::string fp = fingerprint(category, l.rule, pattern);
   Group& g = groups_[fp];
   if (g.jobs == 0) {
     g.fingerprint = fp;
-    g.category = l.category.empty() ? "unknown" : l.category;
+    g.category = category;
     g.rule = l.rule;
-    g.pattern = !l.pattern.empty() ? l.pattern : l.summary;
+    g.pattern = pattern;
   }
   ++g.jobs;
-  if (!l.time.empty()) {
-    if (g.first_seen.empty() || l.time < g.first_seen) g.first_seen = l.time;
-    if (g.last_seen.empty() || l.time > g.last_seen) g.last_seen = l.time;
+  if (!day.empty()) {
+    if (g.first_seen.empty() || day < g.first_seen) g.first_seen = day;
+    if (g.last_seen.empty() || day > g.last_seen) g.last_seen = day;
   }
-  // The example: the first job by name, whatever order the results came in.
-  if (g.example_job.empty() || l.job < g.example_job) {
-    g.example_job = l.job;
-    g.example_summary = l.summary;
+  // The examples: the first jobs by name, whatever order the results came in.
+  keep_first(g.examples, Example{l.job, l.summary, l.report}, kExamples, [](const Example& a, const Example& b) { return a.job < b.job; });
+  if (!l.node.empty() && !pseudonym(l.node) && g.nodes.count(l.node) == 0) {
+    if (g.nodes.size() < kGroupNodes) g.nodes.insert(l.node);
+    else ++g.more_nodes;
   }
 }
 
 Summary Summarizer::finish() {
   Summary s = std::move(s_);
+  s.since = o_.since;
+  s.until = o_.until;
   for (auto& [fp, g] : groups_) s.groups.push_back(std::move(g));
   groups_.clear();
   std::sort(s.groups.begin(), s.groups.end(), [](const Group& a, const Group& b) {
     if (a.jobs != b.jobs) return a.jobs > b.jobs;
     return a.fingerprint < b.fingerprint;
   });
+  for (auto& [key, n] : nodes_) {
+    if (n.culprit == 0) continue;
+    n.node = key.first;
+    n.device = key.second;
+    if (n.device.empty()) s.bad_nodes.push_back(std::move(n));
+    else s.bad_devices.push_back(std::move(n));
+  }
+  nodes_.clear();
+  for (auto* v : {&s.bad_nodes, &s.bad_devices})
+    std::sort(v->begin(), v->end(), [](const BadNode& a, const BadNode& b) {
+      if (a.culprit != b.culprit) return a.culprit > b.culprit;
+      if (a.ran != b.ran) return a.ran < b.ran;  // 5 of 5 before 5 of 9
+      return std::tie(a.node, a.device) < std::tie(b.node, b.device);
+    });
   return s;
 }
 
-Summary summarize(const std::vector<ResultLine>& results) {
-  Summarizer s;
+Summary summarize(const std::vector<ResultLine>& results, const SummaryOptions& o) {
+  Summarizer s(o);
   for (const ResultLine& l : results) s.add(l);
   return s.finish();
 }
@@ -204,17 +383,49 @@ std::string pct(std::uint64_t part, std::uint64_t whole) {
   return b;
 }
 
-std::vector<std::pair<std::string, std::uint64_t>> categories_by_count(const Summary& s) {
-  std::vector<std::pair<std::string, std::uint64_t>> v(s.by_category.begin(), s.by_category.end());
+std::vector<std::pair<std::string, std::uint64_t>> by_count(const std::map<std::string, std::uint64_t>& m) {
+  std::vector<std::pair<std::string, std::uint64_t>> v(m.begin(), m.end());
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return v;
 }
+std::vector<std::pair<std::string, std::uint64_t>> categories_by_count(const Summary& s) { return by_count(s.by_category); }
+
+// "device-hardware-error 4, device-oom 1"
+std::string counts_text(const std::map<std::string, std::uint64_t>& m) {
+  std::string o;
+  for (const auto& [k, n] : by_count(m)) o += (o.empty() ? "" : ", ") + k + " " + std::to_string(n);
+  return o;
+}
+
+std::string nodes_of(const Group& g) {
+  std::string o;
+  for (const std::string& n : g.nodes) o += (o.empty() ? "" : ", ") + n;
+  if (g.more_nodes != 0) o += " and " + std::to_string(g.more_nodes) + " more";
+  return o;
+}
+
+// "5 of 7 jobs it ran", or "5 jobs" when the results do not list the nodes each job ran on.
+std::string culprit_of(const BadNode& n) {
+  if (n.ran >= n.culprit && n.device.empty()) return std::to_string(n.culprit) + " of " + std::to_string(n.ran) + " jobs it ran";
+  return std::to_string(n.culprit) + (n.culprit == 1 ? " job" : " jobs");
+}
+std::string node_name(const BadNode& n) { return n.device.empty() ? n.node : n.node + " device " + n.device; }
+
+inline constexpr std::size_t kBadShown = 20;  // nodes and devices listed in text, Markdown and HTML
 
 std::string md(const std::string& s) { return base::markdown_inline(s); }
 
 // A fingerprint as results files should hold it (hex digits); any other text is shown escaped.
 bool plain_fingerprint(const std::string& f) {
   return !f.empty() && f.size() <= 32 && std::all_of(f.begin(), f.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
+
+std::string jobs_word(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " job" : " jobs"); }
+
+std::string filter_text(const Summary& s) {
+  if (s.since.empty() && s.until.empty()) return "";
+  return "jobs of " + (s.since.empty() ? std::string("...") : s.since) + " .. " + (s.until.empty() ? std::string("...") : s.until) + "; " +
+         jobs_word(s.left_out) + " outside (or undated) left out";
 }
 
 }  // namespace
@@ -225,7 +436,10 @@ std::string render_summary_text(const Summary& s) {
   using base::visible;
   std::string o = "jobs: " + std::to_string(s.jobs);
   for (const auto& [st, n] : s.by_status) o += "  " + visible(st) + " " + std::to_string(n);
-  o += "\n\ncategories:\n";
+  o += "\n";
+  if (const std::string f = filter_text(s); !f.empty()) o += f + "\n";
+  if (s.dated_by_files != 0) o += jobs_word(s.dated_by_files) + " dated by their files' modification time (no date in their logs)\n";
+  o += "\ncategories:\n";
   for (const auto& [cat, n] : categories_by_count(s)) {
     char line[160];
     std::snprintf(line, sizeof line, "  %-28s %6llu  %s\n", visible(cat).c_str(), static_cast<unsigned long long>(n), pct(n, s.jobs).c_str());
@@ -234,57 +448,208 @@ std::string render_summary_text(const Summary& s) {
   o += "\nrecurring root causes (most jobs first):\n";
   for (const Group& g : s.groups) {
     char count[32];
-    std::snprintf(count, sizeof count, "  %6llu jobs  [", static_cast<unsigned long long>(g.jobs));
+    std::snprintf(count, sizeof count, "  %6llu %s  [", static_cast<unsigned long long>(g.jobs), g.jobs == 1 ? "job " : "jobs");
     o += count + visible(g.category) + "] " + visible(g.fingerprint) + "  " + visible(g.rule) + "\n";
     o += "           " + visible(g.pattern) + "\n";
-    o += "           seen: " + visible(seen(g)) + "; e.g. " + visible(g.example_job) + "\n";
+    o += "           seen: " + visible(seen(g));
+    if (!g.nodes.empty()) o += "; on " + visible(nodes_of(g));
+    o += "\n           e.g. ";
+    for (std::size_t i = 0; i < g.examples.size(); ++i) o += (i ? ", " : "") + visible(g.examples[i].job);
+    o += "\n";
+  }
+  if (!s.bad_nodes.empty()) {
+    o += "\nnodes the culprits were on (most failed jobs first):\n";
+    for (std::size_t i = 0; i < s.bad_nodes.size() && i < kBadShown; ++i) {
+      const BadNode& n = s.bad_nodes[i];
+      o += "  " + visible(n.node) + ": " + visible(culprit_of(n)) + " (" + visible(counts_text(n.by_category)) + ")\n";
+    }
+    if (s.bad_nodes.size() > kBadShown) o += "  and " + std::to_string(s.bad_nodes.size() - kBadShown) + " more nodes\n";
+  }
+  if (!s.bad_devices.empty()) {
+    o += "\ndevices the culprits were on:\n";
+    for (std::size_t i = 0; i < s.bad_devices.size() && i < kBadShown; ++i) {
+      const BadNode& n = s.bad_devices[i];
+      o += "  " + visible(node_name(n)) + ": " + visible(culprit_of(n)) + " (" + visible(counts_text(n.by_category)) + ")\n";
+    }
+    if (s.bad_devices.size() > kBadShown) o += "  and " + std::to_string(s.bad_devices.size() - kBadShown) + " more devices\n";
+  }
+  if (!s.weeks.empty()) {
+    o += "\nfailed jobs by week:\n";
+    for (const auto& [week, cats] : s.weeks) {
+      std::uint64_t total = 0;
+      for (const auto& [c, n] : cats) total += n;
+      char head[64];
+      std::snprintf(head, sizeof head, "  %-9s %6llu  ", visible(week).c_str(), static_cast<unsigned long long>(total));
+      o += head + visible(counts_text(cats)) + "\n";
+    }
+    if (s.undated != 0) {
+      char head[64];
+      std::snprintf(head, sizeof head, "  %-9s %6llu\n", "undated", static_cast<unsigned long long>(s.undated));
+      o += head;
+    }
+  }
+  if (s.not_analysed_total != 0) {
+    o += "\nnot analysed (" + std::to_string(s.not_analysed_total) + "):\n";
+    for (const NotAnalysed& n : s.not_analysed) o += "  " + visible(n.job) + "  " + visible(n.status) + ": " + visible(n.reason) + "\n";
+    if (s.not_analysed_total > s.not_analysed.size())
+      o += "  and " + std::to_string(s.not_analysed_total - s.not_analysed.size()) + " more\n";
   }
   return o;
 }
 
+namespace {
+using ojson = nlohmann::ordered_json;
+ojson text_or_null(const std::string& s) { return s.empty() ? ojson() : ojson(s); }
+ojson bad_json(const std::vector<BadNode>& v) {
+  ojson a = ojson::array();
+  for (const BadNode& n : v) {
+    ojson j{{"node", n.node}};
+    if (!n.device.empty()) j["device"] = n.device;
+    j["culprit_jobs"] = n.culprit;
+    if (n.device.empty()) j["jobs_ran"] = n.ran;
+    ojson cats = ojson::array();
+    for (const auto& [c, k] : by_count(n.by_category)) cats.push_back({{"category", c}, {"jobs", k}});
+    j["by_category"] = cats;
+    a.push_back(j);
+  }
+  return a;
+}
+}  // namespace
+
 std::string render_summary_json(const Summary& s) {
-  nlohmann::ordered_json j;
+  ojson j;
   j["jobs"] = s.jobs;
   j["by_status"] = s.by_status;
-  nlohmann::ordered_json cats = nlohmann::ordered_json::array();
+  if (!s.since.empty() || !s.until.empty()) j["period"] = {{"since", text_or_null(s.since)}, {"until", text_or_null(s.until)}, {"left_out", s.left_out}};
+  j["dated_by_files"] = s.dated_by_files;
+  ojson cats = ojson::array();
   for (const auto& [cat, n] : categories_by_count(s)) cats.push_back({{"category", cat}, {"jobs", n}});
   j["by_category"] = cats;
-  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-  for (const Group& g : s.groups)
+  ojson groups = ojson::array();
+  for (const Group& g : s.groups) {
+    ojson ex = ojson::array();
+    for (const Example& e : g.examples) {
+      ojson x{{"job", e.job}, {"summary", e.summary}};
+      if (!e.report.empty()) x["report"] = e.report;
+      ex.push_back(x);
+    }
     groups.push_back({{"fingerprint", g.fingerprint},
                       {"category", g.category},
-                      {"rule", g.rule.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(g.rule)},
+                      {"rule", text_or_null(g.rule)},
                       {"pattern", g.pattern},
                       {"jobs", g.jobs},
-                      {"first_seen", g.first_seen.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(g.first_seen)},
-                      {"last_seen", g.last_seen.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(g.last_seen)},
-                      {"example", {{"job", g.example_job}, {"summary", g.example_summary}}}});
+                      {"first_seen", text_or_null(g.first_seen)},
+                      {"last_seen", text_or_null(g.last_seen)},
+                      {"nodes", g.nodes},
+                      {"more_nodes", g.more_nodes},
+                      {"examples", ex}});
+  }
   j["causes"] = groups;
+  j["bad_nodes"] = bad_json(s.bad_nodes);
+  j["bad_devices"] = bad_json(s.bad_devices);
+  ojson weeks = ojson::array();
+  for (const auto& [week, c] : s.weeks) {
+    std::uint64_t total = 0;
+    ojson per = ojson::object();
+    for (const auto& [cat, n] : by_count(c)) {
+      per[cat] = n;
+      total += n;
+    }
+    weeks.push_back({{"week", week}, {"jobs", total}, {"by_category", per}});
+  }
+  j["weeks"] = weeks;
+  j["undated"] = s.undated;
+  ojson na = ojson::array();
+  for (const NotAnalysed& n : s.not_analysed) na.push_back({{"job", n.job}, {"status", n.status}, {"reason", n.reason}});
+  j["not_analysed"] = {{"jobs", s.not_analysed_total}, {"listed", na}};
   std::string out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   base::escape_spoofing_controls_in_json(out);
   return out;
 }
 
+namespace {
+// An href for a report path as written: a relative path or a file name, escaped; anything with a
+// scheme (javascript:, http:) is no link.
+std::string href_of(const std::string& report) {
+  if (report.empty() || report.find(':') != std::string::npos) return "";
+  std::string h;
+  for (unsigned char c : report) {
+    if (std::isalnum(c) || std::string_view("-._~/").find(static_cast<char>(c)) != std::string_view::npos) h += static_cast<char>(c);
+    else {
+      char b[4];
+      std::snprintf(b, sizeof b, "%%%02X", c);
+      h += b;
+    }
+  }
+  return h;
+}
+// A job's name, linked to its report when scan --reports wrote one.
+std::string md_job(const std::string& job, const std::string& report) {
+  const std::string h = href_of(report);
+  return h.empty() ? md(job) : "[" + md(job) + "](" + h + ")";
+}
+}  // namespace
+
 std::string render_summary_markdown(const Summary& s) {
   std::string o = "## dtriage summary: " + std::to_string(s.jobs) + " jobs\n\n";
   for (const auto& [st, n] : s.by_status) o += "- " + md(st) + ": " + std::to_string(n) + "\n";
+  if (const std::string f = filter_text(s); !f.empty()) o += "- " + md(f) + "\n";
+  if (s.dated_by_files != 0) o += "- " + jobs_word(s.dated_by_files) + " dated by their files' modification time (no date in their logs)\n";
   o += "\n| category | jobs | share |\n|---|---:|---:|\n";
   for (const auto& [cat, n] : categories_by_count(s)) o += "| " + md(cat) + " | " + std::to_string(n) + " | " + pct(n, s.jobs) + " |\n";
-  o += "\n### Recurring root causes\n\n| jobs | category | cause | seen | example |\n|---:|---|---|---|---|\n";
-  for (const Group& g : s.groups)
+  o += "\n### Recurring root causes\n\n| jobs | category | cause | seen | examples |\n|---:|---|---|---|---|\n";
+  for (const Group& g : s.groups) {
     o += "| " + std::to_string(g.jobs) + " | " + md(g.category) + " | " + md(g.pattern) + " (" + md(g.rule) + ", " +
-         (plain_fingerprint(g.fingerprint) ? "`" + g.fingerprint + "`" : md(g.fingerprint)) + ") | " + md(seen(g)) + " | " + md(g.example_job) + " |\n";
+         (plain_fingerprint(g.fingerprint) ? "`" + g.fingerprint + "`" : md(g.fingerprint)) + ") | " + md(seen(g)) +
+         (g.nodes.empty() ? "" : " on " + md(nodes_of(g))) + " | ";
+    for (std::size_t i = 0; i < g.examples.size(); ++i) o += (i ? ", " : "") + md_job(g.examples[i].job, g.examples[i].report);
+    o += " |\n";
+  }
+  auto bad = [&](const std::vector<BadNode>& v, const char* title, const char* what) {
+    if (v.empty()) return;
+    o += std::string("\n### ") + title + "\n\n| " + what + " | failed jobs it was the culprit's | categories |\n|---|---|---|\n";
+    for (std::size_t i = 0; i < v.size() && i < kBadShown; ++i)
+      o += "| " + md(node_name(v[i])) + " | " + culprit_of(v[i]) + " | " + md(counts_text(v[i].by_category)) + " |\n";
+    if (v.size() > kBadShown) o += "\nand " + std::to_string(v.size() - kBadShown) + " more\n";
+  };
+  bad(s.bad_nodes, "Nodes the culprits were on", "node");
+  bad(s.bad_devices, "Devices the culprits were on", "device");
+  if (!s.weeks.empty()) {
+    o += "\n### Failed jobs by week\n\n| week | jobs | categories |\n|---|---:|---|\n";
+    for (const auto& [week, cats] : s.weeks) {
+      std::uint64_t total = 0;
+      for (const auto& [c, n] : cats) total += n;
+      o += "| " + md(week) + " | " + std::to_string(total) + " | " + md(counts_text(cats)) + " |\n";
+    }
+    if (s.undated != 0) o += "| undated | " + std::to_string(s.undated) + " | |\n";
+  }
+  if (s.not_analysed_total != 0) {
+    o += "\n### Not analysed (" + std::to_string(s.not_analysed_total) + ")\n\n| job | status | reason |\n|---|---|---|\n";
+    for (const NotAnalysed& n : s.not_analysed) o += "| " + md(n.job) + " | " + md(n.status) + " | " + md(n.reason) + " |\n";
+    if (s.not_analysed_total > s.not_analysed.size()) o += "\nand " + std::to_string(s.not_analysed_total - s.not_analysed.size()) + " more\n";
+  }
   return o;
 }
+
+namespace {
+std::string html_job(const std::string& job, const std::string& report) {
+  const std::string h = href_of(report);
+  if (h.empty()) return report::esc(job);
+  return "<a href=\"" + h + "\">" + report::esc(job) + "</a>";
+}
+}  // namespace
 
 std::string render_summary_html(const Summary& s) {
   using report::esc;
   std::string o = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n";
   o += "<title>dtriage summary: " + std::to_string(s.jobs) + " jobs</title>\n<style>"
-       "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222;padding:0 1em}"
-       "table{border-collapse:collapse;width:100%;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}"
-       "td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px;color:#555}.bar{fill:#c0392b}.lbl{font-size:12px}"
+       "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:90em;color:#222;padding:0 1em}"
+       "table{border-collapse:collapse;width:100%;margin:1em 0;table-layout:auto}"
+       "td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
+       "th{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.c{white-space:nowrap}"
+       "code{font-size:12px;color:#555}.bar{fill:#c0392b}.lbl{font-size:12px}svg{max-width:100%;height:auto}.legend span{margin-right:1em;white-space:nowrap;font-size:12px}"
        "</style></head>\n<body><main>\n";
   o += "<h1>" + std::to_string(s.jobs) + " jobs</h1>\n<p>";
   bool first = true;
@@ -292,14 +657,17 @@ std::string render_summary_html(const Summary& s) {
     o += (first ? "" : " &middot; ") + esc(st) + " " + std::to_string(n);
     first = false;
   }
-  o += "</p>\n<h2>Causes</h2>\n";
+  o += "</p>\n";
+  if (const std::string f = filter_text(s); !f.empty()) o += "<p>" + esc(f) + "</p>\n";
+  if (s.dated_by_files != 0) o += "<p>" + esc(jobs_word(s.dated_by_files)) + " dated by their files' modification time (no date in their logs)</p>\n";
+  o += "<h2>Causes</h2>\n";
   // The chart: one bar per category, as inline SVG (no script, nothing from outside).
   const auto cats = categories_by_count(s);
   std::uint64_t most = 1;
   for (const auto& [c, n] : cats) most = std::max(most, n);
   const int row = 22, label = 220, width = 460;
-  o += "<svg role=\"img\" aria-label=\"jobs by root-cause category\" width=\"" + std::to_string(label + width + 80) + "\" height=\"" +
-       std::to_string(row * static_cast<int>(cats.size()) + 8) + "\">\n";
+  o += "<svg role=\"img\" aria-label=\"jobs by root-cause category\" viewBox=\"0 0 " + std::to_string(label + width + 80) + " " +
+       std::to_string(row * static_cast<int>(cats.size()) + 8) + "\" width=\"" + std::to_string(label + width + 80) + "\">\n";
   int y = 4;
   for (const auto& [cat, n] : cats) {
     const int w = std::max(1, static_cast<int>(static_cast<double>(width) * static_cast<double>(n) / static_cast<double>(most)));
@@ -309,12 +677,80 @@ std::string render_summary_html(const Summary& s) {
          std::to_string(y + 14) + "\">" + std::to_string(n) + " (" + pct(n, s.jobs) + ")</text>\n";
     y += row;
   }
-  o += "</svg>\n<h2>Recurring root causes</h2>\n<table><tr><th>jobs</th><th>category</th><th>cause</th><th>seen</th><th>example</th></tr>\n";
-  for (const Group& g : s.groups)
-    o += "<tr><td class=\"n\">" + std::to_string(g.jobs) + "</td><td>" + esc(g.category) + "</td><td>" + esc(g.pattern) + "<br><code>" +
-         esc(g.rule) + " " + esc(g.fingerprint) + "</code></td><td>" + esc(seen(g)) + "</td><td>" + esc(g.example_job) + "<br><small>" +
-         esc(g.example_summary) + "</small></td></tr>\n";
-  o += "</table>\n</main></body></html>\n";
+  o += "</svg>\n<h2>Recurring root causes</h2>\n<table><tr><th>jobs</th><th>category</th><th>cause</th><th>seen</th><th>examples</th></tr>\n";
+  for (const Group& g : s.groups) {
+    o += "<tr id=\"g-" + esc(g.fingerprint) + "\"><td class=\"n\">" + std::to_string(g.jobs) + "</td><td class=\"c\">" + esc(g.category) +
+         "</td><td>" + esc(g.pattern) + "<br><code>" + esc(g.rule) + " " + esc(g.fingerprint) + "</code></td><td>" + esc(seen(g)) +
+         (g.nodes.empty() ? "" : "<br><small>on " + esc(nodes_of(g)) + "</small>") + "</td><td>";
+    for (std::size_t i = 0; i < g.examples.size(); ++i)
+      o += (i ? "<br>" : "") + html_job(g.examples[i].job, g.examples[i].report) + (i == 0 ? "<br><small>" + esc(g.examples[i].summary) + "</small>" : "");
+    o += "</td></tr>\n";
+  }
+  o += "</table>\n";
+  auto bad = [&](const std::vector<BadNode>& v, const char* title, const char* what) {
+    if (v.empty()) return;
+    o += std::string("<h2>") + title + "</h2>\n<table><tr><th>" + what + "</th><th>failed jobs it was the culprit's</th><th>categories</th></tr>\n";
+    for (std::size_t i = 0; i < v.size() && i < kBadShown; ++i)
+      o += "<tr><td class=\"c\">" + esc(node_name(v[i])) + "</td><td>" + esc(culprit_of(v[i])) + "</td><td>" + esc(counts_text(v[i].by_category)) + "</td></tr>\n";
+    o += "</table>\n";
+    if (v.size() > kBadShown) o += "<p>and " + std::to_string(v.size() - kBadShown) + " more</p>\n";
+  };
+  bad(s.bad_nodes, "Nodes the culprits were on", "node");
+  bad(s.bad_devices, "Devices the culprits were on", "device");
+  if (!s.weeks.empty()) {
+    // Weeks as stacked bars (one colour per category of the top ones) and a table with the counts.
+    o += "<h2>Failed jobs by week</h2>\n";
+    std::uint64_t peak = 1;
+    for (const auto& [w, c] : s.weeks) {
+      std::uint64_t t = 0;
+      for (const auto& [k, n] : c) t += n;
+      peak = std::max(peak, t);
+    }
+    static const char* kColours[] = {"#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#7f8c8d"};
+    std::map<std::string, int> colour;
+    for (const auto& [c, n] : cats) colour.emplace(c, static_cast<int>(std::min<std::size_t>(colour.size(), 6)));
+    const int bar = 28, height = 160, wide = static_cast<int>(s.weeks.size()) * (bar + 8) + 40;
+    o += "<svg role=\"img\" aria-label=\"failed jobs by week\" viewBox=\"0 0 " + std::to_string(wide) + " " + std::to_string(height + 40) +
+         "\" width=\"" + std::to_string(wide) + "\">\n";
+    int x = 30;
+    for (const auto& [week, c] : s.weeks) {
+      int top = height;
+      for (const auto& [cat, all] : cats) {  // stacked in the order of the legend
+        const auto it = c.find(cat);
+        if (it == c.end()) continue;
+        const std::uint64_t n = it->second;
+        const int h = std::max(1, static_cast<int>(static_cast<double>(height) * static_cast<double>(n) / static_cast<double>(peak)));
+        top -= h;
+        o += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(top + 10) + "\" width=\"" + std::to_string(bar) + "\" height=\"" +
+             std::to_string(h) + "\" fill=\"" + kColours[colour.count(cat) ? colour[cat] : 6] + "\"><title>" + esc(week) + ": " + esc(cat) + " " +
+             std::to_string(n) + "</title></rect>\n";
+      }
+      o += "<text class=\"lbl\" x=\"" + std::to_string(x + bar / 2) + "\" y=\"" + std::to_string(height + 26) + "\" text-anchor=\"middle\">" +
+           esc(week.size() > 5 ? week.substr(5) : week) + "</text>\n";
+      x += bar + 8;
+    }
+    o += "</svg>\n<p class=\"legend\">";
+    for (const auto& [cat, n] : cats)
+      o += "<span><svg width=\"10\" height=\"10\" aria-hidden=\"true\"><rect width=\"10\" height=\"10\" fill=\"" +
+           std::string(kColours[colour[cat]]) + "\"/></svg> " + esc(cat) + "</span> ";
+    o += "</p>\n<table><tr><th>week</th><th>jobs</th><th>categories</th></tr>\n";
+    for (const auto& [week, c] : s.weeks) {
+      std::uint64_t total = 0;
+      for (const auto& [k, n] : c) total += n;
+      o += "<tr><td class=\"c\">" + esc(week) + "</td><td class=\"n\">" + std::to_string(total) + "</td><td>" + esc(counts_text(c)) + "</td></tr>\n";
+    }
+    if (s.undated != 0) o += "<tr><td>undated</td><td class=\"n\">" + std::to_string(s.undated) + "</td><td></td></tr>\n";
+    o += "</table>\n";
+  }
+  if (s.not_analysed_total != 0) {
+    o += "<h2>Not analysed (" + std::to_string(s.not_analysed_total) + ")</h2>\n<table><tr><th>job</th><th>status</th><th>reason</th></tr>\n";
+    for (const NotAnalysed& n : s.not_analysed)
+      o += "<tr><td>" + esc(n.job) + "</td><td class=\"c\">" + esc(n.status) + "</td><td>" + esc(n.reason) + "</td></tr>\n";
+    o += "</table>\n";
+    if (s.not_analysed_total > s.not_analysed.size())
+      o += "<p>and " + std::to_string(s.not_analysed_total - s.not_analysed.size()) + " more</p>\n";
+  }
+  o += "</main></body></html>\n";
   return o;
 }
 

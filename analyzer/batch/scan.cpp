@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -88,14 +91,35 @@ std::string dump(const ordered_json& j) {
   return out;
 }
 
-std::string line_of(const std::string& name, const report::Report& job, double seconds, const std::string& format) {
+// The job's day from its logs: its first error's, else its earliest dated line's.
+std::string logs_day(const report::Report& job) {
+  const model::Time* t = nullptr;
+  if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size() && job.events[*fe].time.valid) t = &job.events[*fe].time;
+  if (t == nullptr)
+    for (const auto& e : job.events)
+      if (e.time.valid && (t == nullptr || e.time < *t)) t = &e.time;
+  return t != nullptr && t->text.size() >= 10 ? t->text.substr(0, 10) : "";
+}
+
+// The device the culprit's evidence names on its node, when one does.
+std::string culprit_device(const report::Report& job) {
+  const rules::Verdict& v = job.analysis.verdict;
+  if (v.root < 0 || static_cast<std::size_t>(v.root) >= job.analysis.findings.size() || v.node.empty()) return "";
+  for (auto i : job.analysis.findings[static_cast<std::size_t>(v.root)].events)
+    if (i < job.events.size() && job.events[i].device && job.events[i].node == v.node) return std::to_string(*job.events[i].device);
+  return "";
+}
+
+std::string line_of(const std::string& name, const report::Report& job, double seconds, const std::string& format, const JobMeta& meta) {
   const rules::Verdict& v = job.analysis.verdict;
   const bool failed = v.status != rules::Status::Healthy && !v.category.empty();
   const char* status = rules::status_name(v.status);
   if (format == "text") {
+    // A name longer than its column stands on a line of its own, so that the columns stay put.
+    const std::string shown = base::visible(name);
     char head[256];
-    std::snprintf(head, sizeof head, "%-32s %-8s %-26s ", base::visible(name).c_str(), status, failed ? v.category.c_str() : "-");
-    return head + base::visible(v.summary);
+    std::snprintf(head, sizeof head, "%-32s %-12s %-26s ", shown.size() > 32 ? "" : shown.c_str(), status, failed ? v.category.c_str() : "-");
+    return (shown.size() > 32 ? shown + "\n" : std::string()) + head + base::visible(v.summary);
   }
   std::vector<std::string> hosts;
   std::vector<std::int64_t> pids;
@@ -107,7 +131,13 @@ std::string line_of(const std::string& name, const report::Report& job, double s
   std::string time;
   if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size()) time = job.events[*fe].time.text;
   const bool healthy = v.status == rules::Status::Healthy;
-  const ordered_json j{{"job", name},
+  std::string day = logs_day(job);
+  const char* day_from = day.empty() ? (meta.files_day.empty() ? nullptr : "files") : "logs";
+  if (day.empty()) day = meta.files_day;
+  ordered_json nodes = ordered_json::array();
+  for (const auto& h : hosts)
+    if (!h.empty()) nodes.push_back(h);
+  ordered_json j{{"job", name},
                        {"status", status},
                        {"category", failed ? ordered_json(v.category) : ordered_json(nullptr)},
                        {"summary", v.summary},
@@ -120,7 +150,12 @@ std::string line_of(const std::string& name, const report::Report& job, double s
                        {"files", job.inventory.files},
                        {"bytes", job.inventory.bytes},
                        {"seconds", std::round(seconds * 1000) / 1000},
-                       {"unreadable", job.inventory.unreadable.size()}};
+                       {"unreadable", job.inventory.unreadable.size()},
+                       {"date", text_or_null(day)},
+                       {"date_from", day_from ? ordered_json(day_from) : ordered_json(nullptr)},
+                       {"device", failed ? text_or_null(culprit_device(job)) : ordered_json(nullptr)},
+                       {"nodes", nodes}};
+  if (!meta.report.empty()) j["report"] = meta.report;
   return dump(j);
 }
 
@@ -171,19 +206,52 @@ class Progress {
 
 }  // namespace
 
+std::string files_day(const std::string& path) {
+  std::error_code ec;
+  fs::file_time_type newest = fs::file_time_type::min();
+  auto see = [&newest](const fs::directory_entry& e) {
+    std::error_code ec2;
+    if (!e.is_regular_file(ec2)) return;
+    const auto t = e.last_write_time(ec2);
+    if (!ec2 && t > newest) newest = t;
+  };
+  if (fs::is_directory(path, ec)) {
+    for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      see(*it);
+  } else {
+    see(fs::directory_entry(path, ec));
+  }
+  if (newest == fs::file_time_type::min()) return "";
+  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(newest).time_since_epoch()).count();
+  const std::time_t tt = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  if (gmtime_r(&tt, &tm) == nullptr) return "";
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string report_file_name(const std::string& job) {
+  std::string o;
+  for (unsigned char c : job) o += (std::isalnum(c) || c == '.' || c == '-' || c == '_') ? static_cast<char>(c) : '_';
+  if (o.empty() || o[0] == '.') o.insert(0, "job");
+  return o;
+}
+
 std::string result_line(const std::string& name, const analysis::Analysis& job, const analysis::RuleBook& book,
-                        double seconds, const std::string& format, bool redact) {
+                        double seconds, const std::string& format, bool redact, const JobMeta& meta) {
   const report::Report full{job.events, job.facts, job.outcome, job.inventory, book.set.problems, 0, "", "", ""};
-  if (!redact) return line_of(name, full, seconds, format);
+  if (!redact) return line_of(name, full, seconds, format, meta);
   // The job's name is a path the customer chose: masked by one rule for the whole scan (and every
   // shard and resumed run of it), not by the job's own numbering of hosts.
   const report::RedactedReport masked = report::redact(full);
-  return line_of(report::masked_job_name(name), masked.view(), seconds, format);
+  return line_of(report::masked_job_name(name), masked.view(), seconds, format, meta);
 }
 
-std::string error_line(const std::string& name, const std::string& what, const std::string& format) {
-  if (format == "text") return base::visible(name) + "  error: " + base::visible(what);
-  return dump(ordered_json{{"job", name}, {"status", "error"}, {"error", what}});
+std::string error_line(const std::string& name, const std::string& what, const std::string& format, const char* status) {
+  if (format == "text") return base::visible(name) + "  " + status + ": " + base::visible(what);
+  return dump(ordered_json{{"job", name}, {"status", status}, {"error", what}});
 }
 
 base::Result<std::set<std::string>> resume_from(const std::string& path) {
@@ -208,7 +276,7 @@ class Scan {
   Scan(std::vector<std::pair<std::string, std::string>> jobs, const ScanSettings& s, const analysis::RuleBook& book,
        const std::function<bool(const std::string&)>& write)
       : jobs_(std::move(jobs)), s_(s), book_(book), write_(write), lines_(jobs_.size()), finished_(jobs_.size(), 0),
-        codes_(jobs_.size(), 2), sizes_(jobs_.size(), 0) {
+        codes_(jobs_.size(), 2), statuses_(jobs_.size()), sizes_(jobs_.size(), 0) {
     std::uint64_t total = 0;
     if (s.progress)
       for (std::size_t i = 0; i < jobs_.size(); ++i) total += sizes_[i] = disk_bytes(jobs_[i].second);
@@ -229,6 +297,8 @@ class Scan {
   }
   bool write_failed() const { return write_failed_; }
   const std::vector<int>& codes() const { return codes_; }
+  const std::vector<std::string>& statuses() const { return statuses_; }
+  bool report_failed() const { return report_failed_; }
 
  private:
   void work() {
@@ -237,6 +307,7 @@ class Scan {
         one(i);
       } catch (const std::exception& e) {  // one job's failure (e.g. out of memory) is its own line
         codes_[i] = 1;
+        statuses_[i] = "error";
         lines_[i] = error_line(shown_name(i), e.what(), s_.format);
       }
       commit(i);
@@ -260,10 +331,47 @@ class Scan {
                     static_cast<unsigned long long>(job->inventory.files));
       codes_[i] = 1;
       lines_[i] = error_line(shown_name(i), what, s_.format);
+      statuses_[i] = "error";
       return;
     }
     codes_[i] = !job->read_anything ? 2 : job->inventory.unreadable.empty() ? 0 : 1;
-    lines_[i] = result_line(jobs_[i].first, *job, book_, secs, s_.format, s_.redact);
+    // A lone file of which no parser recognised a line (a README.txt beside the jobs) is no job.
+    std::error_code ec;
+    if (job->read_anything && job->events.empty() && job->inventory.events_not_kept == 0 && job->outcome.findings.empty() &&
+        fs::is_regular_file(jobs_[i].second, ec)) {
+      codes_[i] = 0;
+      statuses_[i] = "skipped";
+      lines_[i] = error_line(shown_name(i), base::say(base::Say::InputNoRecognisedLine), s_.format, "skipped");
+      return;
+    }
+    JobMeta meta;
+    meta.files_day = files_day(jobs_[i].second);
+    if (!s_.reports_dir.empty()) meta.report = write_reports(i, *job);
+    statuses_[i] = rules::status_name(job->outcome.verdict.status);
+    lines_[i] = result_line(jobs_[i].first, *job, book_, secs, s_.format, s_.redact, meta);
+  }
+
+  // The job's reports below --reports DIR; the path of the first written (for the result line).
+  std::string write_reports(std::size_t i, const analysis::Analysis& job) {
+    const report::Report full{job.events, job.facts, job.outcome, job.inventory, book_.set.problems, book_.set.rules.size(), s_.version,
+                              shown_name(i), s_.analysed_at};
+    std::optional<report::RedactedReport> masked;
+    if (s_.redact) masked = report::redact(full);
+    const report::Report& r = masked ? masked->view() : full;
+    std::string first;
+    for (const std::string& f : s_.report_formats) {
+      const std::string path = s_.reports_dir + "/" + report_file_name(shown_name(i)) + (f == "markdown" ? ".md" : ".html");
+      const std::string text = f == "markdown" ? report::render_markdown(r) : report::render_html(r);
+      std::FILE* out = std::fopen(path.c_str(), "wb");
+      const bool ok = out != nullptr && std::fwrite(text.data(), 1, text.size(), out) == text.size();
+      if (out != nullptr && std::fclose(out) != 0) report_failed_ = true;
+      if (!ok) {
+        report_failed_ = true;
+        continue;
+      }
+      if (first.empty()) first = path;
+    }
+    return first;
   }
 
   std::string shown_name(std::size_t i) const { return s_.redact ? report::masked_job_name(jobs_[i].first) : jobs_[i].first; }
@@ -293,6 +401,7 @@ class Scan {
   std::vector<std::string> lines_;
   std::vector<char> finished_;
   std::vector<int> codes_;
+  std::vector<std::string> statuses_;  // failed, healthy, inconclusive, error, skipped
   std::vector<std::uint64_t> sizes_;
   std::unique_ptr<Progress> progress_;
   std::atomic<std::size_t> next_{0};
@@ -300,6 +409,7 @@ class Scan {
   std::size_t next_write_ = 0, done_ = 0;
   std::uint64_t bytes_done_ = 0;
   bool write_failed_ = false;
+  std::atomic<bool> report_failed_{false};
 };
 
 }  // namespace
@@ -324,10 +434,40 @@ int scan(const std::vector<std::string>& roots, const ScanSettings& settings, co
   if (settings.say_resumed)
     std::fprintf(stderr, "dtriage: resuming: %zu jobs done before, %zu to go\n", skipped_done, jobs.size());
   const std::size_t to_go = jobs.size();
+  if (listed.empty() && top.unreadable.empty()) {
+    for (const std::string& r : roots) std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNoJobs, {{"root", r}}).c_str());
+    return 2;
+  }
+  if (!settings.reports_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(settings.reports_dir, ec);
+    if (ec) {
+      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::OutputCannotWrite, {{"what", settings.reports_dir + ": " + ec.message()}}).c_str());
+      return 2;
+    }
+  }
   unsigned n = settings.jobs != 0 ? settings.jobs : std::max(1u, std::thread::hardware_concurrency());
   n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(to_go, 1)));
+  const auto start = std::chrono::steady_clock::now();
   Scan s(std::move(jobs), settings, book, write);
   s.run(n);
+  if (s.report_failed())
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::OutputCannotWrite, {{"what", "a report below " + settings.reports_dir}}).c_str());
+  if (settings.say_end) {
+    std::map<std::string, std::size_t> by;
+    for (const std::string& st : s.statuses()) ++by[st.empty() ? "error" : st];
+    std::string counts;
+    for (const char* st : {"failed", "inconclusive", "healthy", "skipped", "error"})
+      if (by.count(st) != 0) counts += (counts.empty() ? "" : ", ") + std::to_string(by[st]) + " " + st;
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.1f", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::string line = "dtriage: scan: " + std::to_string(to_go) + (to_go == 1 ? " job" : " jobs") + " in " + secs + " s";
+    if (!counts.empty()) line += " (" + counts + ")";
+    if (skipped_done != 0) line += "; " + std::to_string(skipped_done) + " done before";
+    if (!settings.wrote.empty()) line += "; wrote " + settings.wrote;
+    if (!settings.reports_dir.empty()) line += "; reports in " + settings.reports_dir;
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
   if (s.write_failed()) return 2;
   if (listed.empty() && to_go == 0 && skipped_done == 0) return 2;
   int code = top.unreadable.empty() ? 0 : 1;

@@ -27,6 +27,20 @@ struct ScanSettings {
   std::set<std::string> done_before;   // --resume: jobs already in the output
   bool say_resumed = false;            // say on stderr how many were done before and how many are left
   std::vector<std::string> own_outputs;  // the files the scan writes (-o, --summary): never a job
+  // --reports DIR: each job's own report, in each of `report_formats` (html, markdown), named after
+  // the job; its path goes into the job's result line ("report").
+  std::string reports_dir;
+  std::vector<std::string> report_formats{"html"};
+  std::string version, analysed_at;   // the reports' head
+  bool say_end = true;                // one line on stderr when the scan ends (jobs by status, what it wrote)
+  std::string wrote;                  // what the scan writes, for that line ("results.jsonl")
+};
+
+// What a job is beside its analysis: its files' newest modification day (for a job whose logs
+// give no date) and the report scan --reports wrote of it.
+struct JobMeta {
+  std::string files_day;  // YYYY-MM-DD (UTC), "" when unknown
+  std::string report;     // path of its report, "" when none
 };
 
 // Each entry directly below a ROOT (a directory or an archive / compressed file) is one job:
@@ -39,9 +53,14 @@ std::vector<std::pair<std::string, std::string>> list_jobs(const std::vector<std
 
 // One result line (no '\n') for a job analysed in `seconds`: JSON (the contract's fields) or text.
 std::string result_line(const std::string& name, const analysis::Analysis& job, const analysis::RuleBook& book,
-                        double seconds, const std::string& format, bool redact);
-// The line of a job that could not be analysed (timed out, out of memory).
-std::string error_line(const std::string& name, const std::string& what, const std::string& format);
+                        double seconds, const std::string& format, bool redact, const JobMeta& meta = {});
+// The newest modification day (UTC) of the files below `path` (or of the file itself).
+std::string files_day(const std::string& path);
+// A job's name as a file name for its report: what is not a letter, digit, '.', '-' or '_' is '_'.
+std::string report_file_name(const std::string& job);
+// The line of a job that could not be analysed (timed out, out of memory); with status "skipped",
+// of an entry that is no job (a lone file no parser recognises a line of).
+std::string error_line(const std::string& name, const std::string& what, const std::string& format, const char* status = "error");
 
 // --resume: the jobs already in `path`; a half-written last line (a scan killed while writing
 // it) is cut off the file. Problems are said on stderr; an error when the file cannot be cut.

@@ -63,20 +63,6 @@ class EventPrinter final : public ingest::Sink {
   report::Redactor redactor_;  // --redact: hosts learned as the lines go
 };
 
-// Now, ISO 8601 UTC to the second; SOURCE_DATE_EPOCH (the reproducible-builds convention) when set.
-std::string analysis_time() {
-  std::time_t t = std::time(nullptr);
-  if (const char* e = std::getenv("SOURCE_DATE_EPOCH"); e != nullptr && *e != '\0') {
-    char* end = nullptr;
-    const long long v = std::strtoll(e, &end, 10);
-    if (*end == '\0' && v >= 0) t = static_cast<std::time_t>(v);
-  }
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Many jobs given as one: top-level entries of a PATH (folders, archives) that each hold a global
 // rank 0 of their own. One job has one rank 0 (per attempt; torchrun's attempt_N folders are one
@@ -95,6 +81,21 @@ std::vector<std::string> job_like_entries(const std::vector<model::Event>& event
 }
 
 }  // namespace
+
+// Now, ISO 8601 UTC to the second; SOURCE_DATE_EPOCH (the reproducible-builds convention) when set.
+std::string analysis_time() {
+  std::time_t t = std::time(nullptr);
+  if (const char* e = std::getenv("SOURCE_DATE_EPOCH"); e != nullptr && *e != '\0') {
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    if (*end == '\0' && v >= 0) t = static_cast<std::time_t>(v);
+  }
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 int cmd_analyze(Config& config) {
   Output out;

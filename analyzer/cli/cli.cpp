@@ -241,7 +241,7 @@ struct ScanFlags {
   RawArgs raw;
   bool quiet = false, resume = false;
   double job_timeout = 0;
-  std::string shard, summary;
+  std::string shard, summary, reports, report_format = "html";
 };
 
 CLI::App* add_scan(CLI::App& app, ScanFlags& f) {
@@ -258,13 +258,16 @@ CLI::App* add_scan(CLI::App& app, ScanFlags& f) {
   cmd->add_option("--job-timeout", f.job_timeout, "Seconds one job may take to read; past it the job is an error line")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--shard", f.shard, "K/N: scan only the K-th of N shares of the jobs (0 <= K < N), e.g. a Slurm array task");
-  cmd->add_option("--summary", f.summary, "Also write the summary of -o FILE here (.html, .md, .json, else text)");
+  cmd->add_option("--summary", f.summary, "Also write the summary of the jobs here (.html, .md, .json, else text)");
+  cmd->add_option("--reports", f.reports, "Write each job's own report into this folder (named after the job; the summary links to them)");
+  cmd->add_option("--report-format", f.report_format, "html (default), markdown or both: the reports --reports writes")
+      ->check(CLI::IsMember({"html", "markdown", "both"}));
   return cmd;
 }
 
 struct ResultFlags {
   std::vector<std::string> files;
-  std::string format = "text", output;
+  std::string format = "text", output, since, until;
 };
 
 CLI::App* add_summary(CLI::App& app, ResultFlags& f) {
@@ -273,6 +276,8 @@ CLI::App* add_summary(CLI::App& app, ResultFlags& f) {
   cmd->add_option("--format", f.format, "text (default), json, markdown or html")
       ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
   cmd->add_option("-o,--output", f.output, "Write to this file instead of standard output");
+  cmd->add_option("--since", f.since, "Only jobs of this day or later (YYYY-MM-DD; a job's day is from its logs, else its files)");
+  cmd->add_option("--until", f.until, "Only jobs of this day or earlier (YYYY-MM-DD)");
   return cmd;
 }
 
@@ -399,6 +404,10 @@ int run_scan(ScanFlags& f, Config& config) {
     }
     s.shard = shard.value();
   }
+  s.reports_dir = f.reports;
+  if (f.report_format == "both") s.report_formats = {"html", "markdown"};
+  else s.report_formats = {f.report_format};
+  s.say_end = !f.quiet;
   return cmd_scan(config, std::move(s), f.resume, f.summary);
 }
 
@@ -460,7 +469,14 @@ int run_checked(int argc, char** argv) {
     raw->format = format.value();
   }
 
-  if (summary->parsed()) return cmd_summary(summary_flags.files, summary_flags.format, summary_flags.output);
+  if (summary->parsed()) {
+    for (const std::string* d : {&summary_flags.since, &summary_flags.until})
+      if (!d->empty() && batch::iso_week(*d).empty()) {
+        std::fprintf(stderr, "dtriage: --since / --until want a day as YYYY-MM-DD, not '%s'\n", d->c_str());
+        return 2;
+      }
+    return cmd_summary(summary_flags.files, summary_flags.format, summary_flags.output, {summary_flags.since, summary_flags.until});
+  }
   if (merge->parsed()) return cmd_merge(merge_flags.files, merge_flags.output);
   if (script->parsed()) {
     const std::string_view text = snapshot_script();

@@ -55,7 +55,10 @@ inline constexpr int kExitVerdictInconclusive = 4;
 int cmd_analyze(Config& config);                                          // analyze_cmd.cpp
 int cmd_events(Config& config);                                           // analyze_cmd.cpp
 int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const std::string& summary);  // results_cmd.cpp
-int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output);
+int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output,
+                const batch::SummaryOptions& options = {});
+// Now, ISO 8601 UTC to the second; SOURCE_DATE_EPOCH (the reproducible-builds convention) when set.
+std::string analysis_time();
 int cmd_merge(const std::vector<std::string>& files, const std::string& output);
 int cmd_rules(const std::string& action, const Config& config, const std::string& id);  // rules_cmd.cpp
 

@@ -39,8 +39,9 @@ void for_each_result(const std::vector<std::string>& files, int& code, const std
 }
 
 // The summary of `files`, read a line at a time; says on stderr how many lines repeated a job.
-batch::Summary summarize_files(const std::vector<std::string>& files, int& code, std::uint64_t& lines) {
-  batch::Summarizer sum;
+batch::Summary summarize_files(const std::vector<std::string>& files, int& code, std::uint64_t& lines,
+                               const batch::SummaryOptions& options = {}) {
+  batch::Summarizer sum(options);
   for_each_result(files, code, [&](batch::ResultLine&& l) {
     ++lines;
     sum.add(l);
@@ -50,11 +51,22 @@ batch::Summary summarize_files(const std::vector<std::string>& files, int& code,
   return sum.finish();
 }
 
+// The reports' paths as the summary at `summary_path` reaches them (relative to its folder).
+void relink(batch::Summary& sum, const std::string& summary_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path from = fs::absolute(summary_path.empty() || summary_path == "-" ? fs::path("x") : fs::path(summary_path), ec).parent_path();
+  for (auto& g : sum.groups)
+    for (auto& e : g.examples)
+      if (!e.report.empty()) {
+        const fs::path rel = fs::absolute(e.report, ec).lexically_relative(from);
+        if (!rel.empty()) e.report = rel.generic_string();
+      }
+}
+
 // The bytes written, or why the summary could not be written.
-base::Result<std::uint64_t> write_summary(const std::string& path, const std::string& results) {
-  int code = 0;
-  std::uint64_t lines = 0;
-  const batch::Summary sum = summarize_files({results}, code, lines);
+base::Result<std::uint64_t> write_summary(const std::string& path, batch::Summary sum) {
+  relink(sum, path);
   const std::string named = format_of_file(path);
   const std::string format = named.empty() ? "text" : named;
   auto out = Output::open(path);
@@ -67,8 +79,8 @@ base::Result<std::uint64_t> write_summary(const std::string& path, const std::st
 
 int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const std::string& summary) {
   const bool to_file = !config.output.empty() && config.output != "-";
-  if (!summary.empty() && (!to_file || config.format != "jsonl")) {
-    std::fprintf(stderr, "dtriage: --summary reads the results back from -o FILE (jsonl): give -o\n");
+  if (!summary.empty() && config.format != "jsonl") {
+    std::fprintf(stderr, "dtriage: --summary is made of the jsonl result lines: leave out --format text\n");
     return 2;
   }
   if (!summary.empty()) {
@@ -101,23 +113,41 @@ int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const st
   settings.format = config.format;
   settings.redact = config.redact;
   settings.node_pattern = config.node_pattern;
-  const int code = batch::scan(config.paths, settings, *book, [&out](const std::string& lines) {
+  settings.version = kVersion;
+  settings.analysed_at = analysis_time();
+  settings.wrote = to_file ? config.output : "";
+  if (!summary.empty()) settings.wrote += (settings.wrote.empty() ? "" : " and ") + summary;
+  // Without -o FILE the summary is made of the lines as they are written (with it, of the file,
+  // which holds the jobs of a resumed scan's earlier runs too).
+  batch::Summarizer live;
+  const bool summarize_live = !summary.empty() && !to_file;
+  const int code = batch::scan(config.paths, settings, *book, [&](const std::string& lines) {
     out.buffer() += lines;
     out.flush();
+    if (summarize_live) {
+      std::size_t at = 0;
+      for (std::size_t nl; (nl = lines.find('\n', at)) != std::string::npos; at = nl + 1)
+        if (auto l = batch::parse_result_line(lines.substr(at, nl - at))) live.add(*l);
+    }
     return !out.failed();
   });
   if (!finish_output(out)) return 2;
   if (!summary.empty()) {
-    if (const auto written = write_summary(summary, config.output); !written)
+    int read_code = 0;
+    std::uint64_t lines = 0;
+    batch::Summary sum = summarize_live ? live.finish() : summarize_files({config.output}, read_code, lines);
+    if (const auto written = write_summary(summary, std::move(sum)); !written)
       std::fprintf(stderr, "dtriage: %s\n", written.error().c_str());
   }
   return code;
 }
 
-int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output) {
+int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output,
+                const batch::SummaryOptions& options) {
   int code = 0;
   std::uint64_t lines = 0;
-  const batch::Summary sum = summarize_files(files, code, lines);
+  batch::Summary sum = summarize_files(files, code, lines, options);
+  relink(sum, output);
   if (lines == 0 && code != 0) return 2;
   Output out;
   if (!open_output(out, output)) return 2;

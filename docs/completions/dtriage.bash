@@ -9,8 +9,8 @@ _dtriage() {
   cmd="${COMP_WORDS[1]}"
   case "$cmd" in
     analyze) opts="--ci --color --follow-outside-links --format --help --jobs --json --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
-    scan) opts="--follow-outside-links --format --help --job-timeout --jobs --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
-    summary) opts="--format --help --output -h -o" ;;
+    scan) opts="--follow-outside-links --format --help --job-timeout --jobs --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --report-format --reports --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
+    summary) opts="--format --help --output --since --until -h -o" ;;
     merge) opts="--help --output -h -o" ;;
     rules) opts="list show test lint fields patterns literals --help --no-default-rules --rules -h" ;;
     events) opts="--all-lines --follow-outside-links --format --help --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --raw --redact --zstd-window-log-max -h -o" ;;

@@ -189,7 +189,11 @@ def main():
             r = run(["script", "-qec", "%s scan -q -o %s %s" % (dtriage, os.path.join(work, "tty.jsonl"), few), "/dev/null"])
             check("scan:" not in r.stdout, "no progress line with --quiet")
         r = run([dtriage, "scan", "-o", os.path.join(work, "pipe.jsonl"), few])
-        check("scan:" not in r.stderr, "no progress line when stderr is not a terminal")
+        check("3/3 jobs" not in r.stderr, "no progress line when stderr is not a terminal")
+        check("dtriage: scan: 3 jobs in " in r.stderr and "wrote " + os.path.join(work, "pipe.jsonl") in r.stderr,
+              "one line when the scan ends: %r" % r.stderr[-300:])
+        r = run([dtriage, "scan", "-q", "-o", os.path.join(work, "pipe.jsonl"), few])
+        check("scan:" not in r.stderr, "nothing on stderr with --quiet: %r" % r.stderr[-300:])
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

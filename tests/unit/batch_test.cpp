@@ -9,20 +9,58 @@ namespace dtriage::test {
 namespace {
 
 TEST(Batch, PatternKeepsTheCauseAndDropsWhatDiffersPerJob) {
+  const std::string seed = "nproc_per_node=<n> on <n>-device node <node>: processes <pid> both used device <n>";
   EXPECT_EQ(batch::pattern_of("nproc_per_node=8 on 16-device node npu-a01: processes 51302 and 60120 both used device 0 (the same on npu-a02)",
                               {"npu-a01", "npu-a02"}, {51302, 60120}),
-            "nproc_per_node=8 on 16-device node <node>: processes <pid> and <pid> both used device 0 (the same on <node>)");
-  // Another job, other hosts and pids, the same cause: the same pattern.
-  EXPECT_EQ(batch::pattern_of("nproc_per_node=8 on 16-device node cn-17.hpc.local: processes 7 and 98113 both used device 0 (the same on cn-18.hpc.local)",
+            seed);
+  // Another job, other hosts, pids and sizes, the same cause: the same pattern.
+  EXPECT_EQ(batch::pattern_of("nproc_per_node=4 on 8-device node cn-17.hpc.local: processes 7, 98113 and 98114 both used device 3",
                               {"cn-17.hpc.local", "cn-18.hpc.local"}, {7, 98113}),
-            "nproc_per_node=8 on 16-device node <node>: processes <pid> and <pid> both used device 0 (the same on <node>)");
+            seed);
   EXPECT_EQ(batch::pattern_of("Out of device memory on rank 10 on gpu-b02 (tried to allocate 3.50 GiB)", {"gpu-b02"}, {}),
-            "Out of device memory on rank <rank> on <node> (tried to allocate 3.50 GiB)");
+            "Out of device memory on rank <rank> (tried to allocate <n> GiB)");
   EXPECT_EQ(batch::pattern_of("ranks 3, 5 and 9 timed out at 2025-06-04T10:14:21.402 waiting for 10.0.0.7:29500 (comm 0x7f3a9c00)", {}, {}),
             "ranks <rank> timed out at <time> waiting for <ip> (comm <hex>)");
-  // A host name inside a longer word is not replaced; exit codes and signals stay.
+  // A host name inside a longer word is not replaced; exit codes, errno, Xid and signals stay.
   EXPECT_EQ(batch::pattern_of("worker on node1 (pid 4242) exited with code 1 (SIGKILL); node10 fine", {"node1"}, {}),
-            "worker on <node> (pid <pid>) exited with code 1 (SIGKILL); node10 fine");
+            "worker (pid <pid>) exited with code 1 (SIGKILL); node10 fine");
+  EXPECT_EQ(batch::pattern_of("The store port on gpu-a03 was already in use (errno 98, port 29500)", {"gpu-a03"}, {}),
+            "The store port was already in use (errno 98, port <n>)");
+  EXPECT_EQ(batch::pattern_of("Xid 79 on gpu-a17 GPU 00000000:1B:00.0: fell off the bus", {"gpu-a17"}, {}),
+            "Xid 79 GPU <bus>: fell off the bus");
+  EXPECT_EQ(batch::pattern_of("Duplicate GPU detected: rank 3 and rank 5 both on CUDA device 0000:3b:00.0", {}, {}),
+            batch::pattern_of("Duplicate GPU detected: rank 12 and rank 13 both on CUDA device 0000:86:00.0", {}, {}));
+  // Paths, error codes and versions inside words.
+  EXPECT_EQ(batch::pattern_of("EE8888 memcpy failed in /home/alice/run-7/train.py with CANN 8.0.RC2", {}, {}),
+            "EE8888 memcpy failed in <path> with CANN <n>.RC2");
+  // An optional "on <node>" does not split a cause.
+  EXPECT_EQ(batch::pattern_of("/dev/shm is 64 MiB on worker-3: too small for 8 workers", {"worker-3"}, {}),
+            batch::pattern_of("/dev/shm is 64 MiB: too small for 8 workers", {}, {}));
+  // A long text (a rank table) is cut to its head, within kPatternMax.
+  std::string table = "Ranks failed:";
+  for (int r = 0; r < 100; ++r) table += " rank " + std::to_string(r) + " on host" + std::to_string(r % 7) + " exitcode 1 reason SomeError;";
+  const std::string cut = batch::pattern_of(table, {}, {});
+  EXPECT_LE(cut.size(), batch::kPatternMax);
+  EXPECT_EQ(cut.substr(cut.size() - 4), " ...");
+}
+
+TEST(Batch, NormalizedPatternsStayAsTheyAre) {
+  for (const std::string& s : std::vector<std::string>{"nproc_per_node=8 on 16-device node npu-a01: processes 51302 and 60120 both used device 0 (the same on npu-a02)",
+                              "Worker local_rank 3 (pid 4711) on <node> exited with code 42 (the same on <node>, <node>)",
+                              "A collective recv timed out after 20 s on 2 rank(s); rank(s) 1 never reported the timeout",
+                              std::string(400, 'x') + " " + std::string(30, 'y')}) {
+    const std::string once = batch::normalize_pattern(s);
+    EXPECT_EQ(batch::normalize_pattern(once), once) << s;
+  }
+}
+
+TEST(Batch, IsoWeeks) {
+  EXPECT_EQ(batch::iso_week("2026-12-01"), "2026-W49");
+  EXPECT_EQ(batch::iso_week("2026-01-01"), "2026-W01");  // a Thursday
+  EXPECT_EQ(batch::iso_week("2021-01-03"), "2020-W53");  // a Sunday of the year before's last week
+  EXPECT_EQ(batch::iso_week("2024-12-30"), "2025-W01");  // a Monday of the next year's first week
+  EXPECT_EQ(batch::iso_week("2026-13-01"), "");
+  EXPECT_EQ(batch::iso_week("yesterday"), "");
 }
 
 TEST(Batch, FingerprintsAreStableAndSeparateCauses) {
@@ -70,43 +108,107 @@ TEST(Batch, ResultFilesKeepWholeLinesOnly) {
   EXPECT_TRUE(batch::read_results(dir.file("none")).lines.empty());
 }
 
-TEST(Batch, SummaryGroupsByFingerprintWithFirstAndLastSeen) {
+TEST(Batch, SummaryGroupsByPatternWithFirstAndLastSeen) {
   std::vector<batch::ResultLine> rs;
-  auto add = [&](std::string job, std::string status, std::string cat, std::string fp, std::string time) {
+  auto add = [&](std::string job, std::string status, std::string cat, std::string pattern, std::string date) {
     batch::ResultLine l;
     l.job = job;
     l.status = status;
     l.category = cat;
-    l.fingerprint = fp;
-    l.pattern = "pattern of " + fp;
+    l.pattern = pattern;
     l.rule = "rule." + cat;
     l.summary = "summary of " + job;
-    l.time = time;
+    l.date = date;
     rs.push_back(l);
   };
-  add("j3", "failed", "device-oom", "aa", "2025-03-01T00:00:00");
-  add("j1", "failed", "device-oom", "aa", "2025-01-01T00:00:00");
-  add("j2", "failed", "port-in-use", "bb", "");
+  add("j3", "failed", "device-oom", "Out of memory (<n> GiB)", "2025-03-01");
+  add("j1", "failed", "device-oom", "Out of memory (3.5 GiB)", "2025-01-01");  // an older line, not yet masked: the same group
+  add("j2", "failed", "port-in-use", "Port busy", "");
   add("j4", "healthy", "", "", "");
   add("j5", "error", "", "", "");
-  add("j6", "failed", "device-oom", "aa", "2025-02-01T00:00:00");
+  add("j6", "failed", "device-oom", "Out of memory (<n> GiB)", "2025-02-01");
   const auto s = batch::summarize(rs);
   EXPECT_EQ(s.jobs, 6u);
   EXPECT_EQ(s.by_status.at("failed"), 4u);
   EXPECT_EQ(s.by_status.at("error"), 1u);
   EXPECT_EQ(s.by_category.at("device-oom"), 3u);
   ASSERT_EQ(s.groups.size(), 2u);
-  EXPECT_EQ(s.groups[0].fingerprint, "aa");
+  const std::string fp = batch::fingerprint("device-oom", "rule.device-oom", "Out of memory (<n> GiB)");
+  EXPECT_EQ(s.groups[0].fingerprint, fp);
   EXPECT_EQ(s.groups[0].jobs, 3u);
-  EXPECT_EQ(s.groups[0].first_seen, "2025-01-01T00:00:00");
-  EXPECT_EQ(s.groups[0].last_seen, "2025-03-01T00:00:00");
-  EXPECT_EQ(s.groups[0].example_job, "j1");
+  EXPECT_EQ(s.groups[0].first_seen, "2025-01-01");
+  EXPECT_EQ(s.groups[0].last_seen, "2025-03-01");
+  ASSERT_EQ(s.groups[0].examples.size(), 3u);
+  EXPECT_EQ(s.groups[0].examples[0].job, "j1");
+  EXPECT_EQ(s.groups[0].examples[2].job, "j6");
   EXPECT_EQ(s.groups[1].first_seen, "");
+  EXPECT_EQ(s.not_analysed_total, 1u);
   const auto j = nlohmann::json::parse(batch::render_summary_json(s));
   EXPECT_EQ(j["causes"][0]["jobs"], 3);
   EXPECT_EQ(j["by_category"][0]["category"], "device-oom");
   EXPECT_NE(batch::render_summary_markdown(s).find("| 3 | device-oom |"), std::string::npos);
-  EXPECT_NE(batch::render_summary_text(s).find("3 jobs  [device-oom] aa"), std::string::npos);
+  EXPECT_NE(batch::render_summary_text(s).find("3 jobs  [device-oom] " + fp), std::string::npos);
+}
+
+// Bad nodes, devices, weeks, jobs not analysed and --since / --until, on lines whose answers are
+// known: gpu-a17 is the culprit's node in 3 of the 4 jobs it ran, gpu-b02 in 1 of 3.
+TEST(Batch, SummaryRanksBadNodesCountsWeeksAndListsWhatWasNotAnalysed) {
+  std::vector<batch::ResultLine> rs;
+  auto job = [&](std::string name, std::string status, std::string cat, std::string node, std::string device, std::string date,
+                 std::vector<std::string> nodes, std::string error = "") {
+    batch::ResultLine l;
+    l.job = name;
+    l.status = status;
+    l.category = cat;
+    l.rule = cat.empty() ? "" : "r." + cat;
+    l.pattern = l.summary = cat.empty() ? "" : cat + " on " + node;
+    l.node = node;
+    l.device = device;
+    l.date = date;
+    l.nodes = nodes;
+    l.error = error;
+    rs.push_back(l);
+  };
+  job("a", "failed", "device-hardware-error", "gpu-a17", "3", "2026-11-23", {"gpu-a17", "gpu-b02"});
+  job("b", "failed", "device-hardware-error", "gpu-a17", "3", "2026-11-25", {"gpu-a17", "gpu-c01"});
+  job("c", "failed", "device-oom", "gpu-a17", "", "2026-12-01", {"gpu-a17", "gpu-b02"});
+  job("d", "healthy", "", "", "", "2026-12-02", {"gpu-a17", "gpu-b02"});
+  job("e", "failed", "worker-exception", "gpu-b02", "", "2026-12-03", {"gpu-b02"});
+  job("f", "error", "", "", "", "", {}, "timed out after 60 s (--job-timeout); 3 files read before");
+  job("g", "skipped", "", "", "", "", {}, "not a job");
+  job("h", "failed", "worker-exception", "node#1", "", "", {"node#1", "node#2"});  // --redact: not a node to rank
+  const auto s = batch::summarize(rs);
+  ASSERT_EQ(s.bad_nodes.size(), 2u);
+  EXPECT_EQ(s.bad_nodes[0].node, "gpu-a17");
+  EXPECT_EQ(s.bad_nodes[0].culprit, 3u);
+  EXPECT_EQ(s.bad_nodes[0].ran, 4u);
+  EXPECT_EQ(s.bad_nodes[0].by_category.at("device-hardware-error"), 2u);
+  EXPECT_EQ(s.bad_nodes[1].node, "gpu-b02");
+  EXPECT_EQ(s.bad_nodes[1].ran, 4u);
+  ASSERT_EQ(s.bad_devices.size(), 1u);
+  EXPECT_EQ(s.bad_devices[0].device, "3");
+  EXPECT_EQ(s.bad_devices[0].culprit, 2u);
+  ASSERT_EQ(s.weeks.size(), 2u);
+  EXPECT_EQ(s.weeks.at("2026-W48").at("device-hardware-error"), 2u);
+  EXPECT_EQ(s.weeks.at("2026-W49").at("device-oom"), 1u);
+  EXPECT_EQ(s.weeks.at("2026-W49").at("worker-exception"), 1u);
+  EXPECT_EQ(s.undated, 1u);
+  ASSERT_EQ(s.not_analysed.size(), 2u);
+  EXPECT_EQ(s.not_analysed[0].job, "f");
+  EXPECT_EQ(s.not_analysed[1].status, "skipped");
+  const std::string text = batch::render_summary_text(s);
+  EXPECT_NE(text.find("gpu-a17: 3 of 4 jobs it ran (device-hardware-error 2, device-oom 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu-a17 device 3: 2 jobs"), std::string::npos) << text;
+  EXPECT_NE(text.find("f  error: timed out after 60 s"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(batch::render_summary_json(s));
+  EXPECT_EQ(j["bad_nodes"][0]["culprit_jobs"], 3);
+  EXPECT_EQ(j["weeks"][1]["jobs"], 2);
+  EXPECT_EQ(j["not_analysed"]["jobs"], 2);
+  // One week only; undated jobs are left out when a period is asked for.
+  const auto w48 = batch::summarize(rs, {"2026-11-23", "2026-11-29"});
+  EXPECT_EQ(w48.jobs, 2u);
+  EXPECT_EQ(w48.left_out, 6u);
+  EXPECT_NE(batch::render_summary_text(w48).find("jobs of 2026-11-23 .. 2026-11-29; 6 jobs outside (or undated) left out"), std::string::npos);
 }
 
 TEST(Batch, SummaryPageIsSelfContainedAndEscaped) {
