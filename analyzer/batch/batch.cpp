@@ -108,7 +108,9 @@ std::string normalize_pattern(std::string s) {
   static const RE2 time_re(R"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)");
   static const RE2 ip_re(R"(\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b)");
   static const RE2 hex_re(R"(\b0x[0-9a-fA-F]+\b)");
-  static const RE2 path_re(R"((^|[\s('"=\[])(?:~|\.\.?)?/[^\s:;,()'"\]]+)");
+  // Absolute paths, and relative ones that end in a file name (worker-0/train.log) or name an
+  // archive member (job.tar.gz!node1/plog/x.log).
+  static const RE2 path_re(R"((^|[\s('"=\[])(?:(?:~|\.\.?)?/[^\s:;,()'"\]]+|[^\s:;,()'"\]/]+(?:/[^\s:;,()'"\]/]+)*/[^\s:;,()'"\]/]*\.[^\s:;,()'"\]/]+|[^\s:;,()'"\]]*![^\s:;,()'"\]]+))");
   static const RE2 rank_re(R"(\b(ranks?|Rank|Ranks|global rank|local_rank)(\s*[= ]\s*)\d+(?:(?:\s*(?:-|,|and)\s*)\d+)*)");
   static const RE2 pid_re(R"(\b(pid|PID|process|processes|Process)(\s*[=: ]\s*)\d+(?:(?:\s*(?:,|and)\s*)\d+)*)");
   // "<node>, <node> and <node>" is one; so for every placeholder.

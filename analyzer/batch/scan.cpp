@@ -132,8 +132,12 @@ std::string line_of(const std::string& name, const report::Report& job, double s
   if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size()) time = job.events[*fe].time.text;
   const bool healthy = v.status == rules::Status::Healthy;
   std::string day = logs_day(job);
-  const char* day_from = day.empty() ? (meta.files_day.empty() ? nullptr : "files") : "logs";
-  if (day.empty()) day = meta.files_day;
+  const char* day_from = "logs";
+  if (day.empty() && !meta.path.empty()) {
+    day = files_day(meta.path);
+    day_from = "files";
+  }
+  if (day.empty()) day_from = nullptr;
   ordered_json nodes = ordered_json::array();
   for (const auto& h : hosts)
     if (!h.empty()) nodes.push_back(h);
@@ -335,6 +339,16 @@ class Scan {
       return;
     }
     codes_[i] = !job->read_anything ? 2 : job->inventory.unreadable.empty() ? 0 : 1;
+    // Nothing of it could be read (an archive format not supported, a damaged one): an error with
+    // the reason, not an "inconclusive" cause of its own.
+    if (!job->read_anything && !job->inventory.unreadable.empty()) {
+      const auto& p = job->inventory.unreadable.front();
+      std::string why = p.path + ": " + p.reason;
+      if (job->inventory.unreadable.size() > 1) why += " (and " + std::to_string(job->inventory.unreadable.size() - 1) + " more)";
+      statuses_[i] = "error";
+      lines_[i] = error_line(shown_name(i), s_.redact ? p.reason : why, s_.format);
+      return;
+    }
     // A lone file of which no parser recognised a line (a README.txt beside the jobs) is no job.
     std::error_code ec;
     if (job->read_anything && job->events.empty() && job->inventory.events_not_kept == 0 && job->outcome.findings.empty() &&
@@ -345,7 +359,7 @@ class Scan {
       return;
     }
     JobMeta meta;
-    meta.files_day = files_day(jobs_[i].second);
+    meta.path = jobs_[i].second;
     if (!s_.reports_dir.empty()) meta.report = write_reports(i, *job);
     statuses_[i] = rules::status_name(job->outcome.verdict.status);
     lines_[i] = result_line(jobs_[i].first, *job, book_, secs, s_.format, s_.redact, meta);

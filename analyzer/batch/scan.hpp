@@ -32,15 +32,15 @@ struct ScanSettings {
   std::string reports_dir;
   std::vector<std::string> report_formats{"html"};
   std::string version, analysed_at;   // the reports' head
-  bool say_end = true;                // one line on stderr when the scan ends (jobs by status, what it wrote)
+  bool say_end = false;               // one line on stderr when the scan ends (jobs by status, what it wrote)
   std::string wrote;                  // what the scan writes, for that line ("results.jsonl")
 };
 
-// What a job is beside its analysis: its files' newest modification day (for a job whose logs
-// give no date) and the report scan --reports wrote of it.
+// What a job is beside its analysis: where its files are (their newest modification day dates a
+// job whose logs give no date) and the report scan --reports wrote of it.
 struct JobMeta {
-  std::string files_day;  // YYYY-MM-DD (UTC), "" when unknown
-  std::string report;     // path of its report, "" when none
+  std::string path;    // where its files are: their newest modification day dates a job whose logs give none
+  std::string report;  // path of its report, "" when none
 };
 
 // Each entry directly below a ROOT (a directory or an archive / compressed file) is one job:

@@ -317,7 +317,9 @@ TEST(Scan, OneLinePerJobInNameOrderWithTheSameVerdictsAsAnalyze) {
     EXPECT_EQ(lines[i]["rank"], expected[name]["rank"]) << name;
   }
   EXPECT_EQ(lines[expected.size()]["job"], "zz-broken.gz");
-  EXPECT_EQ(lines[expected.size()]["unreadable"], 1);
+  // Nothing of it could be read: an error with the reason, not a verdict (issue 26).
+  EXPECT_EQ(lines[expected.size()]["status"], "error");
+  EXPECT_NE(lines[expected.size()]["error"].get<std::string>().find("zz-broken.gz"), std::string::npos) << lines[expected.size()].dump();
   EXPECT_EQ(lines[expected.size() + 1]["job"], "zz-oom.tar.gz");
   EXPECT_EQ(lines[expected.size() + 1]["category"], "device-oom");
 }

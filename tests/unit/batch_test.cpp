@@ -33,6 +33,11 @@ TEST(Batch, PatternKeepsTheCauseAndDropsWhatDiffersPerJob) {
   // Paths, error codes and versions inside words.
   EXPECT_EQ(batch::pattern_of("EE8888 memcpy failed in /home/alice/run-7/train.py with CANN 8.0.RC2", {}, {}),
             "EE8888 memcpy failed in <path> with CANN <n>.RC2");
+  // A relative path names the job (its archive, its folders): masked as well.
+  EXPECT_EQ(batch::pattern_of("the earliest error is c12-job-079.tar.gz!job-079/npu-a01/train.log:412: RuntimeError", {"npu-a01"}, {}),
+            "the earliest error is <path>:<n>: RuntimeError");
+  EXPECT_EQ(batch::pattern_of("see worker-3/logs/train.log", {}, {}), "see <path>");
+  EXPECT_EQ(batch::pattern_of("ratio nproc/devices is 1/2", {}, {}), "ratio nproc/devices is <n>/<n>");
   // An optional "on <node>" does not split a cause.
   EXPECT_EQ(batch::pattern_of("/dev/shm is 64 MiB on worker-3: too small for 8 workers", {"worker-3"}, {}),
             batch::pattern_of("/dev/shm is 64 MiB: too small for 8 workers", {}, {}));
