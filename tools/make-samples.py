@@ -145,6 +145,57 @@ def seed():
     seed_node(base, "npu-a02", 1, "10.0.0.12", list(range(48811, 48819)), list(range(57302, 57310)))
 
 
+def seed_good_node(base, host, node_rank, ip, first_pid, day="2025-06-03"):
+    """The seed job the day before, when it worked: the same two 16-device nodes, torchrun started
+    with --nproc_per_node 16 (one process per device), 200 steps, every worker done."""
+    d = os.path.join(base, host)
+    write(os.path.join(d, "npu-smi-info.txt"), ["$ npu-smi info"] + npu_smi_16())
+    agent = first_pid - 40
+    train = [
+        f"+ torchrun --nproc_per_node 16 --nnodes 2 --node_rank {node_rank} --master_addr 192.168.1.1 --master_port 29500 --max_restarts 1 train.py --config cfg/llama_16p.yaml",
+        f"I0603 09:02:0{node_rank}.118000 {agent} torch/distributed/launcher/api.py:188] Starting elastic_operator with launch configs:",
+        "  entrypoint       : train.py",
+        "  min_nodes        : 2",
+        "  max_nodes        : 2",
+        "  nproc_per_node   : 16",
+        "  run_id           : none",
+        "  rdzv_backend     : static",
+        "  rdzv_endpoint    : 192.168.1.1:29500",
+        "  rdzv_configs     : {'rank': %d, 'timeout': 900}" % node_rank,
+        "  max_restarts     : 1",
+        "  monitor_interval : 0.1",
+        "",
+    ]
+    pids = list(range(first_pid, first_pid + 16))
+    for lr, pid in enumerate(pids):
+        train.append(f"rank {node_rank * 16 + lr} (local {lr}) pid {pid}: using npu:{lr} of 16 visible devices")
+    for step in range(20, 201, 20):
+        train.append(f"[rank{node_rank * 16}]: step {step}/200 loss {3.2 - step / 100:.3f} lr 2.0e-05 {1.41 + step % 7 / 100:.2f} s/step")
+    train += [
+        f"[rank{node_rank * 16}]: training done: 200 steps, checkpoint saved to /ckpt/llama/step-200",
+        f"I0603 09:{40 + node_rank:02d}:12.004000 {agent} torch/distributed/elastic/agent/server/api.py:879] [default] worker group successfully finished. Waiting 300 seconds for other agents to finish.",
+        f"I0603 09:{40 + node_rank:02d}:12.009000 {agent} torch/distributed/elastic/agent/server/api.py:932] Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 seconds for other agents to finish",
+        f"I0603 09:{40 + node_rank:02d}:14.230000 {agent} torch/distributed/elastic/agent/server/api.py:946] Done waiting for other agents. Elapsed: 2.2171854972839355 seconds",
+    ]
+    write(os.path.join(d, "train.log"), train)
+    logdir = os.path.join(d, "ascend", "log")
+    for lr, pid in enumerate(pids):
+        stamp = f"{day.replace('-', '')}0902{5 + lr:02d}{123 + lr:03d}"
+        run = [
+            f"[EVENT] TDT({pid},python3):{plog_ts(day, 9, 2, 5, 130 + lr, 201)} [log.cpp:43][TsdClient] deviceId[{lr}] begin to init hdc client,[process_mode_manager.cpp:315:InitTsdClient]{pid}",
+            f"[INFO] HCCL({pid},python3):{plog_ts(day, 9, 2, 9, 614, 147)} [topoinfo_detect.cc:221][{pid + 7}][HCCL_TRACE]SetupAgent rankNum[32], rank[{node_rank * 16 + lr}], rootInfo identifier[hccl_world_group], server[{ip}%enp189s0f0], logicDevId[{lr}], phydevId[{lr}], deviceIp[124.0.{node_rank}.{20 + lr}]",
+        ]
+        write(os.path.join(logdir, "run", "plog", f"plog-{pid}_{stamp}.log"), run)
+
+
+def seed_good(base):
+    """Writes the seed job's last good run (--nproc_per_node 16) under `base`: the GOOD side of
+    `dtriage diff` against samples/seed-nproc-sdma. Not a sample of its own."""
+    shutil.rmtree(base, ignore_errors=True)
+    seed_good_node(base, "npu-a01", 0, "10.0.0.11", 41210)
+    seed_good_node(base, "npu-a02", 1, "10.0.0.12", 39870)
+
+
 def nvidia_smi_l(n):
     return [f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{i:08x}-5f3c-4b2e-9d1a-{0x7a10c3e5b2f0 + i:012x})" for i in range(n)]
 
@@ -266,6 +317,10 @@ def port_in_use():
 
 
 if __name__ == "__main__":
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] == "--seed-good":
+        seed_good(sys.argv[2])
+        sys.exit(0)
     seed()
     gpu_oom()
     healthy()

@@ -18,6 +18,7 @@
 #include "base/sentences.hpp"
 #include "base/json_escape.hpp"
 #include "base/text.hpp"
+#include "diff/diff.hpp"
 #include "ingest/decompress.hpp"
 #include "report/report.hpp"
 
@@ -160,6 +161,10 @@ std::string line_of(const std::string& name, const report::Report& job, double s
                        {"device", failed ? text_or_null(culprit_device(job)) : ordered_json(nullptr)},
                        {"nodes", nodes}};
   if (!meta.report.empty()) j["report"] = meta.report;
+  if (!meta.baseline.empty())
+    j["baseline"] = ordered_json{{"path", meta.baseline},
+                                 {"relevant_change", text_or_null(meta.baseline_change)},
+                                 {"sentence", text_or_null(meta.baseline_sentence)}};
   return dump(j);
 }
 
@@ -327,7 +332,7 @@ class Scan {
     opt.threads = 1;
     if (s_.job_timeout > 0)
       opt.limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s_.job_timeout));
-    const auto job = analysis::analyze(std::move(in), book_, opt);
+    auto job = analysis::analyze(std::move(in), book_, opt);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (job->inventory.timed_out) {
       char what[160];
@@ -362,7 +367,22 @@ class Scan {
     meta.path = jobs_[i].second;
     if (!s_.reports_dir.empty()) meta.report = write_reports(i, *job);
     statuses_[i] = rules::status_name(job->outcome.verdict.status);
-    lines_[i] = result_line(jobs_[i].first, *job, book_, secs, s_.format, s_.redact, meta);
+    // --baseline ROOT: the job of the same name there is its run that worked.
+    std::optional<diff::Side> bad;
+    if (!s_.baseline_root.empty()) {
+      const std::string good_path = s_.baseline_root + "/" + fs::path(jobs_[i].second).filename().string();
+      std::error_code ec2;
+      if (fs::exists(good_path, ec2)) {
+        const diff::Side good = diff::read_side(good_path, book_, opt);
+        bad = diff::read_side({jobs_[i].second}, jobs_[i].first, book_, opt, std::move(job));
+        const diff::Diff d = diff::compare(good, *bad);
+        meta.baseline = s_.redact ? "yes" : good_path;
+        meta.baseline_change = d.relevant_key;
+        if (!s_.redact) meta.baseline_sentence = d.sentence;
+      }
+    }
+    const analysis::Analysis& a = bad ? *bad->job : *job;
+    lines_[i] = result_line(jobs_[i].first, a, book_, secs, s_.format, s_.redact, meta);
   }
 
   // The job's reports below --reports DIR; the path of the first written (for the result line).

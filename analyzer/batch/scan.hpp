@@ -32,6 +32,9 @@ struct ScanSettings {
   std::string reports_dir;
   std::vector<std::string> report_formats{"html"};
   std::string version, analysed_at;   // the reports' head
+  // --baseline ROOT: a job's run that worked is the entry of the same name below ROOT; the job's
+  // line then carries what `dtriage diff` says changed.
+  std::string baseline_root;
   bool say_end = false;               // one line on stderr when the scan ends (jobs by status, what it wrote)
   std::string wrote;                  // what the scan writes, for that line ("results.jsonl")
 };
@@ -41,6 +44,9 @@ struct ScanSettings {
 struct JobMeta {
   std::string path;    // where its files are: their newest modification day dates a job whose logs give none
   std::string report;  // path of its report, "" when none
+  // scan --baseline: the job's run that worked ("yes" under --redact), the configuration change
+  // `diff` ties to its failure, and its sentence (not under --redact).
+  std::string baseline, baseline_change, baseline_sentence;
 };
 
 // Each entry directly below a ROOT (a directory or an archive / compressed file) is one job:

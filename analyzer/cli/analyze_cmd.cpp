@@ -8,6 +8,7 @@
 #include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
+#include "diff/diff.hpp"
 #include "model/event.hpp"
 #include "report/report.hpp"
 
@@ -102,7 +103,9 @@ int cmd_analyze(Config& config) {
   if (!open_output(out, config.output)) return 2;
   const auto book = load_rules(config);
   if (!book) return 2;
-  const auto job = analysis::analyze({config.paths, {}, std::move(config.hints)}, *book, config.analysis);
+  auto owned = analysis::analyze({config.paths, {}, std::move(config.hints)}, *book, config.analysis);
+  analysis::Analysis* job = owned.get();  // owned here, or by the BAD side of --baseline
+  std::optional<diff::Side> good, bad;
   std::string inputs;
   for (const std::string& p : config.paths) inputs += (inputs.empty() ? "" : " ") + p;
   const report::Report full{job->events, job->facts,           job->outcome, job->inventory, book->set.problems,
@@ -110,7 +113,32 @@ int cmd_analyze(Config& config) {
   // --redact masks the analysis itself, before any format renders it.
   std::optional<report::RedactedReport> masked;
   if (config.redact) masked = report::redact(full);
-  out.buffer() += render(masked ? masked->view() : full, config.format, use_color(config, out));
+  std::string text = render(masked ? masked->view() : full, config.format, use_color(config, out));
+  // --baseline: what changed since the run that worked, as a section of this report.
+  if (!config.baseline.empty()) {
+    good = diff::read_side(config.baseline, *book, config.analysis);
+    print_problems(good->job->inventory);
+    if (!good->job->read_anything) {
+      std::fprintf(stderr, "dtriage: --baseline %s: nothing readable\n", config.baseline.c_str());
+      return 2;
+    }
+    bad = diff::read_side(config.paths, inputs, *book, config.analysis, std::move(owned));
+    const diff::Diff d = diff::compare(*good, *bad);
+    std::string section = diff::render_section(*good, *bad, d, config.format);
+    if (config.format == "json") {
+      // A member of the report's object, indented as the report is.
+      for (std::size_t at = 0; (at = section.find('\n', at)) != std::string::npos && at + 1 < section.size(); at += 3) section.replace(at, 1, "\n  ");
+      const std::size_t end = text.rfind('}');
+      if (end != std::string::npos)
+        text = text.substr(0, end) + ",\n  \"baseline\": " + section.substr(0, section.find_last_not_of('\n') + 1) + "\n}\n";
+    } else if (config.format == "html") {
+      const std::size_t end = text.rfind("</main>");
+      text.insert(end == std::string::npos ? text.size() : end, section);
+    } else {
+      text += section;
+    }
+  }
+  out.buffer() += text;
   if (!finish_output(out)) return 2;
   if (config.format != "json" && !job->inventory.unreadable.empty())
     std::fprintf(stderr, "dtriage: %s\n",

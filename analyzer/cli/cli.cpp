@@ -104,6 +104,7 @@ struct RawArgs {
   bool ci = false;    // analyze --ci
   bool no_gate = false;
   unsigned jobs = 0;  // analyze: files in parallel; scan: jobs in parallel (0 = one per core)
+  std::string baseline;  // analyze --baseline GOOD
 };
 
 // "1048576", "64K", "1M", "2G", "1T" (binary multiples).
@@ -180,6 +181,8 @@ base::Result<Config> validate(const RawArgs& raw) {
   c.color = raw.color;
   c.redact = raw.redact;
   c.ci = raw.ci;
+  c.baseline = raw.baseline;
+  if (!c.baseline.empty() && c.redact) return base::err("--baseline and --redact: the comparison is not redacted yet; run them apart");
   c.parse.all_lines = raw.all_lines;
   c.parse.raw = raw.raw;
   c.analysis.gate = !raw.no_gate;
@@ -220,6 +223,18 @@ void add_rules_options(CLI::App& cmd, RawArgs& raw) {
   cmd.add_flag("--no-default-rules", raw.no_default_rules, "Do not load the installed rule pack");
 }
 
+CLI::App* add_diff(CLI::App& app, RawArgs& raw) {
+  CLI::App* cmd = app.add_subcommand("diff", "What changed between a run that worked (GOOD) and one that failed (BAD): configuration, new messages, progress");
+  add_input_options(*cmd, raw);
+  add_gate_option(*cmd, raw);
+  cmd->add_option("-j,--jobs", raw.jobs, "Files read in parallel (default: one per core)")->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--format", raw.format, "text, json, markdown or html (default: from -o's extension, else text)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
+  cmd->add_flag("--json", raw.json, "The same as --format json");
+  add_rules_options(*cmd, raw);
+  return cmd;
+}
+
 CLI::App* add_analyze(CLI::App& app, RawArgs& raw) {
   CLI::App* cmd = app.add_subcommand("analyze", "Name the root cause of one failed job");
   add_input_options(*cmd, raw);
@@ -230,6 +245,7 @@ CLI::App* add_analyze(CLI::App& app, RawArgs& raw) {
       ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
   cmd->add_flag("--json", raw.json, "The same as --format json");
   cmd->add_flag("--ci", raw.ci, "The verdict in the exit code: 0 healthy, 3 failed, 4 inconclusive (1 and 2 as always)");
+  cmd->add_option("--baseline", raw.baseline, "A run of the same job that worked: the report adds what changed since (as dtriage diff GOOD BAD)");
   cmd->add_flag("--redact", raw.redact, "Mask identities (hosts as node#1, host#1, IP addresses, users, secrets); keep what the lines mean");
   add_rules_options(*cmd, raw);
   cmd->add_option("--color", raw.color, "auto (default), always or never; NO_COLOR is honoured")
@@ -241,7 +257,7 @@ struct ScanFlags {
   RawArgs raw;
   bool quiet = false, resume = false;
   double job_timeout = 0;
-  std::string shard, summary, reports, report_format = "html";
+  std::string shard, summary, reports, report_format = "html", baseline;
 };
 
 CLI::App* add_scan(CLI::App& app, ScanFlags& f) {
@@ -260,6 +276,7 @@ CLI::App* add_scan(CLI::App& app, ScanFlags& f) {
   cmd->add_option("--shard", f.shard, "K/N: scan only the K-th of N shares of the jobs (0 <= K < N), e.g. a Slurm array task");
   cmd->add_option("--summary", f.summary, "Also write the summary of the jobs here (.html, .md, .json, else text)");
   cmd->add_option("--reports", f.reports, "Write each job's own report into this folder (named after the job; the summary links to them)");
+  cmd->add_option("--baseline", f.baseline, "A folder of runs that worked: each job is compared (as dtriage diff) with the entry of its name there");
   cmd->add_option("--report-format", f.report_format, "html (default), markdown or both: the reports --reports writes")
       ->check(CLI::IsMember({"html", "markdown", "both"}));
   return cmd;
@@ -405,6 +422,7 @@ int run_scan(ScanFlags& f, Config& config) {
     s.shard = shard.value();
   }
   s.reports_dir = f.reports;
+  s.baseline_root = f.baseline;
   if (f.report_format == "both") s.report_formats = {"html", "markdown"};
   else s.report_formats = {f.report_format};
   s.say_end = !f.quiet;
@@ -429,11 +447,12 @@ int run_checked(int argc, char** argv) {
   CLI::App app{"dtriage: post-mortem analyzer for failed distributed training jobs", "dtriage"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
-  RawArgs analyze_raw, rules_raw, events_raw, check_raw;
+  RawArgs analyze_raw, rules_raw, events_raw, check_raw, diff_raw;
   ScanFlags scan_flags;
   ResultFlags summary_flags, merge_flags;
   std::string rule_action, rule_id, check_launch;
   CLI::App* analyze = add_analyze(app, analyze_raw);
+  CLI::App* diff = add_diff(app, diff_raw);
   CLI::App* scan = add_scan(app, scan_flags);
   CLI::App* summary = add_summary(app, summary_flags);
   CLI::App* merge = add_merge(app, merge_flags);
@@ -459,6 +478,7 @@ int run_checked(int argc, char** argv) {
     return code == 0 ? 0 : 2;  // help and version exit 0
   }
   for (auto [cmd, raw, formats] : {std::tuple{analyze, &analyze_raw, std::vector<std::string>{"text", "json", "markdown", "html"}},
+                                   std::tuple{diff, &diff_raw, std::vector<std::string>{"text", "json", "markdown", "html"}},
                                    std::tuple{check, &check_raw, std::vector<std::string>{"text", "json", "markdown"}}}) {
     if (!cmd->parsed()) continue;
     const auto format = report_format(*raw, formats);
@@ -487,6 +507,7 @@ int run_checked(int argc, char** argv) {
                  : rules_cmd->parsed() ? rules_raw
                  : scan->parsed()      ? scan_flags.raw
                  : analyze->parsed()   ? analyze_raw
+                 : diff->parsed()      ? diff_raw
                                        : events_raw;
   auto config = validate(raw);
   if (!config) {
@@ -497,6 +518,7 @@ int run_checked(int argc, char** argv) {
   if (rules_cmd->parsed()) return cmd_rules(rule_action, *config, rule_id);
   if (scan->parsed()) return run_scan(scan_flags, *config);
   if (analyze->parsed()) return cmd_analyze(*config);
+  if (diff->parsed()) return cmd_diff(*config);
   return cmd_events(*config);
 }
 

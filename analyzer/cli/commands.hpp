@@ -31,6 +31,7 @@ struct Config {
   bool redact = false;
   bool ci = false;                         // analyze --ci: the verdict in the exit code
   std::string node_pattern;                // --node-from-path, to build hints per job (scan)
+  std::string baseline;                    // analyze --baseline GOOD: a run that worked
 };
 
 // ---- helpers every command shares (cli.cpp) ----
@@ -53,6 +54,7 @@ inline constexpr int kExitVerdictInconclusive = 4;
 
 // ---- the commands ----
 int cmd_analyze(Config& config);                                          // analyze_cmd.cpp
+int cmd_diff(Config& config);                                             // diff_cmd.cpp
 int cmd_events(Config& config);                                           // analyze_cmd.cpp
 int cmd_scan(Config& config, batch::ScanSettings settings, bool resume, const std::string& summary);  // results_cmd.cpp
 int cmd_summary(const std::vector<std::string>& files, const std::string& format, const std::string& output,

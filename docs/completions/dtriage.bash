@@ -3,13 +3,14 @@ _dtriage() {
   local cur cmd opts
   cur="${COMP_WORDS[COMP_CWORD]}"
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W "analyze scan summary merge rules events check snapshot-script --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "analyze diff scan summary merge rules events check snapshot-script --help --version" -- "$cur"))
     return
   fi
   cmd="${COMP_WORDS[1]}"
   case "$cmd" in
-    analyze) opts="--ci --color --follow-outside-links --format --help --jobs --json --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
-    scan) opts="--follow-outside-links --format --help --job-timeout --jobs --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --report-format --reports --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
+    analyze) opts="--baseline --ci --color --follow-outside-links --format --help --jobs --json --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
+    diff) opts="--follow-outside-links --format --help --jobs --json --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --rules --zstd-window-log-max -h -j -o" ;;
+    scan) opts="--baseline --follow-outside-links --format --help --job-timeout --jobs --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --report-format --reports --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
     summary) opts="--format --help --output --since --until -h -o" ;;
     merge) opts="--help --output -h -o" ;;
     rules) opts="list show test lint fields patterns literals --help --no-default-rules --rules -h" ;;

@@ -1,0 +1,37 @@
+// `dtriage diff GOOD BAD`: what changed between a run that worked and one that failed.
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "diff/diff.hpp"
+
+namespace dtriage::cli {
+
+int cmd_diff(Config& config) {
+  if (config.paths.size() != 2) {
+    std::fprintf(stderr, "dtriage: diff wants two PATHs: GOOD (a run that worked) and BAD (the one that failed)\n");
+    return 2;
+  }
+  Output out;
+  if (!open_output(out, config.output)) return 2;
+  const auto book = load_rules(config);
+  if (!book) return 2;
+  const diff::Side good = diff::read_side(config.paths[0], *book, config.analysis);
+  const diff::Side bad = diff::read_side(config.paths[1], *book, config.analysis);
+  int code = 0;
+  for (const diff::Side* s : {&good, &bad}) {
+    print_problems(s->job->inventory);
+    if (!s->job->read_anything) {
+      std::fprintf(stderr, "dtriage: %s: nothing readable\n", s->path.c_str());
+      return 2;
+    }
+    code = std::max(code, exit_code(s->job->read_anything, s->job->inventory));
+  }
+  const diff::Diff d = diff::compare(good, bad);
+  const std::string& f = config.format;
+  out.buffer() += f == "json" ? diff::render_json(good, bad, d) : f == "markdown" ? diff::render_markdown(good, bad, d)
+                  : f == "html" ? diff::render_html(good, bad, d) : diff::render_text(good, bad, d);
+  if (!finish_output(out)) return 2;
+  return code;
+}
+
+}  // namespace dtriage::cli

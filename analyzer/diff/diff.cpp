@@ -1,0 +1,501 @@
+#include "diff/diff.hpp"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "base/json_escape.hpp"
+#include "base/text.hpp"
+#include "ingest/ingest.hpp"
+#include "lines/line_reader.hpp"
+#include "report/html.hpp"
+
+namespace dtriage::diff {
+namespace {
+
+bool word_byte(unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; }
+
+// EE8888, EI0006, ERR02005, E90000: letters then digits, a code of a catalogue.
+bool error_code(std::string_view w) {
+  std::size_t i = 0;
+  while (i < w.size() && std::isupper(static_cast<unsigned char>(w[i]))) ++i;
+  if (i < 1 || i > 4 || w.size() - i < 3 || w.size() - i > 6) return false;
+  // A glog prefix (I0604, W1104: severity, month, day) is a date, not a code.
+  if (i == 1 && w.size() == 5 && std::string_view("IWEF").find(w[0]) != std::string_view::npos) return false;
+  for (std::size_t k = i; k < w.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(w[k]))) return false;
+  return true;
+}
+
+bool contains_ci(std::string_view hay, std::string_view needle) {
+  if (needle.size() > hay.size()) return false;
+  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    std::size_t k = 0;
+    while (k < needle.size() && std::tolower(static_cast<unsigned char>(hay[i + k])) == needle[k]) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
+}
+
+// The environment variables lines print: "NCCL_IB_HCA=mlx5", "NCCL_SOCKET_IFNAME set by
+// environment to eth0", "export HCCL_CONNECT_TIMEOUT=1200", "'CUDA_VISIBLE_DEVICES': '0,1'".
+constexpr std::string_view kEnvPrefixes[] = {"NCCL_", "HCCL_", "ASCEND_", "CUDA_", "TORCH_", "PYTORCH_", "GLOO_", "OMP_",
+                                             "NPU_",  "MASTER_", "WORLD_SIZE", "TORCHELASTIC_", "UCX_", "FI_", "MLX5_"};
+const RE2& env_re() {
+  static const RE2 re(
+      R"(\b((?:NCCL|HCCL|ASCEND|CUDA|TORCH|PYTORCH|GLOO|OMP|NPU|MASTER|TORCHELASTIC|UCX|FI|MLX5)_[A-Z0-9_]+|WORLD_SIZE)['"]?(?:\s*[=:]\s*|\s+set by environment to\s+|\s+set to\s+)['"]?([^\s,;'"}\]]+))");
+  return re;
+}
+
+class TemplateSink final : public ingest::Sink {
+ public:
+  TemplateSink(Side& side, std::size_t max_line) : side_(side), max_line_(max_line) {}
+  void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
+    lines::LineReader reader(text, max_line_);
+    lines::Line line;
+    while (reader.next(line)) {
+      ++side_.lines;
+      std::string_view t = line.text;
+      while (!t.empty() && (t.back() == '\r' || t.back() == '\n')) t.remove_suffix(1);
+      if (t.find_first_not_of(" \t") == std::string_view::npos) continue;
+      env(t);
+      std::string key = template_of(t);
+      auto it = side_.templates.find(key);
+      if (it == side_.templates.end()) {
+        if (side_.templates.size() >= kMaxTemplates) {
+          ++side_.lines_untemplated;
+          continue;
+        }
+        Template tp;
+        tp.text = key;
+        tp.level = level_of_template(key);
+        tp.order = order_++;
+        tp.path = source.path;
+        tp.line = line.number;
+        tp.first = std::string(t.substr(0, 400));
+        it = side_.templates.emplace(std::move(key), std::move(tp)).first;
+      }
+      ++it->second.count;
+    }
+  }
+
+ private:
+  void env(std::string_view t) {
+    bool maybe = false;
+    for (std::string_view p : kEnvPrefixes)
+      if (t.find(p) != std::string_view::npos) {
+        maybe = true;
+        break;
+      }
+    if (!maybe) return;
+    re2::StringPiece in(t.data(), t.size());
+    std::string name, value;
+    while (RE2::FindAndConsume(&in, env_re(), &name, &value)) {
+      std::string& v = side_.env[name];
+      if (v.empty()) v = value;
+      else if (v != value && v.find(" | " + value) == std::string::npos && v.rfind(value + " | ", 0) != 0 && v.size() < 200)
+        v += " | " + value;
+    }
+  }
+
+  Side& side_;
+  std::size_t max_line_;
+  std::uint64_t order_ = 0;
+};
+
+std::string join(const std::set<std::string>& s) {
+  std::string o;
+  for (const auto& v : s) o += (o.empty() ? "" : ", ") + v;
+  return o;
+}
+
+// The configuration the facts give: job values, and per-node values joined over the nodes.
+void config_of(Side& s) {
+  const correlate::Facts& f = s.job->facts;
+  auto& c = s.config;
+  if (f.job.world_size) c["world_size"] = std::to_string(*f.job.world_size);
+  if (f.job.expected_nodes) c["nnodes"] = std::to_string(*f.job.expected_nodes);
+  if (!f.job.master_addr.empty()) c["master_addr"] = f.job.master_addr;
+  if (f.job.master_port) c["master_port"] = std::to_string(*f.job.master_port);
+  std::map<std::string, std::set<std::string>> per;
+  for (const correlate::Node& n : f.nodes) {
+    if (n.name.empty()) continue;
+    s.nodes.push_back(n.name);
+    if (n.nproc_per_node) per["nproc_per_node"].insert(std::to_string(*n.nproc_per_node));
+    if (n.devices) per["devices per node"].insert(std::to_string(*n.devices));
+    if (!n.chip.empty()) per["device model"].insert(n.chip);
+    for (const auto& [k, v] : n.versions) per["version " + k].insert(v);
+    for (const auto& [k, v] : n.launch)
+      if (k != "node_rank") per[k == "nnodes" || k == "master_addr" || k == "master_port" ? k : "launch " + k].insert(v);
+  }
+  for (const auto& [k, v] : per) {
+    if (k == "nnodes" || k == "master_addr" || k == "master_port") {
+      std::set<std::string> all = v;
+      if (auto it = c.find(k); it != c.end()) all.insert(it->second);
+      c[k] = join(all);
+    } else {
+      c[k] = join(v);
+    }
+  }
+  c["nodes"] = std::to_string(s.nodes.size());
+  for (const auto& r : f.rank_table)
+    if (r.progress) {
+      if (!s.step || r.progress->step > *s.step) {
+        s.step = r.progress->step;
+        s.steps = r.progress->steps;
+      }
+    }
+  s.finished = !f.steps_done.empty();
+}
+
+int order_of(const std::string& key) {
+  if (key == "nproc_per_node" || key == "nnodes" || key == "world_size" || key == "nodes" || key == "devices per node") return 0;
+  if (key == "master_addr" || key == "master_port" || key.rfind("launch ", 0) == 0) return 1;
+  if (key == "device model" || key.rfind("version ", 0) == 0) return 2;
+  return 3;  // environment
+}
+
+// The keys a category's failure can come from: a change in one of them is named first.
+bool relevant(const std::string& category, const std::string& key) {
+  auto any = [&key](std::initializer_list<std::string_view> keys) {
+    for (std::string_view k : keys)
+      if (key == k || (k.back() == '*' && key.rfind(k.substr(0, k.size() - 1), 0) == 0)) return true;
+    return false;
+  };
+  if (category == "nproc-device-mismatch") return any({"nproc_per_node", "devices per node", "world_size", "env ASCEND_RT_VISIBLE_DEVICES", "env CUDA_VISIBLE_DEVICES"});
+  if (category == "device-binding-duplicate" || category == "device-visibility-config")
+    return any({"nproc_per_node", "devices per node", "env CUDA_VISIBLE_DEVICES", "env ASCEND_RT_VISIBLE_DEVICES", "env ASCEND_VISIBLE_DEVICES", "env LOCAL_RANK"});
+  if (category == "rendezvous-failure" || category == "port-in-use")
+    return any({"master_addr", "master_port", "launch rdzv*", "nnodes", "nodes", "env MASTER_*", "env TORCHELASTIC_*"});
+  if (category == "world-size-mismatch") return any({"nnodes", "world_size", "nproc_per_node", "nodes", "env WORLD_SIZE"});
+  if (category == "env-version-mismatch") return any({"version *", "device model", "env CUDA_*", "env ASCEND_*"});
+  if (category == "collective-timeout" || category == "network-transport-error" || category == "collective-mismatch")
+    return any({"env NCCL_*", "env HCCL_*", "env GLOO_*", "env UCX_*", "env FI_*", "version nccl*", "version hccl*", "nnodes", "nodes", "world_size"});
+  if (category == "shm-insufficient") return any({"env NCCL_SHM*", "nproc_per_node"});
+  if (category == "device-oom" || category == "host-oom-killed") return any({"nproc_per_node", "world_size", "env PYTORCH_*", "env OMP_*"});
+  if (category == "device-hardware-error" || category == "operator-error") return any({"version *", "device model", "env ASCEND_*", "env CUDA_*"});
+  return false;
+}
+
+std::string shown(const std::string& v) { return v.empty() ? "(not shown)" : v; }
+
+std::string change_text(const Change& c) { return c.key + " " + shown(c.good) + " -> " + shown(c.bad); }
+
+std::string verdict_line(const Side& s) {
+  const rules::Verdict& v = s.job->outcome.verdict;
+  std::string o = rules::status_name(v.status);
+  if (!v.category.empty()) o += " (" + v.category + ")";
+  return o + ": " + v.summary;
+}
+
+std::string progress_text(const Side& s) {
+  if (!s.step) return "no progress line";
+  std::string o = "step " + std::to_string(*s.step);
+  if (s.steps) o += " of " + std::to_string(*s.steps);
+  if (s.finished) o += " (finished)";
+  return o;
+}
+
+}  // namespace
+
+std::string template_of(std::string_view line) {
+  if (line.size() > kTemplateMax) line = line.substr(0, kTemplateMax);
+  std::string o;
+  o.reserve(line.size());
+  std::size_t i = 0;
+  while (i < line.size()) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == ' ' || c == '\t') {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      if (!o.empty()) o += ' ';
+      continue;
+    }
+    if (!word_byte(c)) {
+      o += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    std::size_t e = i;
+    bool digit = false;
+    while (e < line.size() && word_byte(static_cast<unsigned char>(line[e]))) digit |= std::isdigit(static_cast<unsigned char>(line[e++])) != 0;
+    const std::string_view w = line.substr(i, e - i);
+    if (digit && !error_code(w)) o += "<*>";
+    else o.append(w);
+    i = e;
+  }
+  while (!o.empty() && o.back() == ' ') o.pop_back();
+  return o;
+}
+
+const char* level_of_template(const std::string& t) {
+  for (std::string_view w : {"error", "exception", "traceback", "fatal", "failed", "failure", "killed", "abort", "timed out", "timeout",
+                             "segmentation fault", "out of memory", "cannot", "refused", "[e]"})
+    if (contains_ci(t, w)) return "error";
+  if (contains_ci(t, "warn")) return "warning";
+  return "info";
+}
+
+Side read_side(const std::vector<std::string>& paths, const std::string& path, const analysis::RuleBook& book,
+               const analysis::Options& options, std::unique_ptr<analysis::Analysis> analysed) {
+  Side s;
+  s.path = path;
+  s.job = analysed ? std::move(analysed) : analysis::analyze({paths, {}, {}}, book, options);
+  base::Inventory inv;  // the analysis' inventory says what could not be read
+  ingest::Ingestor ingestor(options.limits, {}, inv);
+  TemplateSink sink(s, options.max_line);
+  ingestor.run(paths, sink);
+  config_of(s);
+  for (const auto& [k, v] : s.env) s.config["env " + k] = v;
+  return s;
+}
+
+Diff compare(const Side& good, const Side& bad) {
+  Diff d;
+  std::set<std::string> keys;
+  for (const auto& [k, v] : good.config) keys.insert(k);
+  for (const auto& [k, v] : bad.config) keys.insert(k);
+  for (const std::string& k : keys) {
+    const auto g = good.config.find(k), b = bad.config.find(k);
+    const std::string gv = g == good.config.end() ? "" : g->second, bv = b == bad.config.end() ? "" : b->second;
+    if (gv == bv) continue;
+    Change c{k, gv, bv, order_of(k)};
+    (gv.empty() || bv.empty() ? d.one_sided : d.changed).push_back(std::move(c));
+  }
+  auto by_order = [](const Change& a, const Change& b) { return std::tie(a.order, a.key) < std::tie(b.order, b.key); };
+  std::stable_sort(d.changed.begin(), d.changed.end(), by_order);
+  std::stable_sort(d.one_sided.begin(), d.one_sided.end(), by_order);
+  const std::set<std::string> gn(good.nodes.begin(), good.nodes.end()), bn(bad.nodes.begin(), bad.nodes.end());
+  for (const auto& n : bn)
+    if (gn.count(n) == 0) d.nodes_added.push_back(n);
+  for (const auto& n : gn)
+    if (bn.count(n) == 0) d.nodes_removed.push_back(n);
+  d.nodes_renamed = !gn.empty() && gn.size() == bn.size() && d.nodes_added.size() == bn.size();
+
+  auto level_rank = [](const char* l) { return std::string_view(l) == "error" ? 0 : std::string_view(l) == "warning" ? 1 : 2; };
+  for (const auto& [k, t] : bad.templates)
+    if (good.templates.count(k) == 0) {
+      ++d.new_total;
+      d.new_messages.push_back(t);
+    }
+  for (const auto& [k, t] : good.templates)
+    if (bad.templates.count(k) == 0) {
+      ++d.gone_total;
+      d.gone_messages.push_back(t);
+    }
+  for (auto* v : {&d.new_messages, &d.gone_messages})
+    std::sort(v->begin(), v->end(), [&](const Template& a, const Template& b) {
+      return std::make_pair(level_rank(a.level), a.order) < std::make_pair(level_rank(b.level), b.order);
+    });
+
+  // The answer.
+  const rules::Verdict& bv = bad.job->outcome.verdict;
+  const rules::Verdict& gv = good.job->outcome.verdict;
+  const bool bad_failed = bv.status != rules::Status::Healthy;
+  const Change* named = nullptr;
+  for (const Change& c : d.changed)
+    if (bad_failed && relevant(bv.category, c.key)) {
+      named = &c;
+      break;
+    }
+  std::string outcome = bad_failed ? "BAD " + std::string(rules::status_name(bv.status)) + (bv.category.empty() ? "" : " with " + bv.category) + ": " + bv.summary
+                                   : "BAD did not fail (" + bv.summary + ")";
+  if (named != nullptr) {
+    d.relevant_key = named->key;
+    d.sentence = "What changed: " + named->key + " " + named->good + " in GOOD, " + named->bad + " in BAD; " + outcome;
+    // A change in processes per node reads best beside the devices the nodes have.
+    if (named->key == "nproc_per_node")
+      if (auto dv = bad.config.find("devices per node"); dv != bad.config.end())
+        d.sentence = "BAD runs nproc_per_node=" + named->bad + " on " + dv->second + "-device nodes; GOOD ran " + named->good +
+                     ". " + outcome;
+  } else if (bad_failed && !bv.category.empty() && !d.changed.empty()) {
+    // Changes, none of a kind that causes this failure (a launcher's port drawn anew each run):
+    // the failure is the answer, the changes are said beside it.
+    std::string others;
+    for (std::size_t i = 0; i < d.changed.size() && i < 3; ++i) others += (i ? ", " : "") + change_text(d.changed[i]);
+    d.sentence = outcome + " (no change the logs show is tied to " + bv.category + "; changed: " + others + ")";
+  } else if (!d.changed.empty() || !d.nodes_added.empty() || !d.nodes_removed.empty()) {
+    std::string what;
+    if (!d.changed.empty()) what = change_text(d.changed.front());
+    else if (d.nodes_renamed) what = "other nodes (" + std::to_string(bn.size()) + ", none in common)";
+    else what = "nodes " + (d.nodes_added.empty() ? std::string() : "added " + std::to_string(d.nodes_added.size())) +
+                (d.nodes_removed.empty() ? std::string() : std::string(d.nodes_added.empty() ? "" : ", ") + "removed " + std::to_string(d.nodes_removed.size()));
+    d.sentence = "The most relevant change: " + what + "; " + outcome;
+  } else {
+    const Template* first_error = nullptr;
+    for (const Template& t : d.new_messages)
+      if (std::string_view(t.level) == "error") {
+        first_error = &t;
+        break;
+      }
+    if (first_error != nullptr)
+      d.sentence = "No change in the launch, nodes, devices, versions or environment the logs show; BAD's first new error: " +
+                   first_error->first + " (" + first_error->path + ":" + std::to_string(first_error->line) + ")";
+    else
+      d.sentence = "No change in the launch, nodes, devices, versions or environment the logs show, and no new error message; " + outcome;
+  }
+  (void)gv;
+  return d;
+}
+
+namespace {
+constexpr std::size_t kShownNew = 20, kShownGone = 10;
+}
+
+std::string render_text(const Side& good, const Side& bad, const Diff& d) {
+  using base::visible;
+  std::string o = "dtriage diff\n  GOOD " + visible(good.path) + ": " + visible(verdict_line(good)) + "\n  BAD  " + visible(bad.path) + ": " +
+                  visible(verdict_line(bad)) + "\n\n" + visible(d.sentence) + "\n\nconfiguration:\n";
+  if (d.changed.empty() && d.nodes_added.empty() && d.nodes_removed.empty()) o += "  no change in what both show\n";
+  for (const Change& c : d.changed) o += "  " + visible(c.key) + ": " + visible(c.good) + " -> " + visible(c.bad) + "\n";
+  if (d.nodes_renamed) o += "  nodes: all other names (" + std::to_string(d.nodes_added.size()) + " nodes)\n";
+  else {
+    for (const auto& n : d.nodes_added) o += "  node added: " + visible(n) + "\n";
+    for (const auto& n : d.nodes_removed) o += "  node removed: " + visible(n) + "\n";
+  }
+  if (!d.one_sided.empty()) {
+    o += "shown on one side only:\n";
+    for (const Change& c : d.one_sided) o += "  " + visible(c.key) + ": " + visible(shown(c.good)) + " -> " + visible(shown(c.bad)) + "\n";
+  }
+  o += "\nwhere they stopped: GOOD " + progress_text(good) + "; BAD " + progress_text(bad);
+  if (good.step && bad.step && *good.step > 0) {
+    char b[32];
+    std::snprintf(b, sizeof b, " (%.0f%% of GOOD)", 100.0 * static_cast<double>(*bad.step) / static_cast<double>(*good.step));
+    o += b;
+  }
+  o += "\n\nnew messages (" + std::to_string(d.new_total) + " templates in BAD, never in GOOD):\n";
+  for (std::size_t i = 0; i < d.new_messages.size() && i < kShownNew; ++i) {
+    const Template& t = d.new_messages[i];
+    o += "  " + std::string(t.level) + "  x" + std::to_string(t.count) + "  " + visible(t.text) + "\n      " + visible(t.path) + ":" +
+         std::to_string(t.line) + "\n";
+  }
+  if (d.new_total > kShownNew) o += "  and " + std::to_string(d.new_total - kShownNew) + " more\n";
+  o += "\ngone (" + std::to_string(d.gone_total) + " templates in GOOD, never in BAD):\n";
+  for (std::size_t i = 0; i < d.gone_messages.size() && i < kShownGone; ++i) {
+    const Template& t = d.gone_messages[i];
+    o += "  " + std::string(t.level) + "  x" + std::to_string(t.count) + "  " + visible(t.text) + "\n";
+  }
+  if (d.gone_total > kShownGone) o += "  and " + std::to_string(d.gone_total - kShownGone) + " more\n";
+  return o;
+}
+
+std::string render_markdown(const Side& good, const Side& bad, const Diff& d) {
+  auto md = [](const std::string& s) { return base::markdown_inline(s); };
+  std::string o = "## dtriage diff\n\n**" + md(d.sentence) + "**\n\n| | path | verdict | progress |\n|---|---|---|---|\n";
+  o += "| GOOD | " + md(good.path) + " | " + md(verdict_line(good)) + " | " + md(progress_text(good)) + " |\n";
+  o += "| BAD | " + md(bad.path) + " | " + md(verdict_line(bad)) + " | " + md(progress_text(bad)) + " |\n";
+  o += "\n### Configuration\n\n";
+  if (d.changed.empty() && d.one_sided.empty() && d.nodes_added.empty() && d.nodes_removed.empty()) o += "No change in what both show.\n";
+  else {
+    o += "| | GOOD | BAD |\n|---|---|---|\n";
+    for (const Change& c : d.changed) o += "| " + md(c.key) + " | " + md(c.good) + " | " + md(c.bad) + " |\n";
+    for (const Change& c : d.one_sided) o += "| " + md(c.key) + " | " + md(shown(c.good)) + " | " + md(shown(c.bad)) + " |\n";
+    for (const auto& n : d.nodes_added) o += "| node | | " + md(n) + " (added) |\n";
+    for (const auto& n : d.nodes_removed) o += "| node | " + md(n) + " (removed) | |\n";
+  }
+  o += "\n### New messages (" + std::to_string(d.new_total) + ")\n\n| level | count | template | first |\n|---|---:|---|---|\n";
+  for (std::size_t i = 0; i < d.new_messages.size() && i < kShownNew; ++i) {
+    const Template& t = d.new_messages[i];
+    o += "| " + std::string(t.level) + " | " + std::to_string(t.count) + " | " + md(t.text) + " | " + md(t.path + ":" + std::to_string(t.line)) + " |\n";
+  }
+  o += "\n### Gone (" + std::to_string(d.gone_total) + ")\n\n| level | count | template |\n|---|---:|---|\n";
+  for (std::size_t i = 0; i < d.gone_messages.size() && i < kShownGone; ++i) {
+    const Template& t = d.gone_messages[i];
+    o += "| " + std::string(t.level) + " | " + std::to_string(t.count) + " | " + md(t.text) + " |\n";
+  }
+  return o;
+}
+
+namespace {
+std::string html_body(const Side& good, const Side& bad, const Diff& d, const char* heading) {
+  using report::esc;
+  std::string o = std::string("<section class=\"diff\">\n<") + heading + ">What changed since the run that worked</" + heading +
+                  ">\n<p class=\"answer\">" + esc(d.sentence) + "</p>\n<table><tr><th></th><th>path</th><th>verdict</th><th>progress</th></tr>\n";
+  o += "<tr><td>GOOD</td><td>" + esc(good.path) + "</td><td>" + esc(verdict_line(good)) + "</td><td>" + esc(progress_text(good)) + "</td></tr>\n";
+  o += "<tr><td>BAD</td><td>" + esc(bad.path) + "</td><td>" + esc(verdict_line(bad)) + "</td><td>" + esc(progress_text(bad)) + "</td></tr>\n</table>\n";
+  o += "<h2>Configuration</h2>\n<table><tr><th></th><th>GOOD</th><th>BAD</th></tr>\n";
+  for (const Change& c : d.changed) o += "<tr><td>" + esc(c.key) + "</td><td>" + esc(c.good) + "</td><td>" + esc(c.bad) + "</td></tr>\n";
+  for (const Change& c : d.one_sided) o += "<tr><td>" + esc(c.key) + "</td><td>" + esc(shown(c.good)) + "</td><td>" + esc(shown(c.bad)) + "</td></tr>\n";
+  for (const auto& n : d.nodes_added) o += "<tr><td>node</td><td></td><td>" + esc(n) + " (added)</td></tr>\n";
+  for (const auto& n : d.nodes_removed) o += "<tr><td>node</td><td>" + esc(n) + " (removed)</td><td></td></tr>\n";
+  o += "</table>\n<h2>New messages (" + std::to_string(d.new_total) + ")</h2>\n<table><tr><th>level</th><th>count</th><th>template</th><th>first</th></tr>\n";
+  for (std::size_t i = 0; i < d.new_messages.size() && i < kShownNew; ++i) {
+    const Template& t = d.new_messages[i];
+    o += "<tr><td>" + std::string(t.level) + "</td><td class=\"n\">" + std::to_string(t.count) + "</td><td><code>" + esc(t.text) + "</code></td><td>" +
+         esc(t.path + ":" + std::to_string(t.line)) + "</td></tr>\n";
+  }
+  o += "</table>\n<h2>Gone (" + std::to_string(d.gone_total) + ")</h2>\n<table><tr><th>level</th><th>count</th><th>template</th></tr>\n";
+  for (std::size_t i = 0; i < d.gone_messages.size() && i < kShownGone; ++i) {
+    const Template& t = d.gone_messages[i];
+    o += "<tr><td>" + std::string(t.level) + "</td><td class=\"n\">" + std::to_string(t.count) + "</td><td><code>" + esc(t.text) + "</code></td></tr>\n";
+  }
+  o += "</table>\n</section>\n";
+  return o;
+}
+}  // namespace
+
+std::string render_html(const Side& good, const Side& bad, const Diff& d) {
+  return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+         "<title>dtriage diff</title>\n<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:80em;color:#222;padding:0 1em}"
+         "table{border-collapse:collapse;width:100%;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;"
+         "vertical-align:top;overflow-wrap:anywhere}th{white-space:nowrap}td.n{text-align:right}.answer{font-size:16px;font-weight:600}"
+         "code{font-size:12px}</style></head>\n<body><main>\n" +
+         html_body(good, bad, d, "h1") + "</main></body></html>\n";
+}
+
+std::string render_section(const Side& good, const Side& bad, const Diff& d, const std::string& format) {
+  if (format == "json") return render_json(good, bad, d);
+  if (format == "html") return html_body(good, bad, d, "h2");
+  if (format == "markdown") return "\n" + render_markdown(good, bad, d);
+  return "\n" + render_text(good, bad, d);
+}
+
+std::string render_json(const Side& good, const Side& bad, const Diff& d) {
+  using oj = nlohmann::ordered_json;
+  auto side = [](const Side& s) {
+    const rules::Verdict& v = s.job->outcome.verdict;
+    oj j{{"path", s.path},
+         {"status", rules::status_name(v.status)},
+         {"category", v.category.empty() ? oj() : oj(v.category)},
+         {"summary", v.summary},
+         {"nodes", s.nodes},
+         {"step", s.step ? oj(*s.step) : oj()},
+         {"steps", s.steps ? oj(*s.steps) : oj()},
+         {"finished", s.finished},
+         {"lines", s.lines},
+         {"templates", s.templates.size()},
+         {"lines_untemplated", s.lines_untemplated}};
+    return j;
+  };
+  auto changes = [](const std::vector<Change>& v) {
+    oj a = oj::array();
+    for (const Change& c : v) a.push_back({{"key", c.key}, {"good", c.good.empty() ? oj() : oj(c.good)}, {"bad", c.bad.empty() ? oj() : oj(c.bad)}});
+    return a;
+  };
+  auto templates = [](const std::vector<Template>& v, std::size_t most) {
+    oj a = oj::array();
+    for (std::size_t i = 0; i < v.size() && i < most; ++i)
+      a.push_back({{"level", v[i].level}, {"count", v[i].count}, {"template", v[i].text}, {"path", v[i].path}, {"line", v[i].line}, {"text", v[i].first}});
+    return a;
+  };
+  oj j{{"schema", "dtriage.diff/1"},
+       {"sentence", d.sentence},
+       {"relevant_change", d.relevant_key.empty() ? oj() : oj(d.relevant_key)},
+       {"good", side(good)},
+       {"bad", side(bad)},
+       {"changed", changes(d.changed)},
+       {"one_sided", changes(d.one_sided)},
+       {"nodes", {{"added", d.nodes_added}, {"removed", d.nodes_removed}, {"renamed", d.nodes_renamed}}},
+       {"new_messages", {{"templates", d.new_total}, {"first", templates(d.new_messages, 100)}}},
+       {"gone_messages", {{"templates", d.gone_total}, {"first", templates(d.gone_messages, 50)}}}};
+  std::string out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  base::escape_spoofing_controls_in_json(out);
+  return out;
+}
+
+}  // namespace dtriage::diff

@@ -1,0 +1,171 @@
+// dtriage diff: what changed between a run that worked and one that failed.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <sstream>
+
+#include "diff/diff.hpp"
+#include "test_util.hpp"
+
+namespace dtriage::test {
+namespace {
+
+using nlohmann::json;
+
+TEST(Diff, TemplatesMaskWhatDiffersAndKeepCodes) {
+  EXPECT_EQ(diff::template_of("[rank3]: RuntimeError: CUDA error at ProcessGroupNCCL.cpp:1234 on gpu-a01 (pid 4711)"),
+            "[<*>]: RuntimeError: CUDA error at ProcessGroupNCCL.cpp:<*> on <*> (pid <*>)");
+  EXPECT_EQ(diff::template_of("EE8888: [PID: 51302] 2025-06-04-10:14:21.402.300 memcpy exception"),
+            "EE8888: [PID: <*>] <*>:<*>:<*> memcpy exception");
+  // glog's severity-and-day prefix is a date; runs of spaces are one.
+  EXPECT_EQ(diff::template_of("I0603 09:02:01.118000 41170 api.py:188]   Starting"), diff::template_of("I0604 10:11:00.123000 51262 api.py:188] Starting"));
+  EXPECT_EQ(diff::template_of(std::string(1000, 'x')).size(), diff::kTemplateMax);
+  EXPECT_STREQ(diff::level_of_template("torch.distributed.DistNetworkError: The server socket has failed"), "error");
+  EXPECT_STREQ(diff::level_of_template("[W] NCCL WARN something odd"), "warning");
+  EXPECT_STREQ(diff::level_of_template("step <*>/<*> loss <*>"), "info");
+}
+
+json run_diff(const std::string& good, const std::string& bad) {
+  const RunResult r = run_dtriage("diff --format json '" + good + "' '" + bad + "'");
+  EXPECT_LE(r.exit_code, 1) << r.err;
+  return json::parse(r.out);
+}
+
+// The acceptance: the seed incident against its last good run (--nproc_per_node 16, made
+// by the sample generator) names nproc_per_node 8 vs 16.
+TEST(Diff, TheSeedIncidentAgainstItsGoodRunNamesNprocPerNode) {
+  TempDir d;
+  ASSERT_EQ(sh("python3 '" + std::string(DTRIAGE_SOURCE_DIR) + "/tools/make-samples.py' --seed-good '" + d.file("good") + "'"), 0);
+  const json j = run_diff(d.file("good"), std::string(DTRIAGE_SOURCE_DIR) + "/samples/seed-nproc-sdma");
+  EXPECT_EQ(j["relevant_change"], "nproc_per_node") << j.dump(2);
+  const std::string s = j["sentence"];
+  EXPECT_NE(s.find("nproc_per_node=8 on 16-device nodes; GOOD ran 16"), std::string::npos) << s;
+  EXPECT_EQ(j["good"]["finished"], true);
+  EXPECT_EQ(j["good"]["step"], 200);
+  EXPECT_TRUE(j["bad"]["step"].is_null());
+  EXPECT_GT(j["new_messages"]["templates"].get<int>(), 5);
+  EXPECT_EQ(j["new_messages"]["first"][0]["level"], "error");
+  bool done_gone = false;
+  for (const auto& t : j["gone_messages"]["first"]) done_gone |= t["template"].get<std::string>().find("training done") != std::string::npos;
+  EXPECT_TRUE(done_gone) << j["gone_messages"].dump(2);
+}
+
+// The same job twice with other pids, times and numbers: no change, no new error message.
+TEST(Diff, TwoHealthyRunsOfOneJobShowNoChange) {
+  TempDir d;
+  auto run = [&](const std::string& dir, int pid, const std::string& day, int port) {
+    for (int node = 0; node < 2; ++node) {
+      std::string log = "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank " + std::to_string(node) +
+                        " --master_addr 10.0.0.1 --master_port " + std::to_string(port) + " train.py\n";
+      log += "NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n";
+      for (int step = 10; step <= 100; step += 10)
+        log += "[rank" + std::to_string(node * 2) + "]: " + day + " 10:0" + std::to_string(step % 7) + ":11 step " + std::to_string(step) +
+               "/100 loss 0." + std::to_string(pid % 97 + step) + " (pid " + std::to_string(pid + node) + ")\n";
+      d.write(dir + "/node-" + std::to_string(node) + "/train.log", log);
+    }
+  };
+  run("a", 4100, "2026-11-30", 29500);
+  run("b", 9921, "2026-12-01", 29500);
+  const json j = run_diff(d.file("a"), d.file("b"));
+  EXPECT_TRUE(j["changed"].empty()) << j.dump(2);
+  EXPECT_TRUE(j["one_sided"].empty()) << j.dump(2);
+  EXPECT_EQ(j["new_messages"]["templates"], 0) << j.dump(2);
+  EXPECT_NE(j["sentence"].get<std::string>().find("No change"), std::string::npos) << j["sentence"];
+  // One more node, another master port and another interface: each named.
+  run("c", 5000, "2026-12-02", 29511);
+  d.write("c/node-2/train.log", "+ torchrun --nnodes 3 --nproc_per_node 2 --node_rank 2 --master_addr 10.0.0.1 --master_port 29511 train.py\n"
+                                "NCCL INFO NCCL_SOCKET_IFNAME set by environment to ib0\n"
+                                "[rank4]: RuntimeError: Connection reset by peer\n");
+  const json c = run_diff(d.file("a"), d.file("c"));
+  std::set<std::string> keys;
+  for (const auto& ch : c["changed"]) keys.insert(ch["key"].get<std::string>());
+  EXPECT_TRUE(keys.count("master_port")) << c["changed"].dump();
+  EXPECT_TRUE(keys.count("env NCCL_SOCKET_IFNAME")) << c["changed"].dump();
+  EXPECT_EQ(c["nodes"]["added"], json::array({"node-2"})) << c["nodes"].dump();
+  bool reset = false;
+  for (const auto& t : c["new_messages"]["first"]) reset |= t["template"].get<std::string>().find("Connection reset by peer") != std::string::npos;
+  EXPECT_TRUE(reset) << c["new_messages"].dump(2);
+}
+
+// analyze --baseline GOOD: the same comparison as a section of the report, in every format.
+TEST(Diff, AnalyzeWithABaselineAddsTheSection) {
+  TempDir d;
+  ASSERT_EQ(sh("python3 '" + std::string(DTRIAGE_SOURCE_DIR) + "/tools/make-samples.py' --seed-good '" + d.file("good") + "'"), 0);
+  const std::string bad = std::string(DTRIAGE_SOURCE_DIR) + "/samples/seed-nproc-sdma";
+  const RunResult j = run_dtriage("analyze --format json --baseline '" + d.file("good") + "' '" + bad + "'");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json r = json::parse(j.out);
+  EXPECT_EQ(r["verdict"]["category"], "nproc-device-mismatch");
+  EXPECT_EQ(r["baseline"]["relevant_change"], "nproc_per_node") << r["baseline"].dump(2);
+  for (const char* f : {"text", "markdown", "html"}) {
+    const RunResult o = run_dtriage(std::string("analyze --format ") + f + " --baseline '" + d.file("good") + "' '" + bad + "'");
+    EXPECT_EQ(o.exit_code, 0) << f << o.err;
+    EXPECT_NE(o.out.find("GOOD ran 16"), std::string::npos) << f;
+  }
+  EXPECT_EQ(run_dtriage("analyze --redact --baseline '" + d.file("good") + "' '" + bad + "'").exit_code, 2);
+}
+
+// Real torchrun jobs from the lab (tests/lab/pairs): one seed run healthy, then with one fault; the
+// launcher's port is drawn anew every run, so every pair also differs in master_port. A launch
+// fault is named by its change; a worker's own failure is not pinned on the port; two healthy
+// runs differ in nothing else and show no new error.
+TEST(Diff, LabPairsNameTheirOneChange) {
+  const std::string root = std::string(DTRIAGE_SOURCE_DIR) + "/tests/lab/pairs/";
+  for (const std::string pair : {"26001-exception", "26002-wrong-port", "26003-port-busy", "26005-none"}) {
+    const json truth = json::parse(read_file(root + pair + "/bad/TRUTH.json"));
+    const json j = run_diff(root + pair + "/good/logs", root + pair + "/bad/logs");
+    EXPECT_EQ(j["good"]["status"], "healthy") << pair;
+    std::set<std::string> keys;
+    for (const auto& c : j["changed"]) keys.insert(c["key"].get<std::string>());
+    EXPECT_EQ(keys, std::set<std::string>{"master_port"}) << pair << ": " << j["changed"].dump();
+    if (truth["status"] == "healthy") {
+      EXPECT_EQ(j["bad"]["status"], "healthy") << pair;
+      for (const auto& t : j["new_messages"]["first"]) EXPECT_NE(t["level"], "error") << pair << ": " << t.dump();
+      continue;
+    }
+    EXPECT_EQ(j["bad"]["category"], truth["category"]) << pair;
+    const std::string s = j["sentence"];
+    if (pair.find("port") != std::string::npos) {
+      EXPECT_EQ(j["relevant_change"], "master_port") << pair << ": " << s;
+    } else {
+      EXPECT_TRUE(j["relevant_change"].is_null()) << pair << ": " << s;
+      EXPECT_NE(s.find("no change the logs show is tied to worker-exception"), std::string::npos) << s;
+      EXPECT_EQ(j["new_messages"]["first"][0]["level"], "error") << pair;
+    }
+  }
+}
+
+// scan --baseline ROOT: each job with an entry of its name below ROOT carries what changed since;
+// a job without one carries nothing; --redact keeps the change's key, not its sentence.
+TEST(Diff, ScanComparesEachJobWithItsNamesake) {
+  TempDir d;
+  const std::string pairs = std::string(DTRIAGE_SOURCE_DIR) + "/tests/lab/pairs/";
+  ASSERT_EQ(sh("mkdir -p '" + d.file("bad") + "' '" + d.file("good") + "' && cp -r '" + pairs + "26003-port-busy/bad/logs' '" + d.file("bad/j1") +
+               "' && cp -r '" + pairs + "26003-port-busy/good/logs' '" + d.file("good/j1") + "' && cp -r '" + pairs +
+               "26001-exception/bad/logs' '" + d.file("bad/j2") + "'"),
+            0);
+  for (const bool redact : {false, true}) {
+    const RunResult r = run_dtriage(std::string("scan ") + (redact ? "--redact " : "") + "--baseline '" + d.file("good") + "' '" + d.file("bad") + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream in(r.out);
+    std::string line;
+    std::vector<json> lines;
+    while (std::getline(in, line)) lines.push_back(json::parse(line));
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    const json& j1 = lines[0]["category"] == "port-in-use" ? lines[0] : lines[1];
+    const json& j2 = lines[0]["category"] == "port-in-use" ? lines[1] : lines[0];
+    EXPECT_EQ(j1["baseline"]["relevant_change"], "master_port") << j1.dump();
+    EXPECT_EQ(j1["baseline"]["sentence"].is_null(), redact) << j1.dump();
+    EXPECT_FALSE(j2.contains("baseline")) << j2.dump();
+  }
+}
+
+TEST(Diff, WantsTwoPaths) {
+  const RunResult r = run_dtriage("diff '" + std::string(DTRIAGE_SOURCE_DIR) + "/samples/healthy-2node'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("two PATHs"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace dtriage::test
