@@ -12,6 +12,7 @@
 #include "base/json_escape.hpp"
 #include "base/sentences.hpp"
 #include "base/text.hpp"
+#include "model/time.hpp"
 #include "report/html.hpp"
 
 namespace dtriage::batch {
@@ -226,14 +227,6 @@ ReadResults read_results(const std::string& path, const std::function<void(Resul
 
 namespace {
 
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {  // H. Hinnant's algorithm
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
 std::int64_t year_of_days(std::int64_t z) {
   z += 719468;
   const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -266,11 +259,11 @@ std::string iso_week(const std::string& day) {
   unsigned y = 0, m = 0, d = 0;
   char tail = 0;
   if (day.size() != 10 || std::sscanf(day.c_str(), "%4u-%2u-%2u%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31) return "";
-  const std::int64_t days = days_from_civil(y, m, d);
+  const std::int64_t days = model::days_from_civil(y, m, d);
   const std::int64_t weekday = ((days + 3) % 7 + 7) % 7;  // Monday 0 (1970-01-01 was a Thursday)
   const std::int64_t thursday = days - weekday + 3;      // its week belongs to the year of its Thursday
   const std::int64_t year = year_of_days(thursday);
-  const std::int64_t week = (thursday - days_from_civil(year, 1, 1)) / 7 + 1;
+  const std::int64_t week = (thursday - model::days_from_civil(year, 1, 1)) / 7 + 1;
   char buf[48];
   std::snprintf(buf, sizeof buf, "%04lld-W%02lld", static_cast<long long>(year), static_cast<long long>(week));
   return buf;
@@ -399,6 +392,12 @@ std::string counts_text(const std::map<std::string, std::uint64_t>& m) {
   return o;
 }
 
+std::uint64_t total_of(const std::map<std::string, std::uint64_t>& m) {
+  std::uint64_t t = 0;
+  for (const auto& [k, n] : m) t += n;
+  return t;
+}
+
 std::string nodes_of(const Group& g) {
   std::string o;
   for (const std::string& n : g.nodes) o += (o.empty() ? "" : ", ") + n;
@@ -478,8 +477,7 @@ std::string render_summary_text(const Summary& s) {
   if (!s.weeks.empty()) {
     o += "\nfailed jobs by week:\n";
     for (const auto& [week, cats] : s.weeks) {
-      std::uint64_t total = 0;
-      for (const auto& [c, n] : cats) total += n;
+      const std::uint64_t total = total_of(cats);
       char head[64];
       std::snprintf(head, sizeof head, "  %-9s %6llu  ", visible(week).c_str(), static_cast<unsigned long long>(total));
       o += head + visible(counts_text(cats)) + "\n";
@@ -619,8 +617,7 @@ std::string render_summary_markdown(const Summary& s) {
   if (!s.weeks.empty()) {
     o += "\n### Failed jobs by week\n\n| week | jobs | categories |\n|---|---:|---|\n";
     for (const auto& [week, cats] : s.weeks) {
-      std::uint64_t total = 0;
-      for (const auto& [c, n] : cats) total += n;
+      const std::uint64_t total = total_of(cats);
       o += "| " + md(week) + " | " + std::to_string(total) + " | " + md(counts_text(cats)) + " |\n";
     }
     if (s.undated != 0) o += "| undated | " + std::to_string(s.undated) + " | |\n";
@@ -704,9 +701,7 @@ std::string render_summary_html(const Summary& s) {
     o += "<h2>Failed jobs by week</h2>\n";
     std::uint64_t peak = 1;
     for (const auto& [w, c] : s.weeks) {
-      std::uint64_t t = 0;
-      for (const auto& [k, n] : c) t += n;
-      peak = std::max(peak, t);
+      peak = std::max(peak, total_of(c));
     }
     static const char* kColours[] = {"#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#7f8c8d"};
     std::map<std::string, int> colour;
@@ -737,8 +732,7 @@ std::string render_summary_html(const Summary& s) {
            std::string(kColours[colour[cat]]) + "\"/></svg> " + esc(cat) + "</span> ";
     o += "</p>\n<table><tr><th>week</th><th>jobs</th><th>categories</th></tr>\n";
     for (const auto& [week, c] : s.weeks) {
-      std::uint64_t total = 0;
-      for (const auto& [k, n] : c) total += n;
+      const std::uint64_t total = total_of(c);
       o += "<tr><td class=\"c\">" + esc(week) + "</td><td class=\"n\">" + std::to_string(total) + "</td><td>" + esc(counts_text(c)) + "</td></tr>\n";
     }
     if (s.undated != 0) o += "<tr><td>undated</td><td class=\"n\">" + std::to_string(s.undated) + "</td><td></td></tr>\n";

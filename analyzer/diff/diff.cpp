@@ -382,29 +382,63 @@ std::string render_text(const Side& good, const Side& bad, const Diff& d) {
   return o;
 }
 
+namespace {
+
+// The sections Markdown and HTML show, as tables: one model, two syntaxes.
+struct Table {
+  std::string title;  // "" for the head table
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+  int code_column = -1;  // a column of templates (shown as code)
+  std::string empty;     // said when there are no rows
+};
+
+std::vector<Table> tables_of(const Side& good, const Side& bad, const Diff& d) {
+  std::vector<Table> t;
+  t.push_back({"", {"", "path", "verdict", "progress"},
+               {{"GOOD", good.path, verdict_line(good), progress_text(good)}, {"BAD", bad.path, verdict_line(bad), progress_text(bad)}}, -1, ""});
+  Table config{"Configuration", {"", "GOOD", "BAD"}, {}, -1, "No change in what both show."};
+  for (const Change& c : d.changed) config.rows.push_back({c.key, c.good, c.bad});
+  for (const Change& c : d.one_sided) config.rows.push_back({c.key, shown(c.good), shown(c.bad)});
+  for (const auto& n : d.nodes_added) config.rows.push_back({"node", "", n + " (added)"});
+  for (const auto& n : d.nodes_removed) config.rows.push_back({"node", n + " (removed)", ""});
+  t.push_back(std::move(config));
+  Table fresh{"New messages (" + std::to_string(d.new_total) + ")", {"level", "count", "template", "first"}, {}, 2, "None."};
+  for (std::size_t i = 0; i < d.new_messages.size() && i < kShownNew; ++i) {
+    const Template& m = d.new_messages[i];
+    fresh.rows.push_back({m.level, std::to_string(m.count), m.text, m.path + ":" + std::to_string(m.line)});
+  }
+  t.push_back(std::move(fresh));
+  Table gone{"Gone (" + std::to_string(d.gone_total) + ")", {"level", "count", "template"}, {}, 2, "None."};
+  for (std::size_t i = 0; i < d.gone_messages.size() && i < kShownGone; ++i) {
+    const Template& m = d.gone_messages[i];
+    gone.rows.push_back({m.level, std::to_string(m.count), m.text});
+  }
+  t.push_back(std::move(gone));
+  return t;
+}
+
+}  // namespace
+
 std::string render_markdown(const Side& good, const Side& bad, const Diff& d) {
   auto md = [](const std::string& s) { return base::markdown_inline(s); };
-  std::string o = "## dtriage diff\n\n**" + md(d.sentence) + "**\n\n| | path | verdict | progress |\n|---|---|---|---|\n";
-  o += "| GOOD | " + md(good.path) + " | " + md(verdict_line(good)) + " | " + md(progress_text(good)) + " |\n";
-  o += "| BAD | " + md(bad.path) + " | " + md(verdict_line(bad)) + " | " + md(progress_text(bad)) + " |\n";
-  o += "\n### Configuration\n\n";
-  if (d.changed.empty() && d.one_sided.empty() && d.nodes_added.empty() && d.nodes_removed.empty()) o += "No change in what both show.\n";
-  else {
-    o += "| | GOOD | BAD |\n|---|---|---|\n";
-    for (const Change& c : d.changed) o += "| " + md(c.key) + " | " + md(c.good) + " | " + md(c.bad) + " |\n";
-    for (const Change& c : d.one_sided) o += "| " + md(c.key) + " | " + md(shown(c.good)) + " | " + md(shown(c.bad)) + " |\n";
-    for (const auto& n : d.nodes_added) o += "| node | | " + md(n) + " (added) |\n";
-    for (const auto& n : d.nodes_removed) o += "| node | " + md(n) + " (removed) | |\n";
-  }
-  o += "\n### New messages (" + std::to_string(d.new_total) + ")\n\n| level | count | template | first |\n|---|---:|---|---|\n";
-  for (std::size_t i = 0; i < d.new_messages.size() && i < kShownNew; ++i) {
-    const Template& t = d.new_messages[i];
-    o += "| " + std::string(t.level) + " | " + std::to_string(t.count) + " | " + md(t.text) + " | " + md(t.path + ":" + std::to_string(t.line)) + " |\n";
-  }
-  o += "\n### Gone (" + std::to_string(d.gone_total) + ")\n\n| level | count | template |\n|---|---:|---|\n";
-  for (std::size_t i = 0; i < d.gone_messages.size() && i < kShownGone; ++i) {
-    const Template& t = d.gone_messages[i];
-    o += "| " + std::string(t.level) + " | " + std::to_string(t.count) + " | " + md(t.text) + " |\n";
+  std::string o = "## dtriage diff\n\n**" + md(d.sentence) + "**\n";
+  for (const Table& t : tables_of(good, bad, d)) {
+    o += t.title.empty() ? "\n" : "\n### " + md(t.title) + "\n\n";
+    if (t.rows.empty()) {
+      o += t.empty + "\n";
+      continue;
+    }
+    std::string rule;
+    for (const std::string& h : t.head) {
+      o += "| " + md(h) + " ";
+      rule += h == "count" ? "|---:" : "|---";
+    }
+    o += "|\n" + rule + "|\n";
+    for (const auto& row : t.rows) {
+      for (const std::string& cell : row) o += "| " + md(cell) + " ";
+      o += "|\n";
+    }
   }
   return o;
 }
@@ -413,29 +447,31 @@ namespace {
 std::string html_body(const Side& good, const Side& bad, const Diff& d, const char* heading) {
   using report::esc;
   std::string o = std::string("<section class=\"diff\">\n<") + heading + ">What changed since the run that worked</" + heading +
-                  ">\n<p class=\"answer\">" + esc(d.sentence) + "</p>\n<table><tr><th></th><th>path</th><th>verdict</th><th>progress</th></tr>\n";
-  o += "<tr><td>GOOD</td><td>" + esc(good.path) + "</td><td>" + esc(verdict_line(good)) + "</td><td>" + esc(progress_text(good)) + "</td></tr>\n";
-  o += "<tr><td>BAD</td><td>" + esc(bad.path) + "</td><td>" + esc(verdict_line(bad)) + "</td><td>" + esc(progress_text(bad)) + "</td></tr>\n</table>\n";
-  o += "<h2>Configuration</h2>\n<table><tr><th></th><th>GOOD</th><th>BAD</th></tr>\n";
-  for (const Change& c : d.changed) o += "<tr><td>" + esc(c.key) + "</td><td>" + esc(c.good) + "</td><td>" + esc(c.bad) + "</td></tr>\n";
-  for (const Change& c : d.one_sided) o += "<tr><td>" + esc(c.key) + "</td><td>" + esc(shown(c.good)) + "</td><td>" + esc(shown(c.bad)) + "</td></tr>\n";
-  for (const auto& n : d.nodes_added) o += "<tr><td>node</td><td></td><td>" + esc(n) + " (added)</td></tr>\n";
-  for (const auto& n : d.nodes_removed) o += "<tr><td>node</td><td>" + esc(n) + " (removed)</td><td></td></tr>\n";
-  o += "</table>\n<h2>New messages (" + std::to_string(d.new_total) + ")</h2>\n<table><tr><th>level</th><th>count</th><th>template</th><th>first</th></tr>\n";
-  for (std::size_t i = 0; i < d.new_messages.size() && i < kShownNew; ++i) {
-    const Template& t = d.new_messages[i];
-    o += "<tr><td>" + std::string(t.level) + "</td><td class=\"n\">" + std::to_string(t.count) + "</td><td><code>" + esc(t.text) + "</code></td><td>" +
-         esc(t.path + ":" + std::to_string(t.line)) + "</td></tr>\n";
+                  ">\n<p class=\"answer\">" + esc(d.sentence) + "</p>\n";
+  for (const Table& t : tables_of(good, bad, d)) {
+    if (!t.title.empty()) o += "<h3>" + esc(t.title) + "</h3>\n";
+    if (t.rows.empty()) {
+      o += "<p>" + esc(t.empty) + "</p>\n";
+      continue;
+    }
+    o += "<table><tr>";
+    for (const std::string& h : t.head) o += "<th>" + esc(h) + "</th>";
+    o += "</tr>\n";
+    for (const auto& row : t.rows) {
+      o += "<tr>";
+      for (std::size_t c = 0; c < row.size(); ++c)
+        o += static_cast<int>(c) == t.code_column ? "<td><code>" + esc(row[c]) + "</code></td>"
+             : t.head[c] == "count"               ? "<td class=\"n\">" + esc(row[c]) + "</td>"
+                                                  : "<td>" + esc(row[c]) + "</td>";
+      o += "</tr>\n";
+    }
+    o += "</table>\n";
   }
-  o += "</table>\n<h2>Gone (" + std::to_string(d.gone_total) + ")</h2>\n<table><tr><th>level</th><th>count</th><th>template</th></tr>\n";
-  for (std::size_t i = 0; i < d.gone_messages.size() && i < kShownGone; ++i) {
-    const Template& t = d.gone_messages[i];
-    o += "<tr><td>" + std::string(t.level) + "</td><td class=\"n\">" + std::to_string(t.count) + "</td><td><code>" + esc(t.text) + "</code></td></tr>\n";
-  }
-  o += "</table>\n</section>\n";
+  o += "</section>\n";
   return o;
 }
 }  // namespace
+
 
 std::string render_html(const Side& good, const Side& bad, const Diff& d) {
   return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -443,7 +479,7 @@ std::string render_html(const Side& good, const Side& bad, const Diff& d) {
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
          "<title>dtriage diff</title>\n<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:80em;color:#222;padding:0 1em}"
          "table{border-collapse:collapse;width:100%;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;"
-         "vertical-align:top;overflow-wrap:anywhere}th{white-space:nowrap}td.n{text-align:right}.answer{font-size:16px;font-weight:600}"
+         "vertical-align:top;overflow-wrap:anywhere}th,td:first-child{white-space:nowrap;overflow-wrap:normal}td.n{text-align:right}.answer{font-size:16px;font-weight:600}"
          "code{font-size:12px}</style></head>\n<body><main>\n" +
          html_body(good, bad, d, "h1") + "</main></body></html>\n";
 }

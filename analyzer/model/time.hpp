@@ -38,6 +38,8 @@ struct Time {
 // did not read as a date and clock after them, by text. Empty times are not special here:
 // callers put undated events last.
 std::strong_ordering compare(const Time& a, const Time& b);
+// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (H. Hinnant's algorithm).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d);
 inline bool operator<(const Time& a, const Time& b) { return compare(a, b) < 0; }
 inline bool operator==(const Time& a, const Time& b) { return a.text == b.text; }
 
