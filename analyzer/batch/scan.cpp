@@ -92,6 +92,15 @@ std::string dump(const ordered_json& j) {
   return out;
 }
 
+// A text line of `scan --format text`: name, status, category, then the sentence. A name longer
+// than its column stands on a line of its own, so that the columns stay put.
+std::string text_columns(const std::string& name, const char* status, const std::string& category, const std::string& rest) {
+  const std::string shown = base::visible(name);
+  char head[256];
+  std::snprintf(head, sizeof head, "%-32s %-12s %-26s ", shown.size() > 32 ? "" : shown.c_str(), status, base::visible(category).c_str());
+  return (shown.size() > 32 ? shown + "\n" : std::string()) + head + base::visible(rest);
+}
+
 // The job's day from its logs: its first error's, else its earliest dated line's.
 std::string logs_day(const report::Report& job) {
   const model::Time* t = nullptr;
@@ -115,13 +124,7 @@ std::string line_of(const std::string& name, const report::Report& job, double s
   const rules::Verdict& v = job.analysis.verdict;
   const bool failed = v.status != rules::Status::Healthy && !v.category.empty();
   const char* status = rules::status_name(v.status);
-  if (format == "text") {
-    // A name longer than its column stands on a line of its own, so that the columns stay put.
-    const std::string shown = base::visible(name);
-    char head[256];
-    std::snprintf(head, sizeof head, "%-32s %-12s %-26s ", shown.size() > 32 ? "" : shown.c_str(), status, failed ? v.category.c_str() : "-");
-    return (shown.size() > 32 ? shown + "\n" : std::string()) + head + base::visible(v.summary);
-  }
+  if (format == "text") return text_columns(name, status, failed ? v.category : "-", v.summary);
   std::vector<std::string> hosts;
   std::vector<std::int64_t> pids;
   for (const auto& n : job.facts.nodes) {
@@ -259,7 +262,7 @@ std::string result_line(const std::string& name, const analysis::Analysis& job, 
 }
 
 std::string error_line(const std::string& name, const std::string& what, const std::string& format, const char* status) {
-  if (format == "text") return base::visible(name) + "  " + status + ": " + base::visible(what);
+  if (format == "text") return text_columns(name, status, "-", what);
   return dump(ordered_json{{"job", name}, {"status", status}, {"error", what}});
 }
 
