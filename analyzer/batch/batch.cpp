@@ -288,7 +288,7 @@ void Summarizer::add(const ResultLine& l) {
   // --redact names a job's nodes node#1, node#2 ... afresh per job: no node to rank across jobs.
   auto pseudonym = [](const std::string& n) { return n.rfind("node#", 0) == 0 || n.rfind("host#", 0) == 0; };
   for (const std::string& n : l.nodes)
-    if (!pseudonym(n)) ++nodes_[{n, ""}].ran;
+    if (!pseudonym(n)) ran(n);
   if (status == "error" || status == "skipped") {
     ++s_.not_analysed_total;
     keep_first(s_.not_analysed, NotAnalysed{l.job, status, l.error}, kNotAnalysedShown,
@@ -299,15 +299,14 @@ void Summarizer::add(const ResultLine& l) {
   ++s_.by_category[category];
   if (const std::string week = iso_week(day); !week.empty()) ++s_.weeks[week][category];
   else ++s_.undated;
+  auto culprit = [&](BadNode* n) {
+    if (n == nullptr) return;
+    ++n->culprit;
+    ++n->by_category[category];
+  };
   if (!l.node.empty() && !pseudonym(l.node)) {
-    BadNode& n = nodes_[{l.node, ""}];
-    ++n.culprit;
-    ++n.by_category[category];
-    if (!l.device.empty()) {
-      BadNode& d = nodes_[{l.node, l.device}];
-      ++d.culprit;
-      ++d.by_category[category];
-    }
+    culprit(node(l.node, ""));
+    if (!l.device.empty()) culprit(node(l.node, l.device));
   }
   // Grouped by what the line says, normalized again: lines of older versions group with new ones.
   const std::string pattern = normalize_pattern(!l.pattern.empty() ? l.pattern : l.summary);
@@ -330,6 +329,20 @@ void Summarizer::add(const ResultLine& l) {
     if (g.nodes.size() < kGroupNodes) g.nodes.insert(l.node);
     else ++g.more_nodes;
   }
+}
+
+BadNode* Summarizer::node(const std::string& name, const std::string& device) {
+  const auto key = std::make_pair(name, device);
+  if (auto it = nodes_.find(key); it != nodes_.end()) return &it->second;
+  if (nodes_.size() >= kMaxNodes) {  // memory bound on results that name millions of nodes
+    ++s_.nodes_not_ranked;
+    return nullptr;
+  }
+  return &nodes_[key];
+}
+
+void Summarizer::ran(const std::string& name) {
+  if (BadNode* n = node(name, "")) ++n->ran;
 }
 
 Summary Summarizer::finish() {

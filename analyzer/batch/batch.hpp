@@ -82,6 +82,7 @@ struct Group {
   std::uint64_t more_nodes = 0;       // culprit nodes beyond those kept
 };
 inline constexpr std::size_t kExamples = 3, kGroupNodes = 8;
+inline constexpr std::size_t kMaxNodes = 200000;  // distinct nodes (and node devices) the summary ranks
 // A node (or one device of a node) the culprits of failed jobs were on.
 struct BadNode {
   std::string node, device;               // device "" for a node's row
@@ -106,6 +107,7 @@ struct Summary {
   std::vector<NotAnalysed> not_analysed;  // the first kNotAnalysedShown by name
   std::uint64_t not_analysed_total = 0;
   std::uint64_t left_out = 0;            // jobs outside --since / --until (or undated with them)
+  std::uint64_t nodes_not_ranked = 0;    // node mentions past kMaxNodes distinct nodes (not counted)
   std::string since, until;
   std::vector<std::string> sources;
 };
@@ -124,6 +126,8 @@ class Summarizer {
   std::uint64_t repeated() const { return repeated_; }  // lines of a job already counted, left out
 
  private:
+  BadNode* node(const std::string& name, const std::string& device);  // nullptr past kMaxNodes
+  void ran(const std::string& name);
   SummaryOptions o_;
   Summary s_;
   std::map<std::string, Group> groups_;

@@ -95,6 +95,7 @@ class TemplateSink final : public ingest::Sink {
     re2::StringPiece in(t.data(), t.size());
     std::string name, value;
     while (RE2::FindAndConsume(&in, env_re(), &name, &value)) {
+      if (side_.env.size() >= kMaxEnv && side_.env.count(name) == 0) continue;  // memory bound on crafted input
       std::string& v = side_.env[name];
       if (v.empty()) v = value;
       else if (v != value && v.find(" | " + value) == std::string::npos && v.rfind(value + " | ", 0) != 0 && v.size() < 200)

@@ -36,6 +36,7 @@ struct Template {
 
 // At most this many distinct templates per side are kept (memory bound); lines of others are counted.
 inline constexpr std::size_t kMaxTemplates = 50000;
+inline constexpr std::size_t kMaxEnv = 1000;  // environment variables per side
 
 // One side of a diff, read: its analysis, its templates and its environment.
 struct Side {
