@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -104,7 +105,10 @@ std::string mask_numbers(const std::string& s) {
 
 }  // namespace
 
-std::string normalize_pattern(std::string s) {
+namespace {
+
+// One pass of normalize_pattern; the function repeats it until nothing changes.
+std::string normalize_once(std::string s) {
   static const RE2 bus_re(R"(\b(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b)");
   static const RE2 time_re(R"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)");
   static const RE2 ip_re(R"(\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b)");
@@ -112,10 +116,10 @@ std::string normalize_pattern(std::string s) {
   // Absolute paths, and relative ones that end in a file name (worker-0/train.log) or name an
   // archive member (job.tar.gz!node1/plog/x.log).
   static const RE2 path_re(R"((^|[\s('"=\[])(?:(?:~|\.\.?)?/[^\s:;,()'"\]]+|[^\s:;,()'"\]/]+(?:/[^\s:;,()'"\]/]+)*/[^\s:;,()'"\]/]*\.[^\s:;,()'"\]/]+|[^\s:;,()'"\]]*![^\s:;,()'"\]]+))");
-  static const RE2 rank_re(R"(\b(ranks?|Rank|Ranks|global rank|local_rank)(\s*[= ]\s*)\d+(?:(?:\s*(?:-|,|and)\s*)\d+)*)");
-  static const RE2 pid_re(R"(\b(pid|PID|process|processes|Process)(\s*[=: ]\s*)\d+(?:(?:\s*(?:,|and)\s*)\d+)*)");
-  // "<node>, <node> and <node>" is one; so for every placeholder.
-  static const RE2 list_re(R"((<[a-z]+>)(?:(?:,\s*|\s+and\s+|,\s*and\s+)<[a-z]+>)+)");
+  // A list after "ranks" / "processes" is one, whether its items are numbers or the job's pids
+  // already replaced.
+  static const RE2 rank_re(R"(\b(ranks?|Rank|Ranks|global rank|local_rank)(\s*[= ]\s*)(?:\d+\b|<rank>)(?:(?:\s*(?:-|,|and)\s*)(?:\d+\b|<rank>))*)");
+  static const RE2 pid_re(R"(\b(pid|PID|process|processes|Process)(\s*[=: ]\s*)(?:\d+\b|<pid>)(?:(?:\s*(?:,|and)\s*)(?:\d+\b|<pid>))*)");
   static const RE2 where_re(R"(\s*\((?:the same|also|and)? ?on <node>\)|\s+(?:on|at) <node>)");
   RE2::GlobalReplace(&s, time_re, "<time>");
   RE2::GlobalReplace(&s, bus_re, "<bus>");
@@ -125,14 +129,35 @@ std::string normalize_pattern(std::string s) {
   RE2::GlobalReplace(&s, rank_re, "\\1\\2<rank>");
   RE2::GlobalReplace(&s, pid_re, "\\1\\2<pid>");
   s = mask_numbers(s);
-  RE2::GlobalReplace(&s, list_re, "\\1");
   RE2::GlobalReplace(&s, where_re, "");
+  // "<node>, <node> and <node>" is one; so for each placeholder (not two different ones).
+  static const std::vector<std::unique_ptr<RE2>> lists = [] {
+    std::vector<std::unique_ptr<RE2>> v;
+    for (const char* p : {"<node>", "<n>", "<pid>", "<rank>", "<ip>", "<hex>", "<path>", "<bus>", "<time>"})
+      v.push_back(std::make_unique<RE2>(std::string("(") + p + ")(?:(?:,\\s*|\\s+and\\s+|,\\s*and\\s+)" + p + ")+"));
+    return v;
+  }();
+  for (const auto& re : lists) RE2::GlobalReplace(&s, *re, "\\1");
   if (s.size() > kPatternMax) {  // a rank table or a long message: its head is the cause
     std::size_t cut = kPatternMax - 4;  // with " ..." it stays within kPatternMax: a second pass keeps it
     while (cut > kPatternMax / 2 && s[cut] != ' ') --cut;
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
     s.resize(cut);
     s += " ...";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string normalize_pattern(std::string s) {
+  // Each pass can make a new list or phrase for the next (dropping "(on <node>)" joins two
+  // numbers into a list): repeated to a fixed point, so that the summary's second application
+  // changes nothing.
+  for (int pass = 0; pass < 4; ++pass) {
+    std::string next = normalize_once(s);
+    if (next == s) break;
+    s = std::move(next);
   }
   return s;
 }
@@ -256,9 +281,15 @@ void keep_first(std::vector<T>& v, T x, std::size_t most, Less less) {
 }  // namespace
 
 std::string iso_week(const std::string& day) {
-  unsigned y = 0, m = 0, d = 0;
-  char tail = 0;
-  if (day.size() != 10 || std::sscanf(day.c_str(), "%4u-%2u-%2u%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31) return "";
+  // YYYY-MM-DD, digits only, a day the month has.
+  if (day.size() != 10 || day[4] != '-' || day[7] != '-') return "";
+  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!std::isdigit(static_cast<unsigned char>(day[i]))) return "";
+  const unsigned y = static_cast<unsigned>(std::stoi(day.substr(0, 4))), m = static_cast<unsigned>(std::stoi(day.substr(5, 2))),
+                 d = static_cast<unsigned>(std::stoi(day.substr(8, 2)));
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1] + (m == 2 && leap ? 1 : 0)) return "";
   const std::int64_t days = model::days_from_civil(y, m, d);
   const std::int64_t weekday = ((days + 3) % 7 + 7) % 7;  // Monday 0 (1970-01-01 was a Thursday)
   const std::int64_t thursday = days - weekday + 3;      // its week belongs to the year of its Thursday
@@ -275,7 +306,9 @@ void Summarizer::add(const ResultLine& l) {
     return;
   }
   const std::string day = day_of(l);
-  if (!o_.since.empty() || !o_.until.empty()) {
+  // A job that could not be analysed has no day of its own: it stays in a period's summary.
+  const bool unanalysed = (l.status == "error" || l.status == "skipped") && day.empty();
+  if ((!o_.since.empty() || !o_.until.empty()) && !unanalysed) {
     if (day.empty() || (!o_.since.empty() && day < o_.since) || (!o_.until.empty() && day > o_.until)) {
       ++s_.left_out;
       return;
@@ -305,8 +338,8 @@ void Summarizer::add(const ResultLine& l) {
     ++n->by_category[category];
   };
   if (!l.node.empty() && !pseudonym(l.node)) {
-    culprit(node(l.node, ""));
-    if (!l.device.empty()) culprit(node(l.node, l.device));
+    culprit(node(l.node, "", 2 * kMaxNodes));
+    if (!l.device.empty()) culprit(node(l.node, l.device, 2 * kMaxNodes));
   }
   // Grouped by what the line says, normalized again: lines of older versions group with new ones.
   const std::string pattern = normalize_pattern(!l.pattern.empty() ? l.pattern : l.summary);
@@ -331,18 +364,20 @@ void Summarizer::add(const ResultLine& l) {
   }
 }
 
-BadNode* Summarizer::node(const std::string& name, const std::string& device) {
+BadNode* Summarizer::node(const std::string& name, const std::string& device, std::size_t most) {
   const auto key = std::make_pair(name, device);
   if (auto it = nodes_.find(key); it != nodes_.end()) return &it->second;
-  if (nodes_.size() >= kMaxNodes) {  // memory bound on results that name millions of nodes
+  if (nodes_.size() >= most) {  // memory bound on results that name millions of nodes
     ++s_.nodes_not_ranked;
     return nullptr;
   }
   return &nodes_[key];
 }
 
+// Nodes that only ran jobs fill at most kMaxNodes places; culprits have kMaxNodes more, so that
+// lines naming many innocent nodes cannot crowd them out.
 void Summarizer::ran(const std::string& name) {
-  if (BadNode* n = node(name, "")) ++n->ran;
+  if (BadNode* n = node(name, "", kMaxNodes)) ++n->ran;
 }
 
 Summary Summarizer::finish() {
@@ -584,7 +619,7 @@ namespace {
 // An href for a report path as written: a relative path or a file name, escaped; anything with a
 // scheme (javascript:, http:) is no link.
 std::string href_of(const std::string& report) {
-  if (report.empty() || report.find(':') != std::string::npos) return "";
+  if (report.empty() || report.find(':') != std::string::npos || report.rfind("//", 0) == 0 || report.find('\\') != std::string::npos) return "";
   std::string h;
   for (unsigned char c : report) {
     if (std::isalnum(c) || std::string_view("-._~/").find(static_cast<char>(c)) != std::string_view::npos) h += static_cast<char>(c);

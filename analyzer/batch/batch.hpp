@@ -126,7 +126,7 @@ class Summarizer {
   std::uint64_t repeated() const { return repeated_; }  // lines of a job already counted, left out
 
  private:
-  BadNode* node(const std::string& name, const std::string& device);  // nullptr past kMaxNodes
+  BadNode* node(const std::string& name, const std::string& device, std::size_t most);  // nullptr past `most` nodes
   void ran(const std::string& name);
   SummaryOptions o_;
   Summary s_;

@@ -248,6 +248,14 @@ std::string report_file_name(const std::string& job) {
   std::string o;
   for (unsigned char c : job) o += (std::isalnum(c) || c == '.' || c == '-' || c == '_') ? static_cast<char>(c) : '_';
   if (o.empty() || o[0] == '.') o.insert(0, "job");
+  // Two names that differ only in what was replaced ("job 1", "job_1") must not share a file.
+  if (o != job) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : job) h = (h ^ c) * 1099511628211ull;
+    char tag[24];
+    std::snprintf(tag, sizeof tag, "-%08llx", static_cast<unsigned long long>(h & 0xffffffffull));
+    o += tag;
+  }
   return o;
 }
 
@@ -375,13 +383,23 @@ class Scan {
     if (!s_.baseline_root.empty()) {
       const std::string good_path = s_.baseline_root + "/" + fs::path(jobs_[i].second).filename().string();
       std::error_code ec2;
-      if (fs::exists(good_path, ec2)) {
-        const diff::Side good = diff::read_side(good_path, book_, opt);
-        bad = diff::read_side({jobs_[i].second}, jobs_[i].first, book_, opt, std::move(job));
+      if (fs::exists(good_path, ec2) && !job->inventory.timed_out) {
+        // The comparison has a budget of its own, as long as the job's.
+        analysis::Options base_opt = opt;
+        if (s_.job_timeout > 0)
+          base_opt.limits.deadline = std::chrono::steady_clock::now() +
+                                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s_.job_timeout));
+        const diff::Side good = diff::read_side(good_path, book_, base_opt);
+        if (good.job->inventory.timed_out || !good.job->read_anything) {
+          meta.baseline = s_.redact ? "yes" : good_path;
+          meta.baseline_sentence = good.job->inventory.timed_out ? "the baseline could not be read within --job-timeout" : "nothing of the baseline could be read";
+        } else {
+        bad = diff::read_side({jobs_[i].second}, jobs_[i].first, book_, base_opt, std::move(job));
         const diff::Diff d = diff::compare(good, *bad);
         meta.baseline = s_.redact ? "yes" : good_path;
         meta.baseline_change = d.relevant_key;
         if (!s_.redact) meta.baseline_sentence = d.sentence;
+        }
       }
     }
     const analysis::Analysis& a = bad ? *bad->job : *job;

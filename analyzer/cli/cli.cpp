@@ -183,6 +183,8 @@ base::Result<Config> validate(const RawArgs& raw) {
   c.ci = raw.ci;
   c.baseline = raw.baseline;
   if (!c.baseline.empty() && c.redact) return base::err("--baseline and --redact: the comparison is not redacted yet; run them apart");
+  if (!c.baseline.empty() && (c.baseline == "-" || std::find(c.paths.begin(), c.paths.end(), "-") != c.paths.end()))
+    return base::err("--baseline reads each side twice: give files or folders, not - (standard input)");
   c.parse.all_lines = raw.all_lines;
   c.parse.raw = raw.raw;
   c.analysis.gate = !raw.no_gate;

@@ -11,6 +11,12 @@ int cmd_diff(Config& config) {
     std::fprintf(stderr, "dtriage: diff wants two PATHs: GOOD (a run that worked) and BAD (the one that failed)\n");
     return 2;
   }
+  // Each side is read twice (its analysis, then its templates): standard input cannot be.
+  for (const std::string& p : config.paths)
+    if (p == "-") {
+      std::fprintf(stderr, "dtriage: diff reads each side twice: give files or folders, not - (standard input)\n");
+      return 2;
+    }
   Output out;
   if (!open_output(out, config.output)) return 2;
   const auto book = load_rules(config);

@@ -55,11 +55,13 @@ batch::Summary summarize_files(const std::vector<std::string>& files, int& code,
 void relink(batch::Summary& sum, const std::string& summary_path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path from = fs::absolute(summary_path.empty() || summary_path == "-" ? fs::path("x") : fs::path(summary_path), ec).parent_path();
+  // Both made absolute and normal (no "..", no "."), else lexically_relative misreads them.
+  const fs::path from =
+      fs::absolute(summary_path.empty() || summary_path == "-" ? fs::path("x") : fs::path(summary_path), ec).lexically_normal().parent_path();
   for (auto& g : sum.groups)
     for (auto& e : g.examples)
       if (!e.report.empty()) {
-        const fs::path rel = fs::absolute(e.report, ec).lexically_relative(from);
+        const fs::path rel = fs::absolute(e.report, ec).lexically_normal().lexically_relative(from);
         if (!rel.empty()) e.report = rel.generic_string();
       }
 }

@@ -44,10 +44,10 @@ bool contains_ci(std::string_view hay, std::string_view needle) {
 // The environment variables lines print: "NCCL_IB_HCA=mlx5", "NCCL_SOCKET_IFNAME set by
 // environment to eth0", "export HCCL_CONNECT_TIMEOUT=1200", "'CUDA_VISIBLE_DEVICES': '0,1'".
 constexpr std::string_view kEnvPrefixes[] = {"NCCL_", "HCCL_", "ASCEND_", "CUDA_", "TORCH_", "PYTORCH_", "GLOO_", "OMP_",
-                                             "NPU_",  "MASTER_", "WORLD_SIZE", "TORCHELASTIC_", "UCX_", "FI_", "MLX5_"};
+                                             "NPU_",  "MASTER_", "WORLD_SIZE", "LOCAL_RANK", "TORCHELASTIC_", "UCX_", "FI_", "MLX5_"};
 const RE2& env_re() {
   static const RE2 re(
-      R"(\b((?:NCCL|HCCL|ASCEND|CUDA|TORCH|PYTORCH|GLOO|OMP|NPU|MASTER|TORCHELASTIC|UCX|FI|MLX5)_[A-Z0-9_]+|WORLD_SIZE)['"]?(?:\s*[=:]\s*|\s+set by environment to\s+|\s+set to\s+)['"]?([^\s,;'"}\]]+))");
+      R"(\b((?:NCCL|HCCL|ASCEND|CUDA|TORCH|PYTORCH|GLOO|OMP|NPU|MASTER|TORCHELASTIC|UCX|FI|MLX5)_[A-Z0-9_]+|WORLD_SIZE|LOCAL_RANK)['"]?(?:\s*[=:]\s*|\s+set by environment to\s+|\s+set to\s+)['"]?([^\s,;'"}\]]+))");
   return re;
 }
 
@@ -97,9 +97,17 @@ class TemplateSink final : public ingest::Sink {
     while (RE2::FindAndConsume(&in, env_re(), &name, &value)) {
       if (side_.env.size() >= kMaxEnv && side_.env.count(name) == 0) continue;  // memory bound on crafted input
       std::string& v = side_.env[name];
-      if (v.empty()) v = value;
-      else if (v != value && v.find(" | " + value) == std::string::npos && v.rfind(value + " | ", 0) != 0 && v.size() < 200)
-        v += " | " + value;
+      if (v.empty()) {
+        v = value;
+        continue;
+      }
+      bool seen = false;  // the values so far, split on " | ", compared whole
+      for (std::size_t at = 0; at <= v.size() && !seen;) {
+        const std::size_t end = std::min(v.find(" | ", at), v.size());
+        seen = v.compare(at, end - at, value) == 0;
+        at = end + 3;
+      }
+      if (!seen && v.size() < 200) v += " | " + value;
     }
   }
 

@@ -161,10 +161,14 @@ TEST(Diff, ScanComparesEachJobWithItsNamesake) {
   }
 }
 
-TEST(Diff, WantsTwoPaths) {
-  const RunResult r = run_dtriage("diff '" + std::string(DTRIAGE_SOURCE_DIR) + "/samples/healthy-2node'");
+TEST(Diff, WantsTwoPathsNotStandardInput) {
+  const std::string h = std::string(DTRIAGE_SOURCE_DIR) + "/samples/healthy-2node";
+  const RunResult r = run_dtriage("diff '" + h + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("two PATHs"), std::string::npos) << r.err;
+  // Each side is read twice: standard input cannot be.
+  EXPECT_EQ(run_dtriage("diff '" + h + "' -", h + "/gpu-c01/console.log").exit_code, 2);
+  EXPECT_EQ(run_dtriage("analyze --baseline '" + h + "' -", h + "/gpu-c01/console.log").exit_code, 2);
 }
 
 }  // namespace
