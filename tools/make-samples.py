@@ -47,19 +47,15 @@ def npu_smi_16():
     return rows
 
 
-def seed_node(base, host, node_rank, ip, pids_a, pids_b, day="2025-06-04"):
-    """One 16-device node where torchrun starts 8 workers; device 0's worker dies with an SDMA
-    error, torchrun restarts the group (max_restarts 1) and the new device-0 worker dies the same way."""
-    d = os.path.join(base, host)
-    write(os.path.join(d, "npu-smi-info.txt"), ["$ npu-smi info"] + npu_smi_16())
-    tp = 10 + node_rank  # node clocks differ by a second
-    train = [
-        f"+ torchrun --nproc_per_node 8 --nnodes 2 --node_rank {node_rank} --master_addr 192.168.1.1 --master_port 29500 --max_restarts 1 train.py --config cfg/llama_16p.yaml",
-        f"I0604 10:11:0{node_rank}.123000 {pids_a[0] - 40} torch/distributed/launcher/api.py:188] Starting elastic_operator with launch configs:",
+def seed_launch(node_rank, nproc, glog_stamp, agent):
+    """The torchrun command and the launch configs it logs, as the seed job's launcher printed them."""
+    return [
+        f"+ torchrun --nproc_per_node {nproc} --nnodes 2 --node_rank {node_rank} --master_addr 192.168.1.1 --master_port 29500 --max_restarts 1 train.py --config cfg/llama_16p.yaml",
+        f"{glog_stamp} {agent} torch/distributed/launcher/api.py:188] Starting elastic_operator with launch configs:",
         "  entrypoint       : train.py",
         "  min_nodes        : 2",
         "  max_nodes        : 2",
-        "  nproc_per_node   : 8",
+        f"  nproc_per_node   : {nproc}",
         "  run_id           : none",
         "  rdzv_backend     : static",
         "  rdzv_endpoint    : 192.168.1.1:29500",
@@ -68,6 +64,23 @@ def seed_node(base, host, node_rank, ip, pids_a, pids_b, day="2025-06-04"):
         "  monitor_interval : 0.1",
         "",
     ]
+
+
+def seed_plog_run(pid, day, h, m, lr, rank, rank_num, node_rank, ip):
+    """A worker's run plog: its TDT client start and HCCL's SetupAgent line."""
+    return [
+        f"[EVENT] TDT({pid},python3):{plog_ts(day, h, m, 5, 130 + lr, 201)} [log.cpp:43][TsdClient] deviceId[{lr}] begin to init hdc client,[process_mode_manager.cpp:315:InitTsdClient]{pid}",
+        f"[INFO] HCCL({pid},python3):{plog_ts(day, h, m, 9, 614, 147)} [topoinfo_detect.cc:221][{pid + 7}][HCCL_TRACE]SetupAgent rankNum[{rank_num}], rank[{rank}], rootInfo identifier[hccl_world_group], server[{ip}%enp189s0f0], logicDevId[{lr}], phydevId[{lr}], deviceIp[124.0.{node_rank}.{20 + lr}]",
+    ]
+
+
+def seed_node(base, host, node_rank, ip, pids_a, pids_b, day="2025-06-04"):
+    """One 16-device node where torchrun starts 8 workers; device 0's worker dies with an SDMA
+    error, torchrun restarts the group (max_restarts 1) and the new device-0 worker dies the same way."""
+    d = os.path.join(base, host)
+    write(os.path.join(d, "npu-smi-info.txt"), ["$ npu-smi info"] + npu_smi_16())
+    tp = 10 + node_rank  # node clocks differ by a second
+    train = seed_launch(node_rank, 8, f"I0604 10:11:0{node_rank}.123000", pids_a[0] - 40)
     for attempt, pids in enumerate((pids_a, pids_b)):
         t0 = 4 + attempt * 40
         for lr, pid in enumerate(pids):
@@ -123,10 +136,7 @@ def seed_node(base, host, node_rank, ip, pids_a, pids_b, day="2025-06-04"):
         t0 = 4 + attempt * 40
         for lr, pid in enumerate(pids):
             stamp = f"{day.replace('-', '')}10{tp + t0:02d}05{123 + lr:03d}"
-            run = [
-                f"[EVENT] TDT({pid},python3):{plog_ts(day, 10, tp + t0, 5, 130 + lr, 201)} [log.cpp:43][TsdClient] deviceId[{lr}] begin to init hdc client,[process_mode_manager.cpp:315:InitTsdClient]{pid}",
-                f"[INFO] HCCL({pid},python3):{plog_ts(day, 10, tp + t0, 9, 614, 147)} [topoinfo_detect.cc:221][{pid + 7}][HCCL_TRACE]SetupAgent rankNum[16], rank[{node_rank * 8 + lr}], rootInfo identifier[hccl_world_group], server[{ip}%enp189s0f0], logicDevId[{lr}], phydevId[{lr}], deviceIp[124.0.{node_rank}.{20 + lr}]",
-            ]
+            run = seed_plog_run(pid, day, 10, tp + t0, lr, node_rank * 8 + lr, 16, node_rank, ip)
             write(os.path.join(logdir, "run", "plog", f"plog-{pid}_{stamp}.log"), run)
             if lr == 0:
                 dbg = [
@@ -151,21 +161,7 @@ def seed_good_node(base, host, node_rank, ip, first_pid, day="2025-06-03"):
     d = os.path.join(base, host)
     write(os.path.join(d, "npu-smi-info.txt"), ["$ npu-smi info"] + npu_smi_16())
     agent = first_pid - 40
-    train = [
-        f"+ torchrun --nproc_per_node 16 --nnodes 2 --node_rank {node_rank} --master_addr 192.168.1.1 --master_port 29500 --max_restarts 1 train.py --config cfg/llama_16p.yaml",
-        f"I0603 09:02:0{node_rank}.118000 {agent} torch/distributed/launcher/api.py:188] Starting elastic_operator with launch configs:",
-        "  entrypoint       : train.py",
-        "  min_nodes        : 2",
-        "  max_nodes        : 2",
-        "  nproc_per_node   : 16",
-        "  run_id           : none",
-        "  rdzv_backend     : static",
-        "  rdzv_endpoint    : 192.168.1.1:29500",
-        "  rdzv_configs     : {'rank': %d, 'timeout': 900}" % node_rank,
-        "  max_restarts     : 1",
-        "  monitor_interval : 0.1",
-        "",
-    ]
+    train = seed_launch(node_rank, 16, f"I0603 09:02:0{node_rank}.118000", agent)
     pids = list(range(first_pid, first_pid + 16))
     for lr, pid in enumerate(pids):
         train.append(f"rank {node_rank * 16 + lr} (local {lr}) pid {pid}: using npu:{lr} of 16 visible devices")
@@ -181,10 +177,7 @@ def seed_good_node(base, host, node_rank, ip, first_pid, day="2025-06-03"):
     logdir = os.path.join(d, "ascend", "log")
     for lr, pid in enumerate(pids):
         stamp = f"{day.replace('-', '')}0902{5 + lr:02d}{123 + lr:03d}"
-        run = [
-            f"[EVENT] TDT({pid},python3):{plog_ts(day, 9, 2, 5, 130 + lr, 201)} [log.cpp:43][TsdClient] deviceId[{lr}] begin to init hdc client,[process_mode_manager.cpp:315:InitTsdClient]{pid}",
-            f"[INFO] HCCL({pid},python3):{plog_ts(day, 9, 2, 9, 614, 147)} [topoinfo_detect.cc:221][{pid + 7}][HCCL_TRACE]SetupAgent rankNum[32], rank[{node_rank * 16 + lr}], rootInfo identifier[hccl_world_group], server[{ip}%enp189s0f0], logicDevId[{lr}], phydevId[{lr}], deviceIp[124.0.{node_rank}.{20 + lr}]",
-        ]
+        run = seed_plog_run(pid, day, 9, 2, lr, node_rank * 16 + lr, 32, node_rank, ip)
         write(os.path.join(logdir, "run", "plog", f"plog-{pid}_{stamp}.log"), run)
 
 

@@ -341,8 +341,7 @@ class Scan {
     const auto start = std::chrono::steady_clock::now();
     analysis::Options opt = s_.analysis;
     opt.threads = 1;
-    if (s_.job_timeout > 0)
-      opt.limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s_.job_timeout));
+    opt.limits.deadline = deadline_from_now();
     auto job = analysis::analyze(std::move(in), book_, opt);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (job->inventory.timed_out) {
@@ -378,32 +377,38 @@ class Scan {
     meta.path = jobs_[i].second;
     if (!s_.reports_dir.empty()) meta.report = write_reports(i, *job);
     statuses_[i] = rules::status_name(job->outcome.verdict.status);
-    // --baseline ROOT: the job of the same name there is its run that worked.
-    std::optional<diff::Side> bad;
-    if (!s_.baseline_root.empty()) {
-      const std::string good_path = s_.baseline_root + "/" + fs::path(jobs_[i].second).filename().string();
-      std::error_code ec2;
-      if (fs::exists(good_path, ec2) && !job->inventory.timed_out) {
-        // The comparison has a budget of its own, as long as the job's.
-        analysis::Options base_opt = opt;
-        if (s_.job_timeout > 0)
-          base_opt.limits.deadline = std::chrono::steady_clock::now() +
-                                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s_.job_timeout));
-        const diff::Side good = diff::read_side(good_path, book_, base_opt);
-        if (good.job->inventory.timed_out || !good.job->read_anything) {
-          meta.baseline = s_.redact ? "yes" : good_path;
-          meta.baseline_sentence = good.job->inventory.timed_out ? "the baseline could not be read within --job-timeout" : "nothing of the baseline could be read";
-        } else {
-        bad = diff::read_side({jobs_[i].second}, jobs_[i].first, book_, base_opt, std::move(job));
-        const diff::Diff d = diff::compare(good, *bad);
-        meta.baseline = s_.redact ? "yes" : good_path;
-        meta.baseline_change = d.relevant_key;
-        if (!s_.redact) meta.baseline_sentence = d.sentence;
-        }
-      }
-    }
+    // --baseline ROOT: the BAD side, when there is a good run to compare with, owns the analysis.
+    std::optional<diff::Side> bad = compare_with_baseline(i, job, opt, meta);
     const analysis::Analysis& a = bad ? *bad->job : *job;
     lines_[i] = result_line(jobs_[i].first, a, book_, secs, s_.format, s_.redact, meta);
+  }
+
+  // A budget of --job-timeout from now (none when it is 0).
+  std::optional<std::chrono::steady_clock::time_point> deadline_from_now() const {
+    if (s_.job_timeout <= 0) return std::nullopt;
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s_.job_timeout));
+  }
+
+  // --baseline ROOT: the entry of the job's name there is its run that worked. Fills the line's
+  // baseline fields; returns the BAD side (which then owns `job`) when the two were compared.
+  std::optional<diff::Side> compare_with_baseline(std::size_t i, std::unique_ptr<analysis::Analysis>& job, analysis::Options opt, JobMeta& meta) {
+    if (s_.baseline_root.empty() || job->inventory.timed_out) return std::nullopt;
+    const std::string good_path = s_.baseline_root + "/" + fs::path(jobs_[i].second).filename().string();
+    std::error_code ec;
+    if (!fs::exists(good_path, ec)) return std::nullopt;
+    opt.limits.deadline = deadline_from_now();  // a budget of its own, as long as the job's
+    const diff::Side good = diff::read_side(good_path, book_, opt);
+    meta.baseline = s_.redact ? "yes" : good_path;
+    if (good.job->inventory.timed_out || !good.job->read_anything) {
+      meta.baseline_sentence = good.job->inventory.timed_out ? "the baseline could not be read within --job-timeout" : "nothing of the baseline could be read";
+      return std::nullopt;
+    }
+    diff::Side bad = diff::read_side({jobs_[i].second}, jobs_[i].first, book_, opt, std::move(job));
+    const diff::Diff d = diff::compare(good, bad);
+    meta.baseline_change = d.relevant_key;
+    if (!s_.redact) meta.baseline_sentence = d.sentence;
+    return bad;
   }
 
   // The job's reports below --reports DIR; the path of the first written (for the result line).
