@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Golden reports: every bundled sample in every format, with the version scrubbed.
+"""Golden reports: every bundled sample in every format, in English and in Chinese (--lang zh), with
+the version scrubbed.
 
   tools/golden.py --update [DTRIAGE]   rewrite tests/golden/ from the current build (then review the diff)
   tools/golden.py --check  [DTRIAGE]   compare (ctest runs this)
@@ -18,14 +19,16 @@ FORMATS = {"text": "txt", "json": "json", "markdown": "md", "html": "html"}
 def scrub(text):
     text = re.sub(r'"dtriage": "[^"]*"', '"dtriage": "VERSION"', text)
     text = re.sub(r"Report by dtriage [^ <_]+\.", "Report by dtriage VERSION.", text)
+    text = re.sub(r"由 dtriage [^ <_]+ 生成", "由 dtriage VERSION 生成", text)
     text = re.sub(r'"loaded": \d+', '"loaded": N', text)  # grows with the rule pack
     return text
 
 
-def render(dtriage, sample, fmt, redact):
+def render(dtriage, sample, fmt, redact, lang):
     args = [dtriage, "analyze", "--format", fmt, "--color", "never"] if fmt == "text" else [dtriage, "analyze", "--format", fmt]
     if redact:
         args.append("--redact")
+    args += ["--lang", lang]
     # A fixed time of analysis (the HTML report's head), as reproducible builds fix theirs.
     env = dict(os.environ, SOURCE_DATE_EPOCH="1767225600")
     out = subprocess.run(args + [os.path.join("samples", sample)], cwd=ROOT, capture_output=True, text=True, env=env)
@@ -41,12 +44,12 @@ def main():
     total = 0
     for sample in samples:
         for fmt, ext in FORMATS.items():
-            for redact in (False, True):
+            for redact, lang in ((False, "en"), (True, "en"), (False, "zh")):
                 if redact and fmt not in ("text", "markdown"):
                     continue
-                name = f"{sample}{'.redacted' if redact else ''}.{ext}"
+                name = f"{sample}{'.redacted' if redact else ''}{'.zh' if lang != 'en' else ''}.{ext}"
                 path = os.path.join(GOLDEN, name)
-                got = render(dtriage, sample, fmt, redact)
+                got = render(dtriage, sample, fmt, redact, lang)
                 total += 1
                 want = open(path).read() if os.path.exists(path) else None
                 if mode == "--update":

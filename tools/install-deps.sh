@@ -25,6 +25,8 @@ PACKAGES=(
   gzip bzip2 xz-utils zstd tar zip python3
   # report tests: JSON Schema validation, the HTML report in a real headless browser
   python3-jsonschema chromium fonts-dejavu-core
+  # Chinese reports (--lang zh) render their CJK text in the browser test and the screenshot
+  fonts-noto-cjk
   # the package check: `man dtriage` and completion as an interactive bash loads it
   man-db bash-completion
   # optional: libFuzzer targets (cmake --preset fuzz)

@@ -34,12 +34,23 @@ void refine(Analysis& a, const rules::Catalogue& catalogue) {
       if (c == nullptr || c->role != rules::EntryRole::Cause || !c->classifies() || c->category == v.category) continue;
       v.why.push_back(base::say(base::Say::WhyCatalogueRefines,
                                 {{"message", e.message.empty() ? text : e.message}, {"category", c->category},
-                                 {"meaning", c->meaning}, {"entry", c->id}}));
+                                 {"meaning", c->meaning_in(base::language())}, {"entry", c->id}}));
       v.category = c->category;
       v.catalogue = c->id;
       return;
     }
   }
+}
+
+// Correlates and judges, saying every sentence in `lang`.
+void judge(Analysis& a, const RuleBook& book, correlate::Inputs read, base::Lang lang) {
+  const base::LangScope words(lang);
+  a.facts = correlate::correlate(a.events, std::move(read));
+  // No rule names the cause: the catalogues may say what the leading error is (the engine reads them
+  // then); a generic rule named it: they may sharpen its category.
+  a.outcome = book.engine->analyze(a.events, a.hits, a.facts, book.catalogue.get());
+  const rules::Verdict& v = a.outcome.verdict;
+  if (book.catalogue && v.status == rules::Status::Failed && generic_rule(v.rule)) refine(a, book.catalogue->get());
 }
 
 }  // namespace
@@ -79,12 +90,22 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
     read = correlate::Inputs{engine.reports(a->hits), std::move(collector.sources()), collector.unparsed_lines(),
                              std::move(collector.sightings())};
   }
-  a->facts = correlate::correlate(a->events, std::move(read));
-  // No rule names the cause: the catalogues may say what the leading error is (the engine reads them
-  // then); a generic rule named it: they may sharpen its category.
-  a->outcome = engine.analyze(a->events, a->hits, a->facts, book.catalogue.get());
-  const rules::Verdict& v = a->outcome.verdict;
-  if (book.catalogue && v.status == rules::Status::Failed && generic_rule(v.rule)) refine(*a, book.catalogue->get());
+  const base::Lang lang = options.lang.value_or(base::language());
+  if (lang != base::Lang::En) {
+    // Said in English first, on copies (correlation sets the events' nodes): the same facts, the
+    // same findings in the same order, only their words differ.
+    Analysis en;
+    en.events = a->events;
+    en.hits = a->hits;
+    judge(en, book, read, base::Lang::En);
+    judge(*a, book, std::move(read), lang);
+    rules::Analysis& out = a->outcome;
+    out.verdict.summary_en = std::move(en.outcome.verdict.summary);
+    for (std::size_t i = 0; i < out.findings.size() && i < en.outcome.findings.size(); ++i)
+      out.findings[i].summary_en = std::move(en.outcome.findings[i].summary);
+    return a;
+  }
+  judge(*a, book, std::move(read), lang);
   return a;
 }
 

@@ -13,6 +13,7 @@
 
 #include "base/inventory.hpp"
 #include "base/result.hpp"
+#include "base/sentences.hpp"
 #include "correlate/facts.hpp"
 #include "formats/gate.hpp"
 #include "ingest/ingest.hpp"
@@ -56,7 +57,12 @@ struct Options {
   std::uint64_t max_event_bytes = 128ull << 20;
   bool gate = true;      // skip lines nothing can use (formats/gate.hpp); false: parse every line
   unsigned threads = 1;  // files read in parallel (the result does not depend on it)
+  // The language of the analysis's sentences (verdict, findings, the rank table's details, why);
+  // nullopt: the thread's (base::language()). In any other than English, the verdict's and each
+  // finding's summary_en keep their English.
+  std::optional<base::Lang> lang;
 };
+
 
 // One job, analysed: what every report is rendered from.
 struct Analysis {

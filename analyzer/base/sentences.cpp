@@ -1,6 +1,10 @@
 #include "base/sentences.hpp"
 
 #include <array>
+#include <atomic>
+#include <cstdlib>
+
+#include "base/sentences_tables.hpp"
 
 namespace dtriage::base {
 namespace {
@@ -284,17 +288,129 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::OutputFileError, "output.file-error", "{path}: {error}"},
     {Say::OutputCannotWrite, "output.cannot-write", "cannot write {what}"},
     {Say::OutputWriteFailed, "output.write-failed", "cannot write the output: {error}"},
+    {Say::VerdictSameOn, "verdict.same-on", " (the same on {nodes})"},
+    {Say::VerdictSameOnMany, "verdict.same-on-many", " (the same on {count} nodes: {nodes})"},
+    {Say::ReportStatusFailed, "report.status-failed", "failed"},
+    {Say::ReportStatusHealthy, "report.status-healthy", "healthy"},
+    {Say::ReportStatusInconclusive, "report.status-inconclusive", "inconclusive"},
+    {Say::ReportVerdictLine, "report.verdict-line", "verdict: {status}"},
+    {Say::ReportEvidenceMore, "report.evidence-more", "... {count} more"},
+    {Say::ReportFirstAt, "report.first-at", "(first: {where})"},
+    {Say::ReportFirst, "report.first", "first {where}"},
+    {Say::ReportFirstLine, "report.first-line", "first line"},
+    {Say::DescribeLine, "describe.line", "{count} line"},
+    {Say::DescribeLines, "describe.lines", "{count} lines"},
+    {Say::DescribeOnNode, "describe.on-node", " on {count} node"},
+    {Say::DescribeOnNodes, "describe.on-nodes", " on {count} nodes"},
+    {Say::DescribeDevice, "describe.device", ", device {devices}"},
+    {Say::DescribeDevices, "describe.devices", ", devices {devices}"},
+    {Say::RanksRest, "ranks.rest", "{count} more: {parts}"},
+    {Say::RanksRestPart, "ranks.rest-part", "{count} {ending} (ranks {ranks})"},
+    {Say::RanksShown, "ranks.shown", "{count} shown"},
+    {Say::ColNode, "col.node", "node"},
+    {Say::ColProcs, "col.procs", "procs"},
+    {Say::ColProcesses, "col.processes", "processes"},
+    {Say::ColDevices, "col.devices", "devices"},
+    {Say::ColErrors, "col.errors", "errors"},
+    {Say::ColRanks, "col.ranks", "ranks"},
+    {Say::ColFirstError, "col.first-error", "first error"},
+    {Say::ColRank, "col.rank", "rank"},
+    {Say::ColLocal, "col.local", "local"},
+    {Say::ColLocalRank, "col.local-rank", "local rank"},
+    {Say::ColDevice, "col.device", "device"},
+    {Say::ColPids, "col.pids", "pids"},
+    {Say::ColStep, "col.step", "step"},
+    {Say::ColEnding, "col.ending", "ending"},
+    {Say::ColDetail, "col.detail", "detail"},
+    {Say::ColLine, "col.line", "line"},
+    {Say::InputsCounts, "inputs.counts", "{files} files, {bytes} bytes, {lines} lines, {events} events"},
+    {Say::InputsNotKept, "inputs.not-kept", " (+{count} informational ones that added no fact)"},
+    {Say::InputsFolded, "inputs.folded", ", {count} repeated lines folded"},
+    {Say::InputsCut, "inputs.cut", ", {count} long lines cut"},
+    {Say::InputsDropped, "inputs.dropped", ", {count} events not kept (event memory used up: --max-event-memory)"},
+    {Say::LabelUnreadable, "label.unreadable", "unreadable"},
+    {Say::LabelSkipped, "label.skipped", "skipped"},
+    {Say::LabelRuleProblem, "label.rule-problem", "rule problem"},
+    {Say::MarkdownRule, "markdown.rule", "Rule {rule}"},
+    {Say::MarkdownRank, "markdown.rank", ", rank {rank}"},
+    {Say::MarkdownInputsHead, "markdown.inputs-head", "{files} files, {lines} lines, {unreadable} unreadable"},
+    {Say::MarkdownInputsDetail, "markdown.inputs-detail", "bytes: {bytes}, events: {events}, long lines cut: {cut}"},
+    {Say::MarkdownFolded, "markdown.folded", ", repeated lines folded: {count}"},
+    {Say::MarkdownDropped, "markdown.dropped", ", events not kept (--max-event-memory used up): {count}"},
+    {Say::ReportBy, "report.by", "Report by dtriage {version}."},
+    {Say::HtmlRule, "html.rule", "rule {rule}"},
+    {Say::HtmlRank, "html.rank", "rank {rank}"},
+    {Say::HtmlAnalysed, "html.analysed", "analysed {when}"},
+    {Say::HeadingTimeline, "heading.timeline", "Timeline"},
+    {Say::LegendRoot, "legend.root", "root cause"},
+    {Say::LegendExplained, "legend.explained", "explained by it"},
+    {Say::LegendFirstError, "legend.first-error", "first error of a node"},
+    {Say::LegendUndated, "legend.undated", "{count} mark(s) without a time are not drawn"},
+    {Say::HtmlInputs, "html.inputs", "{files} files, {bytes} bytes, {lines} lines, {events} events, {cut} long lines cut{rest}."},
+    {Say::HtmlDropped, "html.dropped", ", {count} events not kept (--max-event-memory used up)"},
+    {Say::TimelineFirstError, "timeline.first-error", "first error: {where}"},
+    {Say::WhyAt, "why.at", " at {time}"},
+    {Say::WhyAtTime, "why.at-time", "at {time}"},
+    {Say::WhyLineOfOutput, "why.line-of-output", "line {line} of the same output"},
+    {Say::WhyAnotherNode, "why.another-node", "another node"},
+    {Say::WhyUnnamedNode, "why.unnamed-node", "an unnamed node"},
+    {Say::DetailSeq, "detail.seq", "seq {seq}"},
+    {Say::DetailRan, "detail.ran", "ran {seconds} s"},
+    {Say::DetailTimeout, "detail.timeout", "timeout {seconds} s"},
+    {Say::WhereOnNode, "where.on-node", "{where} on {node}"},
+    {Say::ListAnd, "list.and", " and "},
+    {Say::ListComma, "list.comma", ", "},
+    {Say::ListMore, "list.more", " (+{count} more)"},
+    {Say::PunctColon, "punct.colon", ": "},
+    {Say::PunctColonEnd, "punct.colon-end", ":"},
+    {Say::PunctComma, "punct.comma", ", "},
 }};
 
 const Entry& entry(Say key) { return kEnglish[static_cast<std::size_t>(key)]; }
 
+std::atomic<int> default_lang{static_cast<int>(Lang::En)};
+thread_local int scoped_lang = -1;  // -1: none
+
 }  // namespace
 
-std::string_view say_name(Say key) { return entry(key).name; }
-std::string_view say_template(Say key) { return entry(key).text; }
+Lang language() { return static_cast<Lang>(scoped_lang >= 0 ? scoped_lang : default_lang.load(std::memory_order_relaxed)); }
+void set_default_language(Lang lang) { default_lang.store(static_cast<int>(lang), std::memory_order_relaxed); }
 
-std::string say(Say key, std::initializer_list<Arg> args) {
-  const std::string_view t = entry(key).text;
+LangScope::LangScope(Lang lang) : saved_(scoped_lang) { scoped_lang = static_cast<int>(lang); }
+LangScope::~LangScope() { scoped_lang = saved_; }
+
+std::optional<Lang> parse_language(std::string_view name) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  std::string n;
+  for (const char c : name) n += lower(c);
+  if (n == "en" || n.rfind("en_", 0) == 0 || n.rfind("en-", 0) == 0 || n == "c" || n == "posix") return Lang::En;
+  if (n == "zh" || n.rfind("zh_", 0) == 0 || n.rfind("zh-", 0) == 0) return Lang::Zh;
+  return std::nullopt;
+}
+
+Lang language_from_environment() {
+  for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (v == nullptr || *v == 0) continue;
+    const std::optional<Lang> lang = parse_language(std::string_view(v).substr(0, std::string_view(v).find_first_of(".@")));
+    return lang.value_or(Lang::En);
+  }
+  return Lang::En;
+}
+
+std::string_view language_name(Lang lang) { return lang == Lang::Zh ? "zh" : "en"; }
+
+std::string_view say_name(Say key) { return entry(key).name; }
+
+std::string_view say_template(Say key, Lang lang) {
+  if (lang == Lang::Zh) {
+    const std::string_view zh = detail::kChinese[static_cast<std::size_t>(key)].text;
+    if (!zh.empty()) return zh;
+  }
+  return entry(key).text;
+}
+
+std::string fill_placeholders(std::string_view t, std::initializer_list<Arg> args) {
   std::string out;
   out.reserve(t.size() + 32);
   for (std::size_t i = 0; i < t.size();) {
@@ -316,5 +432,9 @@ std::string say(Say key, std::initializer_list<Arg> args) {
   }
   return out;
 }
+
+std::string say_in(Lang lang, Say key, std::initializer_list<Arg> args) { return fill_placeholders(say_template(key, lang), args); }
+
+std::string say(Say key, std::initializer_list<Arg> args) { return say_in(language(), key, args); }
 
 }  // namespace dtriage::base

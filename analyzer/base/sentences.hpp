@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -249,6 +250,84 @@ enum class Say : std::uint16_t {
   OutputFileError,               // {path} {error}
   OutputCannotWrite,             // {what}
   OutputWriteFailed,             // {error}
+  // added with the Chinese table (kept last while the translation of the rows above is drafted)
+  VerdictSameOn,                 // {nodes}  (appended to a verdict)
+  VerdictSameOnMany,             // {count} {nodes}
+  // the words of the reports (report/*.cpp), and of the rank table's details (correlate)
+  ReportStatusFailed,
+  ReportStatusHealthy,
+  ReportStatusInconclusive,
+  ReportVerdictLine,
+  ReportEvidenceMore,
+  ReportFirstAt,
+  ReportFirst,
+  ReportFirstLine,
+  DescribeLine,
+  DescribeLines,
+  DescribeOnNode,
+  DescribeOnNodes,
+  DescribeDevice,
+  DescribeDevices,
+  RanksRest,
+  RanksRestPart,
+  RanksShown,
+  ColNode,
+  ColProcs,
+  ColProcesses,
+  ColDevices,
+  ColErrors,
+  ColRanks,
+  ColFirstError,
+  ColRank,
+  ColLocal,
+  ColLocalRank,
+  ColDevice,
+  ColPids,
+  ColStep,
+  ColEnding,
+  ColDetail,
+  ColLine,
+  InputsCounts,
+  InputsNotKept,
+  InputsFolded,
+  InputsCut,
+  InputsDropped,
+  LabelUnreadable,
+  LabelSkipped,
+  LabelRuleProblem,
+  MarkdownRule,
+  MarkdownRank,
+  MarkdownInputsHead,
+  MarkdownInputsDetail,
+  MarkdownFolded,
+  MarkdownDropped,
+  ReportBy,
+  HtmlRule,
+  HtmlRank,
+  HtmlAnalysed,
+  HeadingTimeline,
+  LegendRoot,
+  LegendExplained,
+  LegendFirstError,
+  LegendUndated,
+  HtmlInputs,
+  HtmlDropped,
+  TimelineFirstError,
+  WhyAt,
+  WhyAtTime,
+  WhyLineOfOutput,
+  WhyAnotherNode,
+  WhyUnnamedNode,
+  DetailSeq,
+  DetailRan,
+  DetailTimeout,
+  WhereOnNode,                   // {where} {node}
+  ListAnd,                       // between the last two items of a list
+  ListComma,                     // between the others
+  ListMore,                      // {count}
+  PunctColon,                    // after a label, before its text
+  PunctColonEnd,                 // after a heading that ends its line
+  PunctComma,                    // between the parts of one line
   kCount  // not a sentence
 };
 
@@ -257,11 +336,44 @@ struct Arg {
   std::string value;
 };
 
+// The language sentences are said in. English is the reference: JSON carries it beside the
+// chosen language's sentence, and everything that groups or compares (scan fingerprints, diff)
+// reads English.
+enum class Lang : std::uint8_t { En, Zh };
+
+// The language of this thread: its LangScope's, else the process's default (English until
+// set_default_language).
+Lang language();
+void set_default_language(Lang lang);
+// "en" / "zh" (and zh_CN, zh-TW, ...); nullopt for anything else.
+std::optional<Lang> parse_language(std::string_view name);
+// The language LC_ALL, LC_MESSAGES or LANG asks for (the first one set, as setlocale reads them):
+// zh for a zh_* locale, else English.
+Lang language_from_environment();
+std::string_view language_name(Lang lang);  // "en", "zh"
+
+// Says everything on this thread in `lang` while it lives (the analysis says its sentences twice:
+// in English, and in the language asked for).
+class LangScope {
+ public:
+  explicit LangScope(Lang lang);
+  ~LangScope();
+  LangScope(const LangScope&) = delete;
+  LangScope& operator=(const LangScope&) = delete;
+
+ private:
+  int saved_;
+};
+
 // The sentence for `key` with each {name} replaced by its argument's value (a placeholder with no
 // argument is left as it is, so that a test finds it).
 std::string say(Say key, std::initializer_list<Arg> args = {});
+// The same in a given language.
+std::string say_in(Lang lang, Say key, std::initializer_list<Arg> args = {});
+// The text's {name} placeholders filled from `args` (what say does with a catalogue's template).
+std::string fill_placeholders(std::string_view text, std::initializer_list<Arg> args);
 // The key's name ("verdict.unknown-lead") and its template, for tests and translators.
 std::string_view say_name(Say key);
-std::string_view say_template(Say key);
+std::string_view say_template(Say key, Lang lang = Lang::En);
 
 }  // namespace dtriage::base

@@ -213,4 +213,34 @@ bool file_extension(std::string_view label) {
   return kExt.count(label) != 0;
 }
 
+std::size_t display_width(std::string_view s) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::uint32_t cp = c;
+    std::size_t n = 1;
+    if (c >= 0xF0) n = 4, cp = c & 0x07u;
+    else if (c >= 0xE0) n = 3, cp = c & 0x0Fu;
+    else if (c >= 0xC0) n = 2, cp = c & 0x1Fu;
+    if (n > 1) {
+      if (i + n > s.size()) n = s.size() - i;
+      for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+    }
+    i += n;
+    if (cp >= 0x300 && cp < 0x370) continue;  // combining marks
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                      (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
+
+std::string pad_columns(std::string_view s, std::size_t width, bool right) {
+  const std::size_t w = display_width(s);
+  if (w >= width) return std::string(s);
+  const std::string fill(width - w, ' ');
+  return right ? fill + std::string(s) : std::string(s) + fill;
+}
+
 }  // namespace dtriage::base

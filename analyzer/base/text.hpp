@@ -35,6 +35,12 @@ std::string markdown_code(std::string_view s);
 // The longest run of `c` in `s` (a fence must be longer than any inside).
 std::size_t longest_run(std::string_view s, char c);
 
+// Columns a terminal gives the UTF-8 text: two for East Asian wide characters (CJK, Hangul, full-width
+// forms), one for others, none for combining marks.
+std::size_t display_width(std::string_view s);
+// The text padded with spaces to `width` columns (left-aligned, or right-aligned); as it is when wider.
+std::string pad_columns(std::string_view s, std::size_t width, bool right = false);
+
 // A dotted name's last label that makes it a file's name, not a domain's ("log" of gpu-a01.log,
 // "json", "gz", "ckpt", ...): lower case, as compared.
 bool file_extension(std::string_view label);

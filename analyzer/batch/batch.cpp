@@ -204,6 +204,7 @@ std::optional<ResultLine> parse_result_line(const std::string& line) {
   l.category = str(j, "category");
   l.rule = str(j, "rule");
   l.summary = str(j, "summary");
+  l.summary_en = str(j, "summary_en");
   l.fingerprint = str(j, "fingerprint");
   l.pattern = str(j, "pattern");
   l.time = str(j, "time");
@@ -342,7 +343,9 @@ void Summarizer::add(const ResultLine& l) {
     if (!l.device.empty()) culprit(node(l.node, l.device, 2 * kMaxNodes));
   }
   // Grouped by what the line says, normalized again: lines of older versions group with new ones.
-  const std::string pattern = normalize_pattern(!l.pattern.empty() ? l.pattern : l.summary);
+  const std::string pattern = normalize_pattern(!l.pattern.empty()      ? l.pattern
+                                                : !l.summary_en.empty() ? l.summary_en
+                                                                        : l.summary);
   const std::string fp = fingerprint(category, l.rule, pattern);
   Group& g = groups_[fp];
   if (g.jobs == 0) {

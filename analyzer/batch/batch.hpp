@@ -48,6 +48,7 @@ struct ResultLine {
   std::string job;
   std::string status;       // failed, healthy, inconclusive, error
   std::string category, rule, summary, fingerprint, pattern, time, error, node;
+  std::string summary_en;  // the summary in English, when the scan said it in another language
   std::string date, date_from;     // the job's day (YYYY-MM-DD), and from "logs" or "files" (modification time)
   std::string device;              // the culprit's device on `node`, when the evidence names one
   std::string report;              // the job's own report (scan --reports), as written

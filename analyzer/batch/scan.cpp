@@ -131,7 +131,7 @@ std::string line_of(const std::string& name, const report::Report& job, double s
     hosts.push_back(n.name);
     pids.insert(pids.end(), n.pids.begin(), n.pids.end());
   }
-  const std::string pattern = pattern_of(v.summary, hosts, pids);
+  const std::string pattern = pattern_of(v.english(), hosts, pids);  // the same whatever the language
   std::string time;
   if (const auto& fe = job.facts.job.first_error; fe && *fe < job.events.size()) time = job.events[*fe].time.text;
   const bool healthy = v.status == rules::Status::Healthy;
@@ -163,6 +163,7 @@ std::string line_of(const std::string& name, const report::Report& job, double s
                        {"date_from", day_from ? ordered_json(day_from) : ordered_json(nullptr)},
                        {"device", failed ? text_or_null(culprit_device(job)) : ordered_json(nullptr)},
                        {"nodes", nodes}};
+  if (!v.summary_en.empty()) j["summary_en"] = v.summary_en;  // said in another language
   if (!meta.report.empty()) j["report"] = meta.report;
   if (!meta.baseline.empty())
     j["baseline"] = ordered_json{{"path", meta.baseline},

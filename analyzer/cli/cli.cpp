@@ -463,6 +463,11 @@ int run_checked(int argc, char** argv) {
   CLI::App* check = add_check(app, check_raw, check_launch);
   CLI::App* script = app.add_subcommand(
       "snapshot-script", "Print the node snapshot collector (bash): run it on every node, then `dtriage check` the files");
+  // --lang on every command (before or after its name): en or zh; by default LC_ALL / LC_MESSAGES / LANG.
+  std::string lang;
+  const char* lang_help = "Language of what is said for people: en or zh (default: from LC_ALL / LC_MESSAGES / LANG)";
+  app.add_option("--lang", lang, lang_help);
+  for (CLI::App* sub : app.get_subcommands({})) sub->add_option("--lang", lang, lang_help);
   // A command that is not one: say which is closest, rather than "a subcommand is required".
   if (argc >= 2 && argv[1][0] != '-' && subcommand_named(app, argv[1]) == nullptr) {
     std::vector<std::string> names;
@@ -478,6 +483,14 @@ int run_checked(int argc, char** argv) {
     const int code = app.exit(e);
     if (code != 0) say_closest_options(app, argc, argv);
     return code == 0 ? 0 : 2;  // help and version exit 0
+  }
+  if (lang.empty()) {
+    base::set_default_language(base::language_from_environment());
+  } else if (const std::optional<base::Lang> l = base::parse_language(lang)) {
+    base::set_default_language(*l);
+  } else {
+    std::fprintf(stderr, "dtriage: --lang wants en or zh, not '%s'\n", base::visible(lang).c_str());
+    return 2;
   }
   for (auto [cmd, raw, formats] : {std::tuple{analyze, &analyze_raw, std::vector<std::string>{"text", "json", "markdown", "html"}},
                                    std::tuple{diff, &diff_raw, std::vector<std::string>{"text", "json", "markdown", "html"}},

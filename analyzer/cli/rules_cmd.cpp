@@ -6,6 +6,7 @@
 #include <cstring>
 #include <span>
 
+#include "base/sentences.hpp"
 #include "analysis/coverage.hpp"
 #include "cli/commands.hpp"
 #include "model/fields.hpp"
@@ -39,10 +40,10 @@ int show_rule(const std::vector<rules::Rule>& rs, const std::string& id) {
   for (const auto& r : rs) {
     if (r.id != id) continue;
     std::printf("id: %s\nfile: %s:%d\ntitle: %s\ncategory: %s\nseverity: %s\nrole: %s\nscope: %s\n", r.id.c_str(), r.file.c_str(),
-                r.line, r.title.c_str(), r.category.c_str(), r.severity.c_str(), rules::role_name(r.role), rules::scope_name(r.scope));
+                r.line, r.title_in(base::language()).c_str(), r.category.c_str(), r.severity.c_str(), rules::role_name(r.role), rules::scope_name(r.scope));
     if (!r.regex.empty()) std::printf("regex: %s\n", r.regex.c_str());
     for (const auto& c : r.when) std::printf("when: %s\n", c.text.c_str());
-    std::printf("summary: %s\nremedy: %s\n", r.summary.c_str(), r.remedy.c_str());
+    std::printf("summary: %s\nremedy: %s\n", r.summary_in(base::language()).c_str(), r.remedy_in(base::language()).c_str());
     for (const auto& e : r.explains) std::printf("explains: %s\n", e.c_str());
     if (!r.description.empty()) std::printf("\n%s\n", r.description.c_str());
     return 0;
@@ -105,7 +106,7 @@ int rules_action(const std::string& action, const Config& config, const std::str
     return 0;
   }
   if (action == "list") {
-    for (const auto& r : rs) std::printf("%-40s %-26s %-8s %s\n", r.id.c_str(), r.category.c_str(), r.severity.c_str(), r.title.c_str());
+    for (const auto& r : rs) std::printf("%-40s %-26s %-8s %s\n", r.id.c_str(), r.category.c_str(), r.severity.c_str(), r.title_in(base::language()).c_str());
     std::printf("%zu rules\n", rs.size());
     return problems.empty() ? 0 : 1;
   }

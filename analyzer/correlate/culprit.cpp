@@ -189,10 +189,10 @@ struct Chooser {
       const bool other = e.rank ? *e.rank != r.rank
                                 : (e.node != r.node || (e.local_rank && r.local_rank && *e.local_rank != *r.local_rank));
       if (!other) continue;
-      if (dated_before(e, *mine)) return {&e, "at " + e.time.text};
+      if (dated_before(e, *mine)) return {&e, base::say(base::Say::WhyAtTime, {{"time", e.time.text}})};
       if (e.path != mine->path || e.line >= mine->line) continue;
       if (!tried.insert(e.task + "\n" + source_of(e, e.task != mine->task)).second) continue;
-      if (reported_before(e, *mine)) return {&e, "line " + std::to_string(e.line) + " of the same output"};
+      if (reported_before(e, *mine)) return {&e, base::say(base::Say::WhyLineOfOutput, {{"line", std::to_string(e.line)}})};
     }
     return {};
   }
@@ -200,7 +200,7 @@ struct Chooser {
   std::string after_loss_why(const RankRecord& late, const LossBefore& loss, const RankRecord& first) const {
     return base::say(base::Say::WhyAfterPeerLoss, {{"late", std::to_string(late.rank)},
                                                    {"latewhat", what(late)},
-                                                   {"reporter", loss.report->node.empty() ? std::string("another node") : loss.report->node},
+                                                   {"reporter", loss.report->node.empty() ? base::say(base::Say::WhyAnotherNode) : loss.report->node},
                                                    {"where", loss.where},
                                                    {"rank", std::to_string(first.rank)},
                                                    {"what", what(first)}});
@@ -248,7 +248,7 @@ struct Chooser {
   std::string when(const RankRecord& r) const {
     if (!r.own_failure) return "";
     const std::string& t = ev[*r.own_failure].time.text;
-    return t.empty() ? "" : " at " + t;
+    return t.empty() ? "" : base::say(base::Say::WhyAt, {{"time", t}});
   }
 
   void name(const RankRecord& r, CulpritBasis basis, std::vector<std::string> why, std::vector<EventIndex> evidence) {
@@ -280,7 +280,7 @@ struct Chooser {
       if (it == unranked.end() || ranks.size() > it->second) continue;
       out.insert(ranks.begin(), ranks.end());
       why.push_back(base::say(base::Say::WhyPlainVictims,
-                              {{"count", std::to_string(ranks.size())}, {"node", node.empty() ? std::string("an unnamed node") : node}}));
+                              {{"count", std::to_string(ranks.size())}, {"node", node.empty() ? base::say(base::Say::WhyUnnamedNode) : node}}));
     }
     return out;
   }

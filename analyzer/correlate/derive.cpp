@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "base/sentences.hpp"
 #include "correlate/facts.hpp"
 #include "formats/util.hpp"
 #include "model/fields.hpp"
@@ -373,10 +374,10 @@ const Fact* Facts::get(const Node* n, std::string_view name) const {
 std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max) {
   std::string s;
   for (std::size_t i = 0; i < v.size() && i < max; ++i) {
-    if (i) s += (i + 1 == v.size() || i + 1 == max) ? " and " : ", ";
+    if (i) s += base::say((i + 1 == v.size() || i + 1 == max) ? base::Say::ListAnd : base::Say::ListComma);
     s += std::to_string(v[i]);
   }
-  if (v.size() > max) s += " (+" + std::to_string(v.size() - max) + " more)";
+  if (v.size() > max) s += base::say(base::Say::ListMore, {{"count", std::to_string(v.size() - max)}});
   return s;
 }
 

@@ -81,9 +81,9 @@ void note_line(Building& b, EventIndex i, const model::Event& e, std::uint8_t sa
 std::string timeout_detail(const model::Event& e) {
   std::string d;
   if (const std::string op = e.get_str("op_type"); !op.empty()) d = op;
-  if (auto seq = e.get_int("seq")) d += (d.empty() ? "seq " : " seq ") + std::to_string(*seq);
-  if (auto ran = e.get_int("ran_for_ms")) d += (d.empty() ? "ran " : ", ran ") + std::to_string(*ran / 1000) + " s";
-  if (auto t = e.get_int("timeout_ms")) d += (d.empty() ? "timeout " : ", timeout ") + std::to_string(*t / 1000) + " s";
+  if (auto seq = e.get_int("seq")) d += (d.empty() ? "" : " ") + base::say(base::Say::DetailSeq, {{"seq", std::to_string(*seq)}});
+  if (auto ran = e.get_int("ran_for_ms")) d += (d.empty() ? "" : ", ") + base::say(base::Say::DetailRan, {{"seconds", std::to_string(*ran / 1000)}});
+  if (auto t = e.get_int("timeout_ms")) d += (d.empty() ? "" : ", ") + base::say(base::Say::DetailTimeout, {{"seconds", std::to_string(*t / 1000)}});
   return d.empty() ? base::clip_utf8(e.message.empty() ? e.text : e.message, 120) : d;
 }
 

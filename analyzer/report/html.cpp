@@ -9,7 +9,7 @@ namespace dtriage::report {
 namespace {
 
 const char* kCss = R"(
-body{font:14px/1.45 "DejaVu Sans",system-ui,sans-serif;margin:0;color:#1d2329;background:#fff}
+body{font:14px/1.45 "DejaVu Sans","Noto Sans CJK SC","Source Han Sans SC","Microsoft YaHei","PingFang SC",system-ui,sans-serif;margin:0;color:#1d2329;background:#fff}
 main{max-width:1000px;margin:0 auto;padding:0 16px 32px}
 header.verdict{padding:18px 24px;border-left:8px solid #888;background:#f4f5f7;margin-bottom:12px}
 header.failed{border-color:#d62728;background:#fdf1f1} header.healthy{border-color:#2ca02c;background:#f0faf0}
@@ -18,7 +18,7 @@ header h1{font-size:20px;margin:4px 0 6px;overflow-wrap:anywhere} .meta{color:#5
 h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 pre{background:#f6f8fa;padding:10px;overflow-x:auto;font:12px/1.4 "DejaVu Sans Mono",monospace;white-space:pre-wrap;word-break:break-all}
 table{border-collapse:collapse;font-size:13px} th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f4f5f7} .loc{color:#666}
+th{background:#f4f5f7;white-space:nowrap} .loc{color:#666}
 svg text.lane{font:12px "DejaVu Sans",sans-serif;fill:#333} svg text.axis{font:11px "DejaVu Sans",sans-serif;fill:#666}
 svg line.lane{stroke:#ccc} svg line.link{stroke:#ff7f0e;stroke-dasharray:4 3;stroke-width:1.2}
 svg .root{fill:#b2182b} svg .consequence{fill:#ff7f0e} svg .first-error{fill:#555}
@@ -47,32 +47,39 @@ std::string esc(const std::string& s) {
 
 std::string render_html(const Report& r) {
   const View v = make_view(r);
-  std::string o = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  using base::Say;
+  auto n = [](std::uint64_t x) { return std::to_string(x); };
+  auto cols = [](std::initializer_list<Say> keys) {
+    std::string row = "<tr>";
+    for (const Say k : keys) row += "<th>" + esc(base::say(k)) + "</th>";
+    return row + "</tr>\n";
+  };
+  std::string o = "<!doctype html>\n<html lang=\"" + std::string(base::language() == base::Lang::Zh ? "zh-CN" : "en") +
+                  "\"><head><meta charset=\"utf-8\">\n";
   // No script, no external resource: the page works offline and log text can never run.
   o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n";
   o += "<title>dtriage: " + esc(v.status) + (r.analysis.verdict.category.empty() ? "" : " - " + esc(r.analysis.verdict.category)) +
        "</title>\n<style>" + kCss + "</style></head>\n<body><main>\n";
-  o += "<header class=\"verdict " + esc(v.status) + "\"><p class=\"meta\">" + esc(v.status) +
-       (v.category.empty() ? "" : " &middot; " + esc(v.category)) + (v.rule.empty() ? "" : " &middot; rule " + esc(v.rule)) +
-       (v.rank ? " &middot; rank " + std::to_string(*v.rank) : "") + "</p>\n<h1 id=\"summary\">" + esc(v.summary) + "</h1>\n";
+  o += "<header class=\"verdict " + esc(v.status) + "\"><p class=\"meta\">" + esc(v.status_word) +
+       (v.category.empty() ? "" : " &middot; " + esc(v.category)) + (v.rule.empty() ? "" : " &middot; " + esc(base::say(Say::HtmlRule, {{"rule", v.rule}}))) +
+       (v.rank ? " &middot; " + esc(base::say(Say::HtmlRank, {{"rank", n(*v.rank)}})) : "") + "</p>\n<h1 id=\"summary\">" + esc(v.summary) + "</h1>\n";
   // Where the report comes from: the tool, when, and what it read.
   o += "<p class=\"meta source\">dtriage " + esc(r.version.empty() ? std::string("?") : r.version) +
-       (r.analysed_at.empty() ? "" : " &middot; analysed " + esc(r.analysed_at)) +
+       (r.analysed_at.empty() ? "" : " &middot; " + esc(base::say(Say::HtmlAnalysed, {{"when", r.analysed_at}}))) +
        (r.inputs.empty() ? "" : " &middot; <span class=\"inputs\">" + esc(r.inputs) + "</span>") + "</p>\n";
-  if (!v.remedy.empty()) o += "<p class=\"fix\"><b>" + esc(heading(base::Say::LabelFix)) + ":</b> " + esc(v.remedy) + "</p>\n";
+  if (!v.remedy.empty()) o += "<p class=\"fix\"><b>" + esc(heading(base::Say::LabelFix) + base::say(Say::PunctColonEnd)) + "</b> " + esc(v.remedy) + "</p>\n";
   if (!v.why.empty()) {
-    o += "<p class=\"why\"><b>" + esc(heading(base::Say::HeadingWhy)) + ":</b></p><ul class=\"why\">";
+    o += "<p class=\"why\"><b>" + esc(heading(base::Say::HeadingWhy) + base::say(Say::PunctColonEnd)) + "</b></p><ul class=\"why\">";
     for (const std::string& w : v.why) o += "<li>" + esc(w) + "</li>";
     o += "</ul>\n";
   }
   o += "</header>\n";
   std::size_t undated = 0;
-  o += "<h2>Timeline</h2>\n" + timeline_svg(r, undated) + "\n";
-  o += "<p class=\"legend\"><span><i class=\"dot\" style=\"background:#b2182b\"></i>root cause</span>"
-       "<span><i class=\"dot\" style=\"background:#ff7f0e\"></i>explained by it</span>"
-       "<span><i class=\"dot\" style=\"background:#555\"></i>first error of a node</span>" +
-       (undated > 0 ? "<span>" + std::to_string(undated) + " mark(s) without a time are not drawn</span>" : std::string()) +
-       "</p>\n";
+  o += "<h2>" + esc(heading(Say::HeadingTimeline)) + "</h2>\n" + timeline_svg(r, undated) + "\n";
+  o += "<p class=\"legend\"><span><i class=\"dot\" style=\"background:#b2182b\"></i>" + esc(base::say(Say::LegendRoot)) + "</span>" +
+       "<span><i class=\"dot\" style=\"background:#ff7f0e\"></i>" + esc(base::say(Say::LegendExplained)) + "</span>" +
+       "<span><i class=\"dot\" style=\"background:#555\"></i>" + esc(base::say(Say::LegendFirstError)) + "</span>" +
+       (undated > 0 ? "<span>" + esc(base::say(Say::LegendUndated, {{"count", n(undated)}})) + "</span>" : std::string()) + "</p>\n";
   if (!v.evidence.empty()) {
     o += "<h2>" + esc(heading(base::Say::HeadingEvidence)) + "</h2>\n<pre id=\"evidence\">";
     for (std::size_t k = 0; k < v.evidence.size() && k < 10; ++k) {
@@ -87,22 +94,24 @@ std::string render_html(const Report& r) {
   if (!v.consequences.empty()) {
     o += "<h2>" + esc(heading(base::Say::HeadingConsequences)) + "</h2>\n<ul>\n";
     for (std::size_t g = 0; g < v.consequences.size(); ++g)
-      o += "<li>" + esc(v.consequences[g].title) + ": " + esc(v.consequences[g].describe()) + " <span class=\"loc\">first " +
-           esc(v.consequence_first[g].loc) + "</span><details><summary>first line</summary><pre>" +
+      o += "<li>" + esc(v.consequences[g].title + base::say(Say::PunctColon) + v.consequences[g].describe()) + " <span class=\"loc\">" +
+           esc(base::say(Say::ReportFirst, {{"where", v.consequence_first[g].loc}})) + "</span><details><summary>" + esc(base::say(Say::ReportFirstLine)) +
+           "</summary><pre>" +
            esc(clip(v.consequence_first[g].text, 400)) + "</pre></details></li>\n";
     o += "</ul>\n";
   }
   if (!v.nodes.empty()) {
-    o += "<h2>" + esc(heading(base::Say::HeadingNodes)) + "</h2>\n<table id=\"nodes\"><tr><th>node</th><th>processes</th><th>devices</th><th>errors</th><th>ranks</th>"
-         "<th>first error</th></tr>\n";
-    for (const NodeRow& n : v.nodes)
-      o += "<tr><td>" + esc(n.name) + "</td><td>" + std::to_string(n.processes) + "</td><td>" + n.devices + "</td><td>" +
-           std::to_string(n.errors) + "</td><td>" + esc(n.ranks) + "</td><td>" + esc(n.first_error) + "</td></tr>\n";
+    o += "<h2>" + esc(heading(base::Say::HeadingNodes)) + "</h2>\n<table id=\"nodes\">" +
+         cols({Say::ColNode, Say::ColProcesses, Say::ColDevices, Say::ColErrors, Say::ColRanks, Say::ColFirstError});
+    for (const NodeRow& row : v.nodes)
+      o += "<tr><td>" + esc(row.name) + "</td><td>" + std::to_string(row.processes) + "</td><td>" + row.devices + "</td><td>" +
+           std::to_string(row.errors) + "</td><td>" + esc(row.ranks) + "</td><td>" + esc(row.first_error) + "</td></tr>\n";
     o += "</table>\n";
   }
   if (!v.ranks.empty()) {
-    o += "<h2>" + esc(heading(base::Say::HeadingRanks)) + "</h2>\n<table id=\"ranks\"><tr><th>rank</th><th>node</th><th>local rank</th><th>device</th><th>pids</th>" +
-         std::string(v.rank_steps ? "<th>step</th>" : "") + "<th>ending</th><th>detail</th><th>line</th></tr>\n";
+    o += "<h2>" + esc(heading(base::Say::HeadingRanks)) + "</h2>\n<table id=\"ranks\">" +
+         (v.rank_steps ? cols({Say::ColRank, Say::ColNode, Say::ColLocalRank, Say::ColDevice, Say::ColPids, Say::ColStep, Say::ColEnding, Say::ColDetail, Say::ColLine})
+                       : cols({Say::ColRank, Say::ColNode, Say::ColLocalRank, Say::ColDevice, Say::ColPids, Say::ColEnding, Say::ColDetail, Say::ColLine}));
     for (const RankRow& k : v.ranks)
       o += "<tr><td>" + std::to_string(k.rank) + "</td><td>" + esc(k.node) + "</td><td>" + k.local_rank + "</td><td>" + k.device + "</td><td>" + esc(k.pids) +
            (v.rank_steps ? "</td><td>" + esc(k.step) : std::string()) + "</td><td>" + esc(k.ending) + "</td><td>" + esc(k.detail) + "</td><td class=\"loc\">" + esc(k.where) + "</td></tr>\n";
@@ -116,18 +125,19 @@ std::string render_html(const Report& r) {
     o += "</ul>\n";
   }
   const base::Inventory& inv = *v.inputs;
-  o += "<h2>" + esc(heading(base::Say::HeadingInputs)) + "</h2>\n<p>" + std::to_string(inv.files) + " files, " + std::to_string(inv.bytes) + " bytes, " +
-       std::to_string(inv.lines) + " lines, " + std::to_string(v.events) + " events, " + std::to_string(inv.lines_cut) +
-       " long lines cut" + (inv.events_folded ? ", " + std::to_string(inv.events_folded) + " repeated lines folded" : "") +
-       (inv.events_dropped ? ", " + std::to_string(inv.events_dropped) + " events not kept (--max-event-memory used up)" : "") +
-       ".</p>\n";
+  o += "<h2>" + esc(heading(base::Say::HeadingInputs)) + "</h2>\n<p>" +
+       esc(base::say(Say::HtmlInputs, {{"files", n(inv.files)}, {"bytes", n(inv.bytes)}, {"lines", n(inv.lines)}, {"events", n(v.events)},
+                                       {"cut", n(inv.lines_cut)},
+                                       {"rest", (inv.events_folded ? base::say(Say::InputsFolded, {{"count", n(inv.events_folded)}}) : "") +
+                                                    (inv.events_dropped ? base::say(Say::HtmlDropped, {{"count", n(inv.events_dropped)}}) : "")}})) +
+       "</p>\n";
   if (!inv.unreadable.empty() || !inv.skipped.empty()) {
     o += "<ul>\n";
-    for (const auto& p : inv.unreadable) o += "<li>unreadable " + esc(p.path) + ": " + esc(p.reason) + "</li>\n";
-    for (const auto& p : inv.skipped) o += "<li>skipped " + esc(p.path) + ": " + esc(p.reason) + "</li>\n";
+    for (const auto& p : inv.unreadable) o += "<li>" + esc(base::say(Say::LabelUnreadable)) + " " + esc(p.path) + ": " + esc(p.reason) + "</li>\n";
+    for (const auto& p : inv.skipped) o += "<li>" + esc(base::say(Say::LabelSkipped)) + " " + esc(p.path) + ": " + esc(p.reason) + "</li>\n";
     o += "</ul>\n";
   }
-  o += "<footer><p class=\"meta\">Report by dtriage " + esc(v.version) + ".</p></footer>\n</main></body></html>\n";
+  o += "<footer><p class=\"meta\">" + esc(base::say(Say::ReportBy, {{"version", v.version}})) + "</p></footer>\n</main></body></html>\n";
   return o;
 }
 

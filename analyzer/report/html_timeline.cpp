@@ -36,7 +36,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
   for (const auto& n : r.facts.nodes) {
     if (!n.first_error) continue;
     const model::Event& e = r.events[*n.first_error];
-    if (auto t = e.time.seconds()) marks.push_back({lane_of(n.name), *t, "first-error", "first error: " + loc(e) + "  " + clip(e.text, 160)});
+    if (auto t = e.time.seconds()) marks.push_back({lane_of(n.name), *t, "first-error", base::say(base::Say::TimelineFirstError, {{"where", loc(e)}}) + "  " + clip(e.text, 160)});
     else ++undated;
   }
   for (const rules::Finding& f : r.analysis.findings) {
@@ -51,7 +51,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
     }
     for (const auto& [lane, e] : first_on) {
       if (auto t = e->time.seconds()) marks.push_back({lane, *t, f.role == rules::FindingRole::RootCause ? "root" : "consequence",
-                                                      f.rule->title + ": " + loc(*e) + "  " + clip(e->text, 160)});
+                                                      f.rule->title_in(base::language()) + ": " + loc(*e) + "  " + clip(e->text, 160)});
       else ++undated;
     }
   }

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_escape.hpp"
+#include "base/sentences.hpp"
 #include "report/report.hpp"
 
 namespace dtriage::report {
@@ -82,6 +83,10 @@ std::string render_json(const Report& r) {
                   {"node", or_null(v.node)},
                   {"rank", or_null(v.rank)},
                   {"rule", or_null(v.rule)}};
+  if (base::language() != base::Lang::En) {  // the sentence in the language asked for, and in English
+    j["lang"] = base::language_name(base::language());
+    j["verdict"]["summary_en"] = base::sanitize_utf8(v.english());
+  }
   if (!v.why.empty()) {
     json why = json::array();
     for (const std::string& w : v.why) why.push_back(base::sanitize_utf8(w));
@@ -101,6 +106,7 @@ std::string render_json(const Report& r) {
             {"rank", or_null(f.rank)},
             {"time", or_null(f.time.text)},
             {"count", f.count}};
+    if (!f.summary_en.empty()) fj["summary_en"] = base::sanitize_utf8(f.summary_en);
     if (!f.remedy.empty()) fj["remedy"] = base::sanitize_utf8(f.remedy);
     if (!f.explained_by.empty()) fj["explained_by"] = f.explained_by;
     json ev = json::array();

@@ -19,20 +19,29 @@ std::string fence_for(const std::string& body) { return std::string(std::max<std
 
 std::string render_markdown(const Report& r) {
   const View v = make_view(r);
-  std::string o = "## dtriage: " + v.status + (v.category.empty() ? "" : " — " + v.category) + "\n\n";
+  using base::Say;
+  auto n = [](std::uint64_t x) { return std::to_string(x); };
+  auto cols = [](std::initializer_list<Say> keys) {
+    std::string head = "|", rule = "|";
+    for (const Say k : keys) head += " " + base::say(k) + " |", rule += "---|";
+    return head + "\n" + rule + "\n";
+  };
+  const std::string colon = base::say(Say::PunctColon), colon_end = base::say(Say::PunctColonEnd), comma = base::say(Say::PunctComma);
+  std::string o = "## dtriage: " + v.status_word + (v.category.empty() ? "" : " — " + v.category) + "\n\n";
   o += "**" + md_cell(v.summary) + "**\n\n";
-  if (!v.remedy.empty()) o += "**" + heading(base::Say::LabelFix) + ":** " + md_cell(v.remedy) + "\n\n";
+  if (!v.remedy.empty()) o += "**" + heading(base::Say::LabelFix) + colon_end + "** " + md_cell(v.remedy) + "\n\n";
   if (!v.why.empty()) {
-    o += "**" + heading(base::Say::HeadingWhy) + ":**\n\n";
+    o += "**" + heading(base::Say::HeadingWhy) + colon_end + "**\n\n";
     for (const std::string& w : v.why) o += "- " + md_cell(w) + "\n";
     o += "\n";
   }
-  if (!v.rule.empty()) o += "Rule `" + v.rule + "`" + (v.rank ? ", rank " + std::to_string(*v.rank) : "") + "\n\n";
+  if (!v.rule.empty())
+    o += base::say(Say::MarkdownRule, {{"rule", "`" + v.rule + "`"}}) + (v.rank ? base::say(Say::MarkdownRank, {{"rank", n(*v.rank)}}) : "") + "\n\n";
   if (!v.nodes.empty()) {
-    o += "| node | processes | devices | errors | ranks | first error |\n|---|---|---|---|---|---|\n";
-    for (const NodeRow& n : v.nodes)
-      o += "| " + md_cell(n.name) + " | " + std::to_string(n.processes) + " | " + n.devices + " | " + std::to_string(n.errors) +
-           " | " + n.ranks + " | " + md_cell(n.first_error) + " |\n";
+    o += cols({Say::ColNode, Say::ColProcesses, Say::ColDevices, Say::ColErrors, Say::ColRanks, Say::ColFirstError});
+    for (const NodeRow& row : v.nodes)
+      o += "| " + md_cell(row.name) + " | " + std::to_string(row.processes) + " | " + row.devices + " | " + std::to_string(row.errors) +
+           " | " + row.ranks + " | " + md_cell(row.first_error) + " |\n";
     o += "\n";
   }
   if (!v.evidence.empty()) {
@@ -51,14 +60,15 @@ std::string render_markdown(const Report& r) {
   if (!v.consequences.empty()) {
     o += "<details><summary>" + heading(base::Say::HeadingConsequences) + " (" + std::to_string(v.consequences.size()) + ")</summary>\n\n";
     for (std::size_t g = 0; g < v.consequences.size(); ++g)
-      o += "- " + md_cell(v.consequences[g].title) + ": " + md_cell(v.consequences[g].describe()) + ", first " +
-           md_code(v.consequence_first[g].loc) + "\n";
+      o += "- " + md_cell(v.consequences[g].title) + colon + md_cell(v.consequences[g].describe()) + comma +
+           base::say(Say::ReportFirst, {{"where", md_code(v.consequence_first[g].loc)}}) + "\n";
     o += "\n</details>\n\n";
   }
   if (!v.ranks.empty()) {
-    o += "<details><summary>" + heading(base::Say::HeadingRanks) + " (" + std::to_string(v.ranks.size()) + (v.ranks_rest.empty() ? "" : " shown") +
-         ")</summary>\n\n| rank | node | local rank | device | pids | " + std::string(v.rank_steps ? "step | " : "") +
-         "ending | detail | line |\n|---|---|---|---|---|---|---|---|" + (v.rank_steps ? "---|" : "") + "\n";
+    const std::string shown = v.ranks_rest.empty() ? n(v.ranks.size()) : base::say(Say::RanksShown, {{"count", n(v.ranks.size())}});
+    o += "<details><summary>" + heading(Say::HeadingRanks) + " (" + shown + ")</summary>\n\n" +
+         (v.rank_steps ? cols({Say::ColRank, Say::ColNode, Say::ColLocalRank, Say::ColDevice, Say::ColPids, Say::ColStep, Say::ColEnding, Say::ColDetail, Say::ColLine})
+                       : cols({Say::ColRank, Say::ColNode, Say::ColLocalRank, Say::ColDevice, Say::ColPids, Say::ColEnding, Say::ColDetail, Say::ColLine}));
     for (const RankRow& k : v.ranks)
       o += "| " + std::to_string(k.rank) + " | " + md_cell(k.node) + " | " + k.local_rank + " | " + k.device + " | " + k.pids + " | " +
            (v.rank_steps ? k.step + " | " : "") + k.ending + " | " + md_cell(k.detail) + " | " + md_cell(k.where) + " |\n";
@@ -71,14 +81,15 @@ std::string render_markdown(const Report& r) {
     o += "\n</details>\n\n";
   }
   const base::Inventory& inv = *v.inputs;
-  o += "<details><summary>" + heading(base::Say::HeadingInputs) + ": " + std::to_string(inv.files) + " files, " + std::to_string(inv.lines) + " lines, " +
-       std::to_string(inv.unreadable.size()) + " unreadable</summary>\n\n";
-  o += "- bytes: " + std::to_string(inv.bytes) + ", events: " + std::to_string(v.events) + ", long lines cut: " +
-       std::to_string(inv.lines_cut) + (inv.events_folded ? ", repeated lines folded: " + std::to_string(inv.events_folded) : "") +
-       (inv.events_dropped ? ", events not kept (--max-event-memory used up): " + std::to_string(inv.events_dropped) : "") + "\n";
-  for (const auto& p : inv.unreadable) o += "- unreadable " + md_code(p.path) + ": " + md_cell(p.reason) + "\n";
-  for (const auto& p : inv.skipped) o += "- skipped " + md_code(p.path) + ": " + md_cell(p.reason) + "\n";
-  o += "\n</details>\n\n_Report by dtriage " + v.version + "._\n";
+  o += "<details><summary>" + heading(Say::HeadingInputs) + colon +
+       base::say(Say::MarkdownInputsHead, {{"files", n(inv.files)}, {"lines", n(inv.lines)}, {"unreadable", n(inv.unreadable.size())}}) +
+       "</summary>\n\n";
+  o += "- " + base::say(Say::MarkdownInputsDetail, {{"bytes", n(inv.bytes)}, {"events", n(v.events)}, {"cut", n(inv.lines_cut)}}) +
+       (inv.events_folded ? base::say(Say::MarkdownFolded, {{"count", n(inv.events_folded)}}) : "") +
+       (inv.events_dropped ? base::say(Say::MarkdownDropped, {{"count", n(inv.events_dropped)}}) : "") + "\n";
+  for (const auto& p : inv.unreadable) o += "- " + base::say(Say::LabelUnreadable) + " " + md_code(p.path) + ": " + md_cell(p.reason) + "\n";
+  for (const auto& p : inv.skipped) o += "- " + base::say(Say::LabelSkipped) + " " + md_code(p.path) + ": " + md_cell(p.reason) + "\n";
+  o += "\n</details>\n\n_" + base::say(Say::ReportBy, {{"version", v.version}}) + "_\n";
   return o;
 }
 

@@ -596,10 +596,12 @@ RedactedReport redact(const Report& r) {
   for (auto& f : o.analysis.findings) {
     f.node = red.apply(f.node);
     f.summary = red.apply(f.summary);
+    f.summary_en = red.apply(f.summary_en);
     f.remedy = red.apply(f.remedy);
   }
   auto& v = o.analysis.verdict;
   v.summary = red.apply(v.summary);
+  v.summary_en = red.apply(v.summary_en);
   v.remedy = red.apply(v.remedy);
   v.node = red.apply(v.node);
   for (auto& w : v.why) w = red.apply(w);

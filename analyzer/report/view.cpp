@@ -124,9 +124,10 @@ std::string first_error_text(const Report& r, const correlate::Node& n) {
 }
 
 std::string ConsequenceGroup::describe() const {
-  std::string s = std::to_string(lines) + (lines == 1 ? " line" : " lines");
-  if (nodes > 0) s += " on " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
-  if (!devices.empty()) s += (devices.find(',') == std::string::npos ? ", device " : ", devices ") + devices;
+  using base::Say;
+  std::string s = base::say(lines == 1 ? Say::DescribeLine : Say::DescribeLines, {{"count", std::to_string(lines)}});
+  if (nodes > 0) s += base::say(nodes == 1 ? Say::DescribeOnNode : Say::DescribeOnNodes, {{"count", std::to_string(nodes)}});
+  if (!devices.empty()) s += base::say(devices.find(',') == std::string::npos ? Say::DescribeDevice : Say::DescribeDevices, {{"devices", devices}});
   return s;
 }
 
@@ -140,7 +141,7 @@ std::vector<ConsequenceGroup> consequence_groups(const Report& r) {
     auto it = at.find(f.rule->id);
     if (it == at.end()) {
       it = at.emplace(f.rule->id, out.size()).first;
-      out.push_back(ConsequenceGroup{f.rule->title, 0, 0, "", f.events.front()});
+      out.push_back(ConsequenceGroup{f.rule->title_in(base::language()), 0, 0, "", f.events.front()});
       nodes.emplace_back();
       devices.emplace_back();
     }
@@ -210,10 +211,11 @@ void rank_rows(const Report& r, View& v) {
   std::string parts;
   for (const auto& [ending, ranks] : rest) {
     hidden += ranks.size();
-    parts += (parts.empty() ? "" : ", ") + std::to_string(ranks.size()) + " " + correlate::ending_name(ending) + " (ranks " +
-             ranks_text(ranks, 6) + ")";
+    parts += (parts.empty() ? "" : ", ") + base::say(base::Say::RanksRestPart, {{"count", std::to_string(ranks.size())},
+                                                                                {"ending", correlate::ending_name(ending)},
+                                                                                {"ranks", ranks_text(ranks, 6)}});
   }
-  if (hidden > 0) v.ranks_rest = std::to_string(hidden) + " more: " + parts;
+  if (hidden > 0) v.ranks_rest = base::say(base::Say::RanksRest, {{"count", std::to_string(hidden)}, {"parts", parts}});
 }
 
 }  // namespace
@@ -230,6 +232,9 @@ View make_view(const Report& r) {
   View v;
   const rules::Verdict& verdict = r.analysis.verdict;
   v.status = rules::status_name(verdict.status);
+  v.status_word = base::say(verdict.status == rules::Status::Failed    ? base::Say::ReportStatusFailed
+                            : verdict.status == rules::Status::Healthy ? base::Say::ReportStatusHealthy
+                                                                       : base::Say::ReportStatusInconclusive);
   v.category = verdict.status == rules::Status::Healthy ? "" : verdict.category;
   v.summary = base::visible(verdict.summary);
   v.remedy = base::visible(verdict.remedy);

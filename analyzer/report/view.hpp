@@ -56,6 +56,7 @@ struct OtherFinding {
 
 struct View {
   std::string status, category;  // category "" when healthy
+  std::string status_word;       // the status as the report's language says it
   std::string summary, remedy, rule;
   std::optional<std::int64_t> rank;
   std::vector<std::string> why;         // why this rank (the culprit policy's deciding facts)

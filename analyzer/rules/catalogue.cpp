@@ -90,6 +90,10 @@ void Catalogue::load_text(const std::string& text, const std::string& file) {
       e.meaning = scalar(n, "meaning");
       e.category = scalar(n, "category");
       e.of = scalar(n, "of");
+      if (const YAML::Node zh = n["zh"]; zh && zh.IsMap()) {
+        e.meaning_zh = scalar(zh, "meaning");
+        e.of_zh = scalar(zh, "of");
+      }
       e.file = at(file, n);
       const std::string role = scalar(n, "role");
       if (role == "cause") e.role = EntryRole::Cause;

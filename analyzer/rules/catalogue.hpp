@@ -8,6 +8,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+
+#include "base/sentences.hpp"
 #include <string_view>
 #include <vector>
 
@@ -32,6 +34,9 @@ struct CatalogueEntry {
   EntryRole role = EntryRole::Benign;
   std::string category;  // a contract category; empty for benign
   std::string of;        // a consequence: of what
+  std::string meaning_zh, of_zh;  // the same in Chinese (the entry's `zh:`), "" where none is written
+  const std::string& meaning_in(base::Lang lang) const { return lang == base::Lang::Zh && !meaning_zh.empty() ? meaning_zh : meaning; }
+  const std::string& of_in(base::Lang lang) const { return lang == base::Lang::Zh && !of_zh.empty() ? of_zh : of; }
   std::vector<std::string> examples;
   std::string file;      // catalogue file:line of the entry
   std::shared_ptr<const re2::RE2> re;  // compiled `regex`

@@ -524,9 +524,9 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
     f.earlier_attempt = std::get<2>(key3);
     f.count = lines;
     f.events = idx;
-    f.summary = fill(r.summary, vars, fv);
+    f.summary = fill(r.summary_in(base::language()), vars, fv);
     if (f.earlier_attempt) f.summary += base::say(base::Say::FindingEarlierAttempt, {});
-    f.remedy = fill(r.remedy, vars, fv);
+    f.remedy = fill(r.remedy_in(base::language()), vars, fv);
     a.findings.push_back(std::move(f));
   }
 }
@@ -579,8 +579,8 @@ void Engine::fact_findings(const std::vector<model::Event>& events, const correl
     for (auto i : f.events)
       if (!events[i].time.empty() && (f.time.empty() || events[i].time < f.time)) f.time = events[i].time;
     const std::map<std::string, std::string> vars;
-    f.summary = fill(r.summary, vars, fv);
-    f.remedy = fill(r.remedy, vars, fv);
+    f.summary = fill(r.summary_in(base::language()), vars, fv);
+    f.remedy = fill(r.remedy_in(base::language()), vars, fv);
     a.findings.push_back(std::move(f));
     index(a.findings.size() - 1);
   };
@@ -1056,10 +1056,11 @@ void decide_unknown(const std::vector<model::Event>& events, const std::vector<c
   const std::string where = e.path + ":" + std::to_string(e.line);
   const std::string message = e.message.empty() ? e.text : e.message;
   if (entry != nullptr) {
-    const std::string at = e.node.empty() ? where : where + " on " + e.node;
+    const std::string at = e.node.empty() ? where : base::say(base::Say::WhereOnNode, {{"where", where}, {"node", e.node}});
+    const base::Lang lang = base::language();
     v.summary = entry->role == EntryRole::Cause
-                    ? base::say(base::Say::VerdictCatalogueCause, {{"where", at}, {"message", message}, {"meaning", entry->meaning}})
-                    : base::say(base::Say::VerdictCatalogueConsequence, {{"where", at}, {"message", message}, {"of", entry->of}});
+                    ? base::say(base::Say::VerdictCatalogueCause, {{"where", at}, {"message", message}, {"meaning", entry->meaning_in(lang)}})
+                    : base::say(base::Say::VerdictCatalogueConsequence, {{"where", at}, {"message", message}, {"of", entry->of_in(lang)}});
     v.catalogue = entry->id;
   } else {
     v.summary = e.node.empty() ? base::say(base::Say::VerdictUnknownLead, {{"where", where}, {"message", message}})
@@ -1083,10 +1084,11 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
     if (a.findings[i].role == FindingRole::RootCause && !a.findings[i].node.empty() && a.findings[i].node != f.node)
       also.push_back(a.findings[i].node);
   if (!also.empty()) {
-    v.summary += " (the same on " + (also.size() <= 3 ? std::string() : std::to_string(also.size()) + " nodes: ");
-    for (std::size_t k = 0; k < also.size() && k < 3; ++k) v.summary += (k ? ", " : "") + also[k];
-    if (also.size() > 3) v.summary += ", ...";
-    v.summary += ")";
+    std::string nodes;
+    for (std::size_t k = 0; k < also.size() && k < 3; ++k) nodes += (k ? ", " : "") + also[k];
+    if (also.size() > 3) nodes += ", ...";
+    v.summary += also.size() <= 3 ? base::say(base::Say::VerdictSameOn, {{"nodes", nodes}})
+                                  : base::say(base::Say::VerdictSameOnMany, {{"count", std::to_string(also.size())}, {"nodes", nodes}});
   }
   v.remedy = f.remedy;
   v.node = f.node;

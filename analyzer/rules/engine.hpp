@@ -29,6 +29,7 @@ struct Finding {
   std::string node;
   std::optional<std::int64_t> rank;
   std::string summary;
+  std::string summary_en;                       // the summary in English, when said in another language
   std::string remedy;
   model::Time time;                             // earliest evidence time, empty when undated
   std::vector<correlate::EventIndex> events;    // evidence, earliest first
@@ -46,6 +47,7 @@ struct Verdict {
   Status status = Status::Inconclusive;
   std::string category;  // "" when healthy
   std::string summary;
+  std::string summary_en;  // in English, when said in another language ("" otherwise: summary is)
   std::string remedy;
   std::string node;
   std::optional<std::int64_t> rank;
@@ -54,6 +56,9 @@ struct Verdict {
   std::optional<correlate::EventIndex> lead;      // the earliest error when no rule names the cause
   std::string catalogue;                          // the catalogue entry that classified the lead (its id)
   std::vector<std::string> why;                   // why this rank: the facts that decided (the culprit policy)
+
+  // The summary in English whatever the language (what groups jobs reads it).
+  const std::string& english() const { return summary_en.empty() ? summary : summary_en; }
 };
 
 struct Analysis {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "model/fields.hpp"
@@ -21,6 +22,48 @@ std::set<std::string> captures(const Rule& r) {
 }
 
 bool is_fact_path(const std::string& s) { return s.rfind("node.", 0) == 0 || s.rfind("job.", 0) == 0; }
+
+// A text's {placeholders}, each once.
+std::set<std::string> placeholders(const std::string& text) {
+  static const re2::RE2 ph(R"(\{([^{}]*)\})");
+  std::set<std::string> out;
+  re2::StringPiece in(text);
+  std::string name;
+  while (re2::RE2::FindAndConsume(&in, ph, &name)) out.insert(name);
+  return out;
+}
+
+std::size_t count_of(const std::string& text, std::string_view what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The rule's Chinese texts: each English one has one, with the same placeholders and as many
+// optional parts (a sentence that names other values than its English would be another claim).
+void check_translation(const Rule& r, const std::function<void(const std::string&)>& bad) {
+  const struct {
+    const char* name;
+    const std::string& en;
+    const std::string& zh;
+  } texts[] = {{"title", r.title, r.zh.title}, {"summary", r.summary, r.zh.summary}, {"remedy", r.remedy, r.zh.remedy}};
+  for (const auto& t : texts) {
+    if (t.en.empty() && !t.zh.empty()) bad(std::string("zh.") + t.name + " has no English " + t.name + " beside it");
+    if (t.en.empty() || (t.zh.empty() && t.en == r.id)) continue;
+    if (t.zh.empty()) {
+      bad(std::string("no Chinese ") + t.name + " (zh." + t.name + "): every rule of the pack speaks both languages");
+      continue;
+    }
+    const std::set<std::string> en = placeholders(t.en), zh = placeholders(t.zh);
+    for (const std::string& p : en)
+      if (zh.count(p) == 0) bad(std::string("zh.") + t.name + " lacks the placeholder {" + p + "} of its English");
+    for (const std::string& p : zh)
+      if (en.count(p) == 0) bad(std::string("zh.") + t.name + " has the placeholder {" + p + "} its English does not");
+    if (count_of(t.en, "[[") != count_of(t.zh, "[["))
+      bad(std::string("zh.") + t.name + " has " + std::to_string(count_of(t.zh, "[[")) + " optional part(s) [[...]], its English " +
+          std::to_string(count_of(t.en, "[[")));
+  }
+}
 
 }  // namespace
 
@@ -73,6 +116,7 @@ std::vector<std::string> lint(const std::vector<Rule>& rules) {
             (r.scope == Scope::Event ? std::string("event field, capture or fact") : std::string("fact")));
       }
     }
+    check_translation(r, bad);
     if (!r.rank_field.empty() && !check_name(r.rank_field, "rank") &&
         !(r.scope == Scope::Event && (model::find_event_field(r.rank_field) != nullptr || caps.count(r.rank_field) != 0)))
       bad("rank '" + r.rank_field + "' names no field, capture or fact");

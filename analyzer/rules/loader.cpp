@@ -79,7 +79,7 @@ std::vector<std::string> facts_named(const Rule& r) {
 std::string unknown_key(const YAML::Node& n) {
   static const std::set<std::string> known = {
       "id", "title", "description", "category", "severity", "role", "scope", "match", "when", "requires",
-      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "node", "reports", "defer", "phase"};
+      "summary", "remedy", "references", "explains", "examples", "priority", "rank", "node", "reports", "defer", "phase", "zh"};
   for (const auto& kv : n) {
     const std::string key = kv.first.as<std::string>();
     if (known.count(key) == 0) return "unknown key '" + key + "'";
@@ -160,6 +160,16 @@ std::string read_conditions(const YAML::Node& n, Rule& r) {
 std::string read_finding(const YAML::Node& n, Rule& r) {
   r.summary = n["summary"] ? n["summary"].as<std::string>() : r.title;
   r.remedy = n["remedy"] ? n["remedy"].as<std::string>() : "";
+  if (const YAML::Node zh = n["zh"]) {  // the Chinese of title, summary and remedy
+    if (!zh.IsMap()) return r.id + ": zh must be a mapping of title, summary and remedy";
+    for (const auto& kv : zh) {
+      const std::string key = kv.first.as<std::string>();
+      std::string* to = key == "title" ? &r.zh.title : key == "summary" ? &r.zh.summary : key == "remedy" ? &r.zh.remedy : nullptr;
+      if (to == nullptr) return r.id + ": unknown key 'zh." + key + "' (zh holds title, summary and remedy)";
+      *to = kv.second.as<std::string>();
+    }
+    if (!n["summary"] && r.zh.summary.empty()) r.zh.summary = r.zh.title;  // as the English: the title
+  }
   r.references = string_list(n["references"]);
   r.explains = string_list(n["explains"]);
   r.priority = n["priority"] ? n["priority"].as<int>() : 0;

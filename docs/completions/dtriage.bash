@@ -8,15 +8,15 @@ _dtriage() {
   fi
   cmd="${COMP_WORDS[1]}"
   case "$cmd" in
-    analyze) opts="--baseline --ci --color --follow-outside-links --format --help --jobs --json --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
-    diff) opts="--follow-outside-links --format --help --jobs --json --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --rules --zstd-window-log-max -h -j -o" ;;
-    scan) opts="--baseline --follow-outside-links --format --help --job-timeout --jobs --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --report-format --reports --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
-    summary) opts="--format --help --output --since --until -h -o" ;;
-    merge) opts="--help --output -h -o" ;;
-    rules) opts="list show test lint fields patterns literals --help --no-default-rules --rules -h" ;;
-    events) opts="--all-lines --follow-outside-links --format --help --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --raw --redact --zstd-window-log-max -h -o" ;;
-    check) opts="--follow-outside-links --format --help --json --launch --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --redact --zstd-window-log-max -h -o" ;;
-    snapshot-script) opts="--help -h" ;;
+    analyze) opts="--baseline --ci --color --follow-outside-links --format --help --jobs --json --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
+    diff) opts="--follow-outside-links --format --help --jobs --json --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --rules --zstd-window-log-max -h -j -o" ;;
+    scan) opts="--baseline --follow-outside-links --format --help --job-timeout --jobs --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --report-format --reports --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
+    summary) opts="--format --help --lang --output --since --until -h -o" ;;
+    merge) opts="--help --lang --output -h -o" ;;
+    rules) opts="list show test lint fields patterns literals --help --lang --no-default-rules --rules -h" ;;
+    events) opts="--all-lines --follow-outside-links --format --help --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --raw --redact --zstd-window-log-max -h -o" ;;
+    check) opts="--follow-outside-links --format --help --json --lang --launch --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --redact --zstd-window-log-max -h -o" ;;
+    snapshot-script) opts="--help --lang -h" ;;
     *) opts="" ;;
   esac
   if [[ "$cur" == -* ]]; then

@@ -110,6 +110,19 @@ else:
     if red < 120 or orange < 60:
         problems.append("the timeline's markers are not on the screenshot")
 
+# The Chinese report: its language declared, its words (not only the logs') in Chinese, and a font
+# that has them (install-deps installs fonts-noto-cjk; without one the browser draws empty boxes).
+report_zh = os.path.join(tmp, "report.zh.html")
+subprocess.run([dtriage, "analyze", "--lang", "zh", "--format", "html", "-o", report_zh, job], check=False)
+dom_zh = subprocess.run([chromium, *flags, "--dump-dom", "file://" + report_zh], capture_output=True, text=True, timeout=120).stdout
+if '<html lang="zh-CN">' not in dom_zh:
+    problems.append("the Chinese report does not declare lang zh-CN")
+if "时间线" not in dom_zh or "根因" not in dom_zh:
+    problems.append("the Chinese report's headings are not in Chinese")
+fonts = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True).stdout if shutil.which("fc-list") else ""
+if not fonts.strip():
+    problems.append("no font with Chinese glyphs is installed (tools/install-deps.sh: fonts-noto-cjk)")
+
 for p in problems:
     print("FAIL", p)
 print(f"html: {1 if not problems else 0} passed, {1 if problems else 0} failed")

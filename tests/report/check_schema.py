@@ -37,9 +37,13 @@ with open(os.path.join(tmp, "ok.log"), "w") as f:
     f.write("plain line\n")
 inputs.append(tmp)
 
+# The samples in Chinese too: lang and each sentence's English beside it.
+runs = [(path, []) for path in inputs]
+samples = os.path.join(source, "samples")
+runs += [(os.path.join(samples, d), ["--lang", "zh"]) for d in sorted(os.listdir(samples))]
 failed = 0
-for path in inputs:
-    out = subprocess.run([dtriage, "analyze", "--format", "json", path], capture_output=True, text=True)
+for path, extra in runs:
+    out = subprocess.run([dtriage, "analyze", "--format", "json", *extra, path], capture_output=True, text=True)
     if out.returncode not in (0, 1):
         print(f"FAIL {path}: exit {out.returncode}: {out.stderr.strip()}")
         failed += 1
@@ -47,6 +51,11 @@ for path in inputs:
     errors = sorted(validator.iter_errors(json.loads(out.stdout)), key=lambda e: list(e.path))
     for e in errors[:5]:
         print(f"FAIL {path}: {'/'.join(map(str, e.path))}: {e.message}")
+    if extra and not errors:
+        j = json.loads(out.stdout)
+        if j.get("lang") != "zh" or not j["verdict"].get("summary_en") or j["verdict"]["summary_en"] == j["verdict"]["summary"]:
+            print(f"FAIL {path} {' '.join(extra)}: no Chinese summary with its English beside it")
+            errors = [True]
     failed += 1 if errors else 0
-print(f"schema: {len(inputs) - failed} passed, {failed} failed")
+print(f"schema: {len(runs) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -1,5 +1,7 @@
 // dtriage analyze end to end: verdicts on the bundled samples and on small dumps written here.
 #include <gtest/gtest.h>
+
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -543,6 +545,43 @@ TEST(Evidence, TheSameLineSeenManyTimesIsShownOnce) {
   EXPECT_NE(out.find("the same line also at run7/console.txt:2, run7/console.txt:3, run7/console.txt:4 and 1 more"),
             std::string::npos)
       << out;
+}
+
+// --lang zh: the same analysis in other words. Every sample's verdict and findings are the same
+// (category, rule, rank, node, order); each sentence is Chinese, its English kept beside it is the
+// English run's sentence, and the values (hosts, pids, numbers) are in both.
+TEST(Analyze, ChineseSaysTheSameAnalysisWithItsEnglishBeside) {
+  for (const char* sample : {"seed-nproc-sdma", "gpu-oom-2node", "port-in-use-archives", "healthy-2node"}) {
+    const std::string path = std::string(DTRIAGE_SOURCE_DIR) + "/samples/" + sample;
+    analysis::Options zh_options;
+    zh_options.lang = base::Lang::Zh;
+    const auto en = analyze_path(path);
+    const auto zh = analyze_path(path, zh_options);
+    const rules::Verdict &ve = en->outcome.verdict, &vz = zh->outcome.verdict;
+    EXPECT_EQ(ve.category, vz.category) << sample;
+    EXPECT_EQ(ve.rule, vz.rule) << sample;
+    EXPECT_EQ(ve.rank, vz.rank) << sample;
+    EXPECT_EQ(ve.node, vz.node) << sample;
+    EXPECT_TRUE(ve.summary_en.empty()) << sample;
+    EXPECT_EQ(vz.summary_en, ve.summary) << sample;
+    EXPECT_EQ(vz.english(), ve.summary) << sample;
+    EXPECT_NE(vz.summary, ve.summary) << sample;
+    EXPECT_EQ(ve.why.size(), vz.why.size()) << sample;
+    ASSERT_EQ(en->outcome.findings.size(), zh->outcome.findings.size()) << sample;
+    for (std::size_t i = 0; i < en->outcome.findings.size(); ++i) {
+      const rules::Finding &fe = en->outcome.findings[i], &fz = zh->outcome.findings[i];
+      EXPECT_EQ(fe.rule, fz.rule) << sample;
+      EXPECT_EQ(fz.summary_en, fe.summary) << sample;
+    }
+    // Every number and host name of the English sentence is in the Chinese one.
+    static const std::regex value(R"([0-9][0-9.]*|[a-z]+-[a-z0-9]+\b)");
+    const std::string& s = ve.summary;
+    for (std::sregex_iterator it(s.begin(), s.end(), value), end; it != end; ++it) {
+      if (it->str().find('-') != std::string::npos && it->str().find("npu-") != 0 && it->str().find("gpu-") != 0) continue;
+      EXPECT_NE(vz.summary.find(it->str()), std::string::npos) << sample << ": " << it->str() << " missing in " << vz.summary;
+    }
+  }
+  EXPECT_EQ(base::language(), base::Lang::En);  // the analysis's scope ended with it
 }
 
 }  // namespace

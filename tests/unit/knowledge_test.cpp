@@ -201,6 +201,10 @@ TEST(Knowledge, LintCatchesEveryKindOfTypo) {
   d.write("r/site/wildcard.yaml", "id: site.wildcard\ncategory: unknown\nmatch: {regex: 'needle'}\n"
                                   "explains: [nosuchfamily.*]\n" + ok_match);
   d.write("r/site/wrong-name.yaml", "id: site.other-name\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
+  d.write("r/site/zh-placeholder.yaml", "id: site.zh-placeholder\ncategory: unknown\nmatch: {regex: 'needle'}\n"
+                                        "summary: 'needle[[ on {node}]]'\nzh: {title: 针, summary: '发现 needle'}\n" + ok_match);
+  d.write("r/site/zh-missing.yaml", "id: site.zh-missing\ncategory: unknown\nmatch: {regex: 'needle'}\nsummary: 'needle'\n"
+                                    "remedy: 'remove it'\nzh: {title: 针, summary: 针}\n" + ok_match);
   d.write("r/site/dup-a.yaml", "id: site.dup-a\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
   d.write("r/site/dup-b.yaml", "id: site.dup-a\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
   // What `rules lint --no-default-rules --rules r` reports: the load problems ("WHERE: MESSAGE"),
@@ -221,6 +225,11 @@ TEST(Knowledge, LintCatchesEveryKindOfTypo) {
   EXPECT_NE(all.find("explains wildcard 'nosuchfamily.*' matches no rule"), std::string::npos) << all;
   EXPECT_NE(all.find("id does not match its file (expected site.wrong-name)"), std::string::npos) << all;
   EXPECT_NE(all.find("site.dup-a: duplicate id"), std::string::npos) << all;
+  // The Chinese texts: the same placeholders and optional parts as the English, none missing.
+  EXPECT_NE(all.find("site.zh-placeholder: zh.summary lacks the placeholder {node} of its English"), std::string::npos) << all;
+  EXPECT_NE(all.find("site.zh-placeholder: zh.summary has 0 optional part(s)"), std::string::npos) << all;
+  EXPECT_NE(all.find("site.zh-missing: no Chinese remedy (zh.remedy)"), std::string::npos) << all;
+  EXPECT_NE(all.find("site.shadow: no Chinese summary"), std::string::npos) << all;
 }
 
 // Every name the registry lists is documented in the README (the README's list is this table).

@@ -8,8 +8,17 @@
 #include <set>
 #include <string>
 
+#include <re2/re2.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+
 #include "base/sentences.hpp"
+#include "base/sentences_tables.hpp"
+#include "base/text.hpp"
 #include "check/check.hpp"
+#include "rules/loader.hpp"
 #include "formats/snapshot.hpp"
 #include "snapshot_fixture.hpp"
 
@@ -113,6 +122,142 @@ TEST(Sentences, PlaceholdersAreFilledByName) {
   // A value that holds braces is not read as a placeholder; a missing argument is left as it is.
   EXPECT_EQ(say(Say::RankStopped, {{"signal", "{node}"}}), "{node} from its launcher");
   EXPECT_EQ(say(Say::RankExit), "exit code {code}");
+}
+
+}  // namespace
+}  // namespace dtriage::base
+
+// ---- the Chinese texts (--lang zh) ----------------------------------------------------------------
+namespace dtriage::base {
+namespace {
+namespace zh_texts {
+
+std::set<std::string> placeholders_of(const std::string& t) {
+  static const std::regex ph(R"(\{([a-z_.]+)\})");
+  std::set<std::string> out;
+  for (std::sregex_iterator it(t.begin(), t.end(), ph), end; it != end; ++it) out.insert((*it)[1]);
+  return out;
+}
+
+struct Term {
+  std::string en_pattern, zh;
+};
+
+std::vector<Term> glossary() {
+  std::vector<Term> out;
+  const YAML::Node doc = YAML::LoadFile(std::string(DTRIAGE_SOURCE_DIR) + "/docs/zh/glossary.yaml");
+  for (const YAML::Node& t : doc["terms"]) out.push_back({t["en"].as<std::string>(), t["zh"].as<std::string>()});
+  return out;
+}
+
+// Each glossary term the English text uses (outside placeholders, `code`, identifiers_with_underscores
+// --flags and DataLoader workers) is rendered by its one Chinese term.
+std::vector<std::string> term_problems(const std::string& en, const std::string& zh, const std::vector<Term>& terms) {
+  static const re2::RE2 strip(R"(\{[\w.]+\}|`[^`]*`|\b\w+_\w+\b|--[\w-]+|DataLoader workers?)");
+  std::string plain = en;
+  re2::RE2::GlobalReplace(&plain, strip, "");
+  std::vector<std::string> out;
+  for (const Term& t : terms) {
+    const re2::RE2 re("(?i)" + t.en_pattern);
+    if (re2::RE2::PartialMatch(plain, re) && zh.find(t.zh) == std::string::npos)
+      out.push_back("'" + t.en_pattern + "' is " + t.zh + " in Chinese: \"" + en + "\" -> \"" + zh + "\"");
+  }
+  return out;
+}
+
+}  // namespace zh_texts
+
+TEST(SentencesZh, EveryKeyHasChineseWithTheSamePlaceholders) {
+  for (int k = 0; k < static_cast<int>(Say::kCount); ++k) {
+    const Say key = static_cast<Say>(k);
+    EXPECT_EQ(detail::kChinese[static_cast<std::size_t>(k)].key, key) << "row " << k << " is out of the enum's order";
+    const std::string en(say_template(key, Lang::En)), zh(say_template(key, Lang::Zh));
+    EXPECT_FALSE(detail::kChinese[static_cast<std::size_t>(k)].text.empty()) << say_name(key) << ": no Chinese";
+    EXPECT_EQ(zh_texts::placeholders_of(en), zh_texts::placeholders_of(zh)) << say_name(key) << ": " << en << " | " << zh;
+    // Chinese text where English has words (a key that is only values or identifiers may stay as it is).
+    if (std::regex_search(en, std::regex("[a-z]{4,}")) && en.find('{') == std::string::npos && en != "local" && en != "rank") {
+      EXPECT_NE(zh, en) << say_name(key) << " is not translated";
+    }
+  }
+}
+
+TEST(SentencesZh, TheGlossarysTermsAreAlwaysTheSame) {
+  const auto terms = zh_texts::glossary();
+  ASSERT_GT(terms.size(), 20u);
+  for (int k = 0; k < static_cast<int>(Say::kCount); ++k) {
+    const Say key = static_cast<Say>(k);
+    for (const std::string& p : zh_texts::term_problems(std::string(say_template(key, Lang::En)), std::string(say_template(key, Lang::Zh)), terms))
+      ADD_FAILURE() << say_name(key) << ": " << p;
+  }
+  const rules::RuleSet set = rules::load_rules({std::string(DTRIAGE_SOURCE_DIR) + "/rules"});
+  ASSERT_GT(set.rules.size(), 50u);
+  for (const rules::Rule& r : set.rules)
+    for (const auto& [en, zh] : {std::pair{&r.title, &r.zh.title}, {&r.summary, &r.zh.summary}, {&r.remedy, &r.zh.remedy}})
+      for (const std::string& p : zh_texts::term_problems(*en, *zh, terms)) ADD_FAILURE() << r.id << ": " << p;
+  // Every catalogue entry's meaning (and, for a consequence, what of) in Chinese, in the same terms.
+  std::size_t entries = 0;
+  for (const auto& file : std::filesystem::directory_iterator(std::string(DTRIAGE_SOURCE_DIR) + "/catalogues")) {
+    if (file.path().extension() != ".yaml") continue;
+    const YAML::Node doc = YAML::LoadFile(file.path().string());
+    for (const YAML::Node& e : doc["entries"]) {
+      ++entries;
+      const std::string id = e["id"].as<std::string>();
+      for (const char* field : {"meaning", "of"}) {
+        if (!e[field]) continue;
+        const YAML::Node zh = e["zh"] ? e["zh"][field] : YAML::Node();
+        if (!zh) {
+          ADD_FAILURE() << id << ": no zh." << field;
+          continue;
+        }
+        for (const std::string& p : zh_texts::term_problems(e[field].as<std::string>(), zh.as<std::string>(), terms)) ADD_FAILURE() << id << ": " << p;
+      }
+    }
+  }
+  EXPECT_GT(entries, 500u);
+  // The test can fail: "timed out" wants 超时.
+  EXPECT_EQ(zh_texts::term_problems("rank 3 timed out", "rank 3 超时", terms).size(), 0u);
+  EXPECT_EQ(zh_texts::term_problems("rank 3 timed out", "rank 3 等待过久", terms).size(), 1u);
+  EXPECT_EQ(zh_texts::term_problems("set {node} and `node`", "设置", terms).size(), 0u);
+}
+
+TEST(SentencesZh, TheLanguageComesFromTheScopeTheDefaultOrTheLocale) {
+  EXPECT_EQ(language(), Lang::En);
+  {
+    const LangScope zh(Lang::Zh);
+    EXPECT_EQ(say(Say::HeadingEvidence), say_template(Say::HeadingEvidence, Lang::Zh));
+    EXPECT_NE(say(Say::HeadingEvidence), "Evidence");
+  }
+  EXPECT_EQ(say(Say::HeadingEvidence), "Evidence");
+  EXPECT_EQ(parse_language("zh_CN"), Lang::Zh);
+  EXPECT_EQ(parse_language("zh-TW"), Lang::Zh);
+  EXPECT_EQ(parse_language("ZH"), Lang::Zh);
+  EXPECT_EQ(parse_language("en_US"), Lang::En);
+  EXPECT_EQ(parse_language("C"), Lang::En);
+  EXPECT_FALSE(parse_language("fr").has_value());
+  // The locale: LC_ALL before LC_MESSAGES before LANG; an unknown one is English.
+  auto with = [](const char* all, const char* messages, const char* lang) {
+    for (const auto& [var, value] : {std::pair{"LC_ALL", all}, {"LC_MESSAGES", messages}, {"LANG", lang}}) {
+      if (value == nullptr) unsetenv(var);
+      else setenv(var, value, 1);
+    }
+    return language_from_environment();
+  };
+  const std::string saved_all = getenv("LC_ALL") ? getenv("LC_ALL") : "", saved_lang = getenv("LANG") ? getenv("LANG") : "";
+  EXPECT_EQ(with(nullptr, nullptr, "zh_CN.UTF-8"), Lang::Zh);
+  EXPECT_EQ(with("C.UTF-8", nullptr, "zh_CN.UTF-8"), Lang::En);
+  EXPECT_EQ(with(nullptr, "zh_TW.Big5", "en_US.UTF-8"), Lang::Zh);
+  EXPECT_EQ(with(nullptr, nullptr, "de_DE.UTF-8"), Lang::En);
+  EXPECT_EQ(with(nullptr, nullptr, nullptr), Lang::En);
+  with(saved_all.empty() ? nullptr : saved_all.c_str(), nullptr, saved_lang.empty() ? nullptr : saved_lang.c_str());
+}
+
+TEST(SentencesZh, TerminalColumnsCountWideCharactersTwice) {
+  EXPECT_EQ(display_width("node"), 4u);
+  EXPECT_EQ(display_width("节点"), 4u);
+  EXPECT_EQ(display_width("rank 节点，"), 11u);
+  EXPECT_EQ(pad_columns("节点", 6), "节点  ");
+  EXPECT_EQ(pad_columns("8", 3, true), "  8");
+  EXPECT_EQ(pad_columns("gpu-a01", 3), "gpu-a01");
 }
 
 }  // namespace
