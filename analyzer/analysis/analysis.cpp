@@ -1,6 +1,9 @@
 #include "analysis/analysis.hpp"
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <set>
 
 #include "analysis/collector.hpp"
 #include "base/sentences.hpp"
@@ -115,12 +118,44 @@ std::vector<std::string> check_examples(const RuleBook& book) {
   for (const rules::Rule& r : engine.rules()) {
     // The example's files are one job, through the whole analysis; the rule must (or must not)
     // produce a finding.
-    auto fires = [&](const rules::Rule::Example& example) {
+    auto run = [&](const rules::Rule::Example& example, base::Lang lang) {
       Inputs in;
       for (const auto& [path, text] : example) in.texts.emplace_back(path, text);
-      const auto a = analyze(std::move(in), book);
-      const auto& found = a->outcome.findings;
-      return std::any_of(found.begin(), found.end(), [&](const rules::Finding& f) { return f.rule == &r; });
+      Options options;
+      options.lang = lang;
+      return analyze(std::move(in), book, options);
+    };
+    auto finding_of = [&](const Analysis& a) -> const rules::Finding* {
+      for (const rules::Finding& f : a.outcome.findings)
+        if (f.rule == &r) return &f;
+      return nullptr;
+    };
+    auto fires = [&](const rules::Rule::Example& example) { return finding_of(*run(example, base::Lang::En)) != nullptr; };
+    // In Chinese the example fires too, and its summary says the same values as the English one.
+    auto same_in_chinese = [&](const rules::Rule::Example& example) -> std::string {
+      if (r.zh.summary.empty()) return "";
+      const auto en = run(example, base::Lang::En);
+      const auto zh = run(example, base::Lang::Zh);
+      const rules::Finding* fe = finding_of(*en);
+      const rules::Finding* fz = finding_of(*zh);
+      if (fe == nullptr) return "";
+      if (fz == nullptr) return "fires in English only";
+      if (fz->summary_en != fe->summary) return "its Chinese run's English differs: " + fz->summary_en;
+      // The values: the English summary's words that its template does not have (hosts, numbers,
+      // codes, signals; "and" joins a list), each of them in the Chinese summary.
+      static const re2::RE2 word(R"(([A-Za-z0-9_./+?]+(?::[A-Za-z0-9_./+?]+)*))");  // "ip-10-4" as its pieces
+      auto words = [](const std::string& text) {
+        std::set<std::string> out;
+        re2::StringPiece in(text);
+        std::string w;
+        while (re2::RE2::FindAndConsume(&in, word, &w)) out.insert(w);
+        return out;
+      };
+      const std::set<std::string> fixed = words(r.summary), zh_words = words(fz->summary);
+      for (const std::string& w : words(fe->summary))
+        if (fixed.count(w) == 0 && w != "and" && w != "more" && zh_words.count(w) == 0)
+          return "the Chinese summary lacks '" + w + "': \"" + fe->summary + "\" vs \"" + fz->summary + "\"";
+      return "";
     };
     auto show = [](const rules::Rule::Example& ex) {
       std::string s;
@@ -128,8 +163,10 @@ std::vector<std::string> check_examples(const RuleBook& book) {
       return s;
     };
     const std::string where = r.file + ":" + std::to_string(r.line) + ": " + r.id;
-    for (const auto& ex : r.examples_match)
+    for (const auto& ex : r.examples_match) {
       if (!fires(ex)) problems.push_back(where + ": should match: " + show(ex));
+      else if (const std::string zh = same_in_chinese(ex); !zh.empty()) problems.push_back(where + ": in Chinese, " + zh + ": " + show(ex));
+    }
     for (const auto& ex : r.examples_no_match)
       if (fires(ex)) problems.push_back(where + ": should not match: " + show(ex));
   }

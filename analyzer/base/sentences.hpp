@@ -328,6 +328,30 @@ enum class Say : std::uint16_t {
   PunctColon,                    // after a label, before its text
   PunctColonEnd,                 // after a heading that ends its line
   PunctComma,                    // between the parts of one line
+  // the summary of many jobs (batch.cpp)
+  SummaryUndated,
+  SummaryJobOne,
+  SummaryJobMany,
+  SummaryCulpritOf,
+  SummaryNodeDevice,
+  SummaryMoreAfterList,
+  SummaryFilter,
+  SummaryJobsLine,
+  SummaryDatedByFiles,
+  SummaryCategories,
+  SummaryRecurring,
+  SummaryJobWord,
+  SummaryJobsWord,
+  SummarySeen,
+  SummaryOnNodes,
+  SummaryExamples,
+  SummaryBadNodes,
+  SummaryMoreNodes,
+  SummaryBadDevices,
+  SummaryMoreDevices,
+  SummaryWeeks,
+  SummaryNotAnalysed,
+  SummaryMore,
   kCount  // not a sentence
 };
 

@@ -418,8 +418,12 @@ Summary summarize(const std::vector<ResultLine>& results, const SummaryOptions& 
 
 namespace {
 
+std::string jobs_word(std::uint64_t n) {
+  return base::say(n == 1 ? base::Say::SummaryJobOne : base::Say::SummaryJobMany, {{"count", std::to_string(n)}});
+}
+
 std::string seen(const Group& g) {
-  if (g.first_seen.empty()) return "undated";
+  if (g.first_seen.empty()) return base::say(base::Say::SummaryUndated);
   return g.first_seen == g.last_seen ? g.first_seen : g.first_seen + " .. " + g.last_seen;
 }
 
@@ -452,16 +456,19 @@ std::uint64_t total_of(const std::map<std::string, std::uint64_t>& m) {
 std::string nodes_of(const Group& g) {
   std::string o;
   for (const std::string& n : g.nodes) o += (o.empty() ? "" : ", ") + n;
-  if (g.more_nodes != 0) o += " and " + std::to_string(g.more_nodes) + " more";
+  if (g.more_nodes != 0) o += base::say(base::Say::SummaryMoreAfterList, {{"count", std::to_string(g.more_nodes)}});
   return o;
 }
 
 // "5 of 7 jobs it ran", or "5 jobs" when the results do not list the nodes each job ran on.
 std::string culprit_of(const BadNode& n) {
-  if (n.ran >= n.culprit && n.device.empty()) return std::to_string(n.culprit) + " of " + std::to_string(n.ran) + " jobs it ran";
-  return std::to_string(n.culprit) + (n.culprit == 1 ? " job" : " jobs");
+  if (n.ran >= n.culprit && n.device.empty())
+    return base::say(base::Say::SummaryCulpritOf, {{"culprit", std::to_string(n.culprit)}, {"ran", std::to_string(n.ran)}});
+  return jobs_word(n.culprit);
 }
-std::string node_name(const BadNode& n) { return n.device.empty() ? n.node : n.node + " device " + n.device; }
+std::string node_name(const BadNode& n) {
+  return n.device.empty() ? n.node : base::say(base::Say::SummaryNodeDevice, {{"node", n.node}, {"device", n.device}});
+}
 
 inline constexpr std::size_t kBadShown = 20;  // nodes and devices listed in text, Markdown and HTML
 
@@ -472,12 +479,12 @@ bool plain_fingerprint(const std::string& f) {
   return !f.empty() && f.size() <= 32 && std::all_of(f.begin(), f.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
 }
 
-std::string jobs_word(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " job" : " jobs"); }
 
 std::string filter_text(const Summary& s) {
   if (s.since.empty() && s.until.empty()) return "";
-  return "jobs of " + (s.since.empty() ? std::string("...") : s.since) + " .. " + (s.until.empty() ? std::string("...") : s.until) + "; " +
-         jobs_word(s.left_out) + " outside (or undated) left out";
+  return base::say(base::Say::SummaryFilter, {{"since", s.since.empty() ? std::string("...") : s.since},
+                                              {"until", s.until.empty() ? std::string("...") : s.until},
+                                              {"jobs", jobs_word(s.left_out)}});
 }
 
 }  // namespace
@@ -486,47 +493,56 @@ std::string filter_text(const Summary& s) {
 // control bytes (base::visible), Markdown escapes it, JSON writes the invisible ones as \uXXXX.
 std::string render_summary_text(const Summary& s) {
   using base::visible;
-  std::string o = "jobs: " + std::to_string(s.jobs);
+  using base::Say;
+  std::string o = base::say(Say::SummaryJobsLine, {{"count", std::to_string(s.jobs)}});
   for (const auto& [st, n] : s.by_status) o += "  " + visible(st) + " " + std::to_string(n);
   o += "\n";
   if (const std::string f = filter_text(s); !f.empty()) o += f + "\n";
-  if (s.dated_by_files != 0) o += jobs_word(s.dated_by_files) + " dated by their files' modification time (no date in their logs)\n";
-  o += "\ncategories:\n";
+  if (s.dated_by_files != 0) o += base::say(Say::SummaryDatedByFiles, {{"jobs", jobs_word(s.dated_by_files)}}) + "\n";
+  o += "\n" + base::say(Say::SummaryCategories) + "\n";
   for (const auto& [cat, n] : categories_by_count(s)) {
     char line[160];
     std::snprintf(line, sizeof line, "  %-28s %6llu  %s\n", visible(cat).c_str(), static_cast<unsigned long long>(n), pct(n, s.jobs).c_str());
     o += line;
   }
-  o += "\nrecurring root causes (most jobs first):\n";
+  o += "\n" + base::say(Say::SummaryRecurring) + "\n";
+  const std::string job_word = base::say(Say::SummaryJobWord), jobs_word_ = base::say(Say::SummaryJobsWord);
+  const std::size_t word_width = std::max(base::display_width(job_word), base::display_width(jobs_word_));
   for (const Group& g : s.groups) {
     char count[32];
-    std::snprintf(count, sizeof count, "  %6llu %s  [", static_cast<unsigned long long>(g.jobs), g.jobs == 1 ? "job " : "jobs");
-    o += count + visible(g.category) + "] " + visible(g.fingerprint) + "  " + visible(g.rule) + "\n";
+    std::snprintf(count, sizeof count, "  %6llu ", static_cast<unsigned long long>(g.jobs));
+    o += count + base::pad_columns(g.jobs == 1 ? job_word : jobs_word_, word_width) + "  [" + visible(g.category) + "] " +
+         visible(g.fingerprint) + "  " + visible(g.rule) + "\n";
     o += "           " + visible(g.pattern) + "\n";
-    o += "           seen: " + visible(seen(g));
-    if (!g.nodes.empty()) o += "; on " + visible(nodes_of(g));
-    o += "\n           e.g. ";
-    for (std::size_t i = 0; i < g.examples.size(); ++i) o += (i ? ", " : "") + visible(g.examples[i].job);
-    o += "\n";
+    // The pattern is English whatever the language (it is the group's key); the first job's own
+    // sentence says it in the language of the scan.
+    if (base::language() != base::Lang::En && !g.examples.empty() && !g.examples.front().summary.empty())
+      o += "           " + visible(g.examples.front().summary) + "\n";
+    o += "           " + base::say(Say::SummarySeen, {{"when", visible(seen(g))}});
+    if (!g.nodes.empty()) o += base::say(Say::SummaryOnNodes, {{"nodes", visible(nodes_of(g))}});
+    std::string jobs;
+    for (std::size_t i = 0; i < g.examples.size(); ++i) jobs += (i ? ", " : "") + visible(g.examples[i].job);
+    o += "\n           " + base::say(Say::SummaryExamples, {{"jobs", jobs}}) + "\n";
   }
   if (!s.bad_nodes.empty()) {
-    o += "\nnodes the culprits were on (most failed jobs first):\n";
+    o += "\n" + base::say(Say::SummaryBadNodes) + "\n";
     for (std::size_t i = 0; i < s.bad_nodes.size() && i < kBadShown; ++i) {
       const BadNode& n = s.bad_nodes[i];
       o += "  " + visible(n.node) + ": " + visible(culprit_of(n)) + " (" + visible(counts_text(n.by_category)) + ")\n";
     }
-    if (s.bad_nodes.size() > kBadShown) o += "  and " + std::to_string(s.bad_nodes.size() - kBadShown) + " more nodes\n";
+    if (s.bad_nodes.size() > kBadShown) o += "  " + base::say(Say::SummaryMoreNodes, {{"count", std::to_string(s.bad_nodes.size() - kBadShown)}}) + "\n";
   }
   if (!s.bad_devices.empty()) {
-    o += "\ndevices the culprits were on:\n";
+    o += "\n" + base::say(Say::SummaryBadDevices) + "\n";
     for (std::size_t i = 0; i < s.bad_devices.size() && i < kBadShown; ++i) {
       const BadNode& n = s.bad_devices[i];
       o += "  " + visible(node_name(n)) + ": " + visible(culprit_of(n)) + " (" + visible(counts_text(n.by_category)) + ")\n";
     }
-    if (s.bad_devices.size() > kBadShown) o += "  and " + std::to_string(s.bad_devices.size() - kBadShown) + " more devices\n";
+    if (s.bad_devices.size() > kBadShown)
+      o += "  " + base::say(Say::SummaryMoreDevices, {{"count", std::to_string(s.bad_devices.size() - kBadShown)}}) + "\n";
   }
   if (!s.weeks.empty()) {
-    o += "\nfailed jobs by week:\n";
+    o += "\n" + base::say(Say::SummaryWeeks) + "\n";
     for (const auto& [week, cats] : s.weeks) {
       const std::uint64_t total = total_of(cats);
       char head[64];
@@ -535,15 +551,15 @@ std::string render_summary_text(const Summary& s) {
     }
     if (s.undated != 0) {
       char head[64];
-      std::snprintf(head, sizeof head, "  %-9s %6llu\n", "undated", static_cast<unsigned long long>(s.undated));
-      o += head;
+      std::snprintf(head, sizeof head, " %6llu\n", static_cast<unsigned long long>(s.undated));
+      o += "  " + base::pad_columns(base::say(Say::SummaryUndated), 9) + head;
     }
   }
   if (s.not_analysed_total != 0) {
-    o += "\nnot analysed (" + std::to_string(s.not_analysed_total) + "):\n";
+    o += "\n" + base::say(Say::SummaryNotAnalysed, {{"count", std::to_string(s.not_analysed_total)}}) + "\n";
     for (const NotAnalysed& n : s.not_analysed) o += "  " + visible(n.job) + "  " + visible(n.status) + ": " + visible(n.reason) + "\n";
     if (s.not_analysed_total > s.not_analysed.size())
-      o += "  and " + std::to_string(s.not_analysed_total - s.not_analysed.size()) + " more\n";
+      o += "  " + base::say(Say::SummaryMore, {{"count", std::to_string(s.not_analysed_total - s.not_analysed.size())}}) + "\n";
   }
   return o;
 }
@@ -645,7 +661,7 @@ std::string render_summary_markdown(const Summary& s) {
   std::string o = "## dtriage summary: " + std::to_string(s.jobs) + " jobs\n\n";
   for (const auto& [st, n] : s.by_status) o += "- " + md(st) + ": " + std::to_string(n) + "\n";
   if (const std::string f = filter_text(s); !f.empty()) o += "- " + md(f) + "\n";
-  if (s.dated_by_files != 0) o += "- " + jobs_word(s.dated_by_files) + " dated by their files' modification time (no date in their logs)\n";
+  if (s.dated_by_files != 0) o += "- " + base::say(base::Say::SummaryDatedByFiles, {{"jobs", jobs_word(s.dated_by_files)}}) + "\n";
   o += "\n| category | jobs | share |\n|---|---:|---:|\n";
   for (const auto& [cat, n] : categories_by_count(s)) o += "| " + md(cat) + " | " + std::to_string(n) + " | " + pct(n, s.jobs) + " |\n";
   o += "\n### Recurring root causes\n\n| jobs | category | cause | seen | examples |\n|---:|---|---|---|---|\n";
@@ -709,7 +725,7 @@ std::string render_summary_html(const Summary& s) {
   }
   o += "</p>\n";
   if (const std::string f = filter_text(s); !f.empty()) o += "<p>" + esc(f) + "</p>\n";
-  if (s.dated_by_files != 0) o += "<p>" + esc(jobs_word(s.dated_by_files)) + " dated by their files' modification time (no date in their logs)</p>\n";
+  if (s.dated_by_files != 0) o += "<p>" + esc(base::say(base::Say::SummaryDatedByFiles, {{"jobs", jobs_word(s.dated_by_files)}})) + "</p>\n";
   o += "<h2>Causes</h2>\n";
   // The chart: one bar per category, as inline SVG (no script, nothing from outside).
   const auto cats = categories_by_count(s);

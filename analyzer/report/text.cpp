@@ -105,10 +105,10 @@ std::string render_text(const Report& r, bool color) {
   if (inv.lines_cut) o += base::say(Say::InputsCut, {{"count", n(inv.lines_cut)}});
   if (inv.events_dropped) o += base::say(Say::InputsDropped, {{"count", n(inv.events_dropped)}});
   o += "\n";
-  for (const auto& p : inv.unreadable) o += "  " + base::say(Say::LabelUnreadable) + ": " + base::visible(p.path) + ": " + base::visible(p.reason) + "\n";
-  for (const auto& p : inv.skipped) o += "  " + base::say(Say::LabelSkipped) + ": " + base::visible(p.path) + ": " + base::visible(p.reason) + "\n";
+  for (const auto& p : inv.unreadable) o += "  " + base::say(Say::LabelUnreadable) + colon + base::visible(p.path) + ": " + base::visible(p.reason) + "\n";
+  for (const auto& p : inv.skipped) o += "  " + base::say(Say::LabelSkipped) + colon + base::visible(p.path) + ": " + base::visible(p.reason) + "\n";
   for (const auto& p : *v.rule_problems)
-    o += "  " + base::say(Say::LabelRuleProblem) + ": " + base::visible(p.where) + ": " + base::visible(p.message) + "\n";
+    o += "  " + base::say(Say::LabelRuleProblem) + colon + base::visible(p.where) + ": " + base::visible(p.message) + "\n";
   return o;
 }
 

@@ -210,6 +210,16 @@ def main():
         check(all(os.path.isfile(x["report"]) for x in lines if x["status"] in ("failed", "healthy")), "a report per job")
         text = subprocess.run([dtriage, "summary", os.path.join(work, "results.jsonl")], capture_output=True, text=True, timeout=60).stdout
         check(("%s: 6 of %d jobs it ran" % (BAD, ran_a17)) in text, "the text summary names the bad node")
+
+        # The same archive scanned in Chinese: every job's sentence in Chinese with its English
+        # beside it, and the same fingerprints and patterns (groups do not depend on the language).
+        zh = scan(dtriage, root, "-q", "--lang", "zh")
+        zh_lines = {j["job"]: j for j in map(json.loads, zh.stdout.splitlines())}
+        failed = [x for x in lines if x["status"] == "failed"]
+        check(all(zh_lines[x["job"]]["fingerprint"] == x["fingerprint"] and zh_lines[x["job"]]["pattern"] == x["pattern"]
+                  for x in failed), "fingerprints and patterns are the same in Chinese")
+        check(all(zh_lines[x["job"]].get("summary_en") == x["summary"] and zh_lines[x["job"]]["summary"] != x["summary"]
+                  for x in failed), "each Chinese line carries the English summary beside its own")
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
