@@ -352,6 +352,87 @@ enum class Say : std::uint16_t {
   SummaryWeeks,
   SummaryNotAnalysed,
   SummaryMore,
+  // diff (diff/diff.cpp)
+  DiffOutcomeFailed,         // {status} {category} {summary}
+  DiffOutcomeFailedPlain,    // {status} {summary}
+  DiffOutcomeHealthy,        // {summary}
+  DiffWhatChanged,           // {key} {good} {bad} {outcome}
+  DiffNprocChanged,          // {bad} {devices} {good} {outcome}
+  DiffNotTied,               // {outcome} {category} {changes}
+  DiffMostRelevant,          // {what} {outcome}
+  DiffOtherNodes,            // {count}
+  DiffNodesAdded,            // {count}
+  DiffNodesRemoved,          // {count}
+  DiffNodesAddedRemoved,     // {added} {removed}
+  DiffNoChangeFirstError,    // {text} {where}
+  DiffNoChangeNoError,       // {outcome}
+  DiffNotShown,
+  DiffNoProgress,
+  DiffStep,                  // {step}
+  DiffStepOf,                // {step} {steps}
+  DiffFinished,
+  DiffConfiguration,
+  DiffNoConfigChange,
+  DiffAllOtherNodes,         // {count}
+  DiffNodeAdded,             // {node}
+  DiffNodeRemoved,           // {node}
+  DiffOneSided,
+  DiffWhereStopped,          // {good} {bad}
+  DiffPercentOfGood,         // {percent}
+  DiffNewMessages,           // {count}
+  DiffGoneMessages,          // {count}
+  DiffTableConfiguration,
+  DiffTableNoChange,
+  DiffTableNew,              // {count}
+  DiffTableGone,             // {count}
+  DiffTableNone,
+  DiffAdded,                 // {node}
+  DiffRemoved,               // {node}
+  DiffColPath,
+  DiffColVerdict,
+  DiffColProgress,
+  DiffColLevel,
+  DiffColCount,
+  DiffColTemplate,
+  DiffColFirst,
+  DiffColNode,
+  DiffHeading,
+  DiffStatusCategory,        // {status} {category}
+  // summary in Markdown and HTML (batch/batch.cpp)
+  SumTitle,                  // {count}
+  SumColCategory,
+  SumColJobs,
+  SumColShare,
+  SumRecurringHeading,
+  SumCausesHeading,
+  SumColCause,
+  SumColSeen,
+  SumColExamples,
+  SumOn,                     // {nodes}
+  SumOnLine,                 // {nodes}
+  SumNodesHeading,
+  SumDevicesHeading,
+  SumColNode,
+  SumColDevice,
+  SumColCulpritJobs,
+  SumColCategories,
+  SumWeeksHeading,
+  SumColWeek,
+  SumNotAnalysedHeading,     // {count}
+  SumColJob,
+  SumColStatus,
+  SumColReason,
+  SumChartCategories,
+  SumChartWeeks,
+  // culprit (correlate/culprit.cpp), added after the rest
+  WhySameSecond,             // {count} {rank} {what} {when}
+  // scan's closing line (batch/scan.cpp)
+  ScanDoneIn,                // {jobs} {seconds}
+  ScanCounts,                // {counts}
+  ScanDoneBefore,            // {count}
+  ScanWrote,                 // {files}
+  ScanReportsIn,             // {dir}
+  ScanResuming,              // {done} {count}
   kCount  // not a sentence
 };
 

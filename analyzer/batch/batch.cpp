@@ -658,41 +658,47 @@ std::string md_job(const std::string& job, const std::string& report) {
 }  // namespace
 
 std::string render_summary_markdown(const Summary& s) {
-  std::string o = "## dtriage summary: " + std::to_string(s.jobs) + " jobs\n\n";
+  using base::Say;
+  using base::say;
+  std::string o = "## " + md(say(Say::SumTitle, {{"count", std::to_string(s.jobs)}})) + "\n\n";
   for (const auto& [st, n] : s.by_status) o += "- " + md(st) + ": " + std::to_string(n) + "\n";
   if (const std::string f = filter_text(s); !f.empty()) o += "- " + md(f) + "\n";
   if (s.dated_by_files != 0) o += "- " + base::say(base::Say::SummaryDatedByFiles, {{"jobs", jobs_word(s.dated_by_files)}}) + "\n";
-  o += "\n| category | jobs | share |\n|---|---:|---:|\n";
+  o += "\n| " + say(Say::SumColCategory) + " | " + say(Say::SumColJobs) + " | " + say(Say::SumColShare) + " |\n|---|---:|---:|\n";
   for (const auto& [cat, n] : categories_by_count(s)) o += "| " + md(cat) + " | " + std::to_string(n) + " | " + pct(n, s.jobs) + " |\n";
-  o += "\n### Recurring root causes\n\n| jobs | category | cause | seen | examples |\n|---:|---|---|---|---|\n";
+  o += "\n### " + say(Say::SumRecurringHeading) + "\n\n| " + say(Say::SumColJobs) + " | " + say(Say::SumColCategory) + " | " + say(Say::SumColCause) +
+       " | " + say(Say::SumColSeen) + " | " + say(Say::SumColExamples) + " |\n|---:|---|---|---|---|\n";
   for (const Group& g : s.groups) {
     o += "| " + std::to_string(g.jobs) + " | " + md(g.category) + " | " + md(g.pattern) + " (" + md(g.rule) + ", " +
          (plain_fingerprint(g.fingerprint) ? "`" + g.fingerprint + "`" : md(g.fingerprint)) + ") | " + md(seen(g)) +
-         (g.nodes.empty() ? "" : " on " + md(nodes_of(g))) + " | ";
+         (g.nodes.empty() ? "" : md(say(Say::SumOn, {{"nodes", nodes_of(g)}}))) + " | ";
     for (std::size_t i = 0; i < g.examples.size(); ++i) o += (i ? ", " : "") + md_job(g.examples[i].job, g.examples[i].report);
     o += " |\n";
   }
-  auto bad = [&](const std::vector<BadNode>& v, const char* title, const char* what) {
+  auto bad = [&](const std::vector<BadNode>& v, Say title, Say what) {
     if (v.empty()) return;
-    o += std::string("\n### ") + title + "\n\n| " + what + " | failed jobs it was the culprit's | categories |\n|---|---|---|\n";
+    o += "\n### " + say(title) + "\n\n| " + say(what) + " | " + say(Say::SumColCulpritJobs) + " | " + say(Say::SumColCategories) + " |\n|---|---|---|\n";
     for (std::size_t i = 0; i < v.size() && i < kBadShown; ++i)
       o += "| " + md(node_name(v[i])) + " | " + culprit_of(v[i]) + " | " + md(counts_text(v[i].by_category)) + " |\n";
-    if (v.size() > kBadShown) o += "\nand " + std::to_string(v.size() - kBadShown) + " more\n";
+    if (v.size() > kBadShown) o += "\n" + say(Say::SummaryMore, {{"count", std::to_string(v.size() - kBadShown)}}) + "\n";
   };
-  bad(s.bad_nodes, "Nodes the culprits were on", "node");
-  bad(s.bad_devices, "Devices the culprits were on", "device");
+  bad(s.bad_nodes, Say::SumNodesHeading, Say::SumColNode);
+  bad(s.bad_devices, Say::SumDevicesHeading, Say::SumColDevice);
   if (!s.weeks.empty()) {
-    o += "\n### Failed jobs by week\n\n| week | jobs | categories |\n|---|---:|---|\n";
+    o += "\n### " + say(Say::SumWeeksHeading) + "\n\n| " + say(Say::SumColWeek) + " | " + say(Say::SumColJobs) + " | " + say(Say::SumColCategories) +
+         " |\n|---|---:|---|\n";
     for (const auto& [week, cats] : s.weeks) {
       const std::uint64_t total = total_of(cats);
       o += "| " + md(week) + " | " + std::to_string(total) + " | " + md(counts_text(cats)) + " |\n";
     }
-    if (s.undated != 0) o += "| undated | " + std::to_string(s.undated) + " | |\n";
+    if (s.undated != 0) o += "| " + say(Say::SummaryUndated) + " | " + std::to_string(s.undated) + " | |\n";
   }
   if (s.not_analysed_total != 0) {
-    o += "\n### Not analysed (" + std::to_string(s.not_analysed_total) + ")\n\n| job | status | reason |\n|---|---|---|\n";
+    o += "\n### " + say(Say::SumNotAnalysedHeading, {{"count", std::to_string(s.not_analysed_total)}}) + "\n\n| " + say(Say::SumColJob) + " | " +
+         say(Say::SumColStatus) + " | " + say(Say::SumColReason) + " |\n|---|---|---|\n";
     for (const NotAnalysed& n : s.not_analysed) o += "| " + md(n.job) + " | " + md(n.status) + " | " + md(n.reason) + " |\n";
-    if (s.not_analysed_total > s.not_analysed.size()) o += "\nand " + std::to_string(s.not_analysed_total - s.not_analysed.size()) + " more\n";
+    if (s.not_analysed_total > s.not_analysed.size())
+      o += "\n" + say(Say::SummaryMore, {{"count", std::to_string(s.not_analysed_total - s.not_analysed.size())}}) + "\n";
   }
   return o;
 }
@@ -707,17 +713,20 @@ std::string html_job(const std::string& job, const std::string& report) {
 
 std::string render_summary_html(const Summary& s) {
   using report::esc;
-  std::string o = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  using base::Say;
+  using base::say;
+  std::string o = std::string("<!doctype html>\n<html lang=\"") + (base::language() == base::Lang::Zh ? "zh-CN" : "en") +
+                  "\"><head><meta charset=\"utf-8\">\n";
   o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n";
-  o += "<title>dtriage summary: " + std::to_string(s.jobs) + " jobs</title>\n<style>"
-       "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:90em;color:#222;padding:0 1em}"
+  o += "<title>" + esc(say(Say::SumTitle, {{"count", std::to_string(s.jobs)}})) + "</title>\n<style>"
+       "body{font:14px/1.45 \"DejaVu Sans\",\"Noto Sans CJK SC\",\"Source Han Sans SC\",\"Microsoft YaHei\",\"PingFang SC\",system-ui,sans-serif;margin:2em auto;max-width:90em;color:#222;padding:0 1em}"
        "table{border-collapse:collapse;width:100%;margin:1em 0;table-layout:auto}"
        "td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
        "th{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.c{white-space:nowrap}"
        "code{font-size:12px;color:#555}.bar{fill:#c0392b}.lbl{font-size:12px}svg{max-width:100%;height:auto}.legend span{margin-right:1em;white-space:nowrap;font-size:12px}"
        "</style></head>\n<body><main>\n";
-  o += "<h1>" + std::to_string(s.jobs) + " jobs</h1>\n<p>";
+  o += "<h1>" + esc(jobs_word(s.jobs)) + "</h1>\n<p>";
   bool first = true;
   for (const auto& [st, n] : s.by_status) {
     o += (first ? "" : " &middot; ") + esc(st) + " " + std::to_string(n);
@@ -726,13 +735,13 @@ std::string render_summary_html(const Summary& s) {
   o += "</p>\n";
   if (const std::string f = filter_text(s); !f.empty()) o += "<p>" + esc(f) + "</p>\n";
   if (s.dated_by_files != 0) o += "<p>" + esc(base::say(base::Say::SummaryDatedByFiles, {{"jobs", jobs_word(s.dated_by_files)}})) + "</p>\n";
-  o += "<h2>Causes</h2>\n";
+  o += "<h2>" + esc(say(Say::SumCausesHeading)) + "</h2>\n";
   // The chart: one bar per category, as inline SVG (no script, nothing from outside).
   const auto cats = categories_by_count(s);
   std::uint64_t most = 1;
   for (const auto& [c, n] : cats) most = std::max(most, n);
   const int row = 22, label = 220, width = 460;
-  o += "<svg role=\"img\" aria-label=\"jobs by root-cause category\" viewBox=\"0 0 " + std::to_string(label + width + 80) + " " +
+  o += "<svg role=\"img\" aria-label=\"" + esc(say(Say::SumChartCategories)) + "\" viewBox=\"0 0 " + std::to_string(label + width + 80) + " " +
        std::to_string(row * static_cast<int>(cats.size()) + 8) + "\" width=\"" + std::to_string(label + width + 80) + "\">\n";
   int y = 4;
   for (const auto& [cat, n] : cats) {
@@ -743,29 +752,32 @@ std::string render_summary_html(const Summary& s) {
          std::to_string(y + 14) + "\">" + std::to_string(n) + " (" + pct(n, s.jobs) + ")</text>\n";
     y += row;
   }
-  o += "</svg>\n<h2>Recurring root causes</h2>\n<table><tr><th>jobs</th><th>category</th><th>cause</th><th>seen</th><th>examples</th></tr>\n";
+  o += "</svg>\n<h2>" + esc(say(Say::SumRecurringHeading)) + "</h2>\n<table><tr><th>" + esc(say(Say::SumColJobs)) + "</th><th>" +
+       esc(say(Say::SumColCategory)) + "</th><th>" + esc(say(Say::SumColCause)) + "</th><th>" + esc(say(Say::SumColSeen)) + "</th><th>" +
+       esc(say(Say::SumColExamples)) + "</th></tr>\n";
   for (const Group& g : s.groups) {
     o += "<tr id=\"g-" + esc(g.fingerprint) + "\"><td class=\"n\">" + std::to_string(g.jobs) + "</td><td class=\"c\">" + esc(g.category) +
          "</td><td>" + esc(g.pattern) + "<br><code>" + esc(g.rule) + " " + esc(g.fingerprint) + "</code></td><td>" + esc(seen(g)) +
-         (g.nodes.empty() ? "" : "<br><small>on " + esc(nodes_of(g)) + "</small>") + "</td><td>";
+         (g.nodes.empty() ? "" : "<br><small>" + esc(say(Say::SumOnLine, {{"nodes", nodes_of(g)}})) + "</small>") + "</td><td>";
     for (std::size_t i = 0; i < g.examples.size(); ++i)
       o += (i ? "<br>" : "") + html_job(g.examples[i].job, g.examples[i].report) + (i == 0 ? "<br><small>" + esc(g.examples[i].summary) + "</small>" : "");
     o += "</td></tr>\n";
   }
   o += "</table>\n";
-  auto bad = [&](const std::vector<BadNode>& v, const char* title, const char* what) {
+  auto bad = [&](const std::vector<BadNode>& v, Say title, Say what) {
     if (v.empty()) return;
-    o += std::string("<h2>") + title + "</h2>\n<table><tr><th>" + what + "</th><th>failed jobs it was the culprit's</th><th>categories</th></tr>\n";
+    o += "<h2>" + esc(say(title)) + "</h2>\n<table><tr><th>" + esc(say(what)) + "</th><th>" + esc(say(Say::SumColCulpritJobs)) + "</th><th>" +
+         esc(say(Say::SumColCategories)) + "</th></tr>\n";
     for (std::size_t i = 0; i < v.size() && i < kBadShown; ++i)
       o += "<tr><td class=\"c\">" + esc(node_name(v[i])) + "</td><td>" + esc(culprit_of(v[i])) + "</td><td>" + esc(counts_text(v[i].by_category)) + "</td></tr>\n";
     o += "</table>\n";
-    if (v.size() > kBadShown) o += "<p>and " + std::to_string(v.size() - kBadShown) + " more</p>\n";
+    if (v.size() > kBadShown) o += "<p>" + esc(say(Say::SummaryMore, {{"count", std::to_string(v.size() - kBadShown)}})) + "</p>\n";
   };
-  bad(s.bad_nodes, "Nodes the culprits were on", "node");
-  bad(s.bad_devices, "Devices the culprits were on", "device");
+  bad(s.bad_nodes, Say::SumNodesHeading, Say::SumColNode);
+  bad(s.bad_devices, Say::SumDevicesHeading, Say::SumColDevice);
   if (!s.weeks.empty()) {
     // Weeks as stacked bars (one colour per category of the top ones) and a table with the counts.
-    o += "<h2>Failed jobs by week</h2>\n";
+    o += "<h2>" + esc(say(Say::SumWeeksHeading)) + "</h2>\n";
     std::uint64_t peak = 1;
     for (const auto& [w, c] : s.weeks) {
       peak = std::max(peak, total_of(c));
@@ -774,7 +786,7 @@ std::string render_summary_html(const Summary& s) {
     std::map<std::string, int> colour;
     for (const auto& [c, n] : cats) colour.emplace(c, static_cast<int>(std::min<std::size_t>(colour.size(), 6)));
     const int bar = 28, height = 160, wide = static_cast<int>(s.weeks.size()) * (bar + 8) + 40;
-    o += "<svg role=\"img\" aria-label=\"failed jobs by week\" viewBox=\"0 0 " + std::to_string(wide) + " " + std::to_string(height + 40) +
+    o += "<svg role=\"img\" aria-label=\"" + esc(say(Say::SumChartWeeks)) + "\" viewBox=\"0 0 " + std::to_string(wide) + " " + std::to_string(height + 40) +
          "\" width=\"" + std::to_string(wide) + "\">\n";
     int x = 30;
     for (const auto& [week, c] : s.weeks) {
@@ -797,21 +809,23 @@ std::string render_summary_html(const Summary& s) {
     for (const auto& [cat, n] : cats)
       o += "<span><svg width=\"10\" height=\"10\" aria-hidden=\"true\"><rect width=\"10\" height=\"10\" fill=\"" +
            std::string(kColours[colour[cat]]) + "\"/></svg> " + esc(cat) + "</span> ";
-    o += "</p>\n<table><tr><th>week</th><th>jobs</th><th>categories</th></tr>\n";
+    o += "</p>\n<table><tr><th>" + esc(say(Say::SumColWeek)) + "</th><th>" + esc(say(Say::SumColJobs)) + "</th><th>" + esc(say(Say::SumColCategories)) +
+         "</th></tr>\n";
     for (const auto& [week, c] : s.weeks) {
       const std::uint64_t total = total_of(c);
       o += "<tr><td class=\"c\">" + esc(week) + "</td><td class=\"n\">" + std::to_string(total) + "</td><td>" + esc(counts_text(c)) + "</td></tr>\n";
     }
-    if (s.undated != 0) o += "<tr><td>undated</td><td class=\"n\">" + std::to_string(s.undated) + "</td><td></td></tr>\n";
+    if (s.undated != 0) o += "<tr><td>" + esc(say(Say::SummaryUndated)) + "</td><td class=\"n\">" + std::to_string(s.undated) + "</td><td></td></tr>\n";
     o += "</table>\n";
   }
   if (s.not_analysed_total != 0) {
-    o += "<h2>Not analysed (" + std::to_string(s.not_analysed_total) + ")</h2>\n<table><tr><th>job</th><th>status</th><th>reason</th></tr>\n";
+    o += "<h2>" + esc(say(Say::SumNotAnalysedHeading, {{"count", std::to_string(s.not_analysed_total)}})) + "</h2>\n<table><tr><th>" +
+         esc(say(Say::SumColJob)) + "</th><th>" + esc(say(Say::SumColStatus)) + "</th><th>" + esc(say(Say::SumColReason)) + "</th></tr>\n";
     for (const NotAnalysed& n : s.not_analysed)
       o += "<tr><td>" + esc(n.job) + "</td><td class=\"c\">" + esc(n.status) + "</td><td>" + esc(n.reason) + "</td></tr>\n";
     o += "</table>\n";
     if (s.not_analysed_total > s.not_analysed.size())
-      o += "<p>and " + std::to_string(s.not_analysed_total - s.not_analysed.size()) + " more</p>\n";
+      o += "<p>" + esc(say(Say::SummaryMore, {{"count", std::to_string(s.not_analysed_total - s.not_analysed.size())}})) + "</p>\n";
   }
   o += "</main></body></html>\n";
   return o;

@@ -168,7 +168,8 @@ std::string line_of(const std::string& name, const report::Report& job, double s
   if (!meta.baseline.empty())
     j["baseline"] = ordered_json{{"path", meta.baseline},
                                  {"relevant_change", text_or_null(meta.baseline_change)},
-                                 {"sentence", text_or_null(meta.baseline_sentence)}};
+                                 {"sentence", text_or_null(meta.baseline_sentence)},
+                                 {"sentence_en", text_or_null(meta.baseline_sentence_en.empty() ? meta.baseline_sentence : meta.baseline_sentence_en)}};
   return dump(j);
 }
 
@@ -408,7 +409,10 @@ class Scan {
     diff::Side bad = diff::read_side({jobs_[i].second}, jobs_[i].first, book_, opt, std::move(job));
     const diff::Diff d = diff::compare(good, bad);
     meta.baseline_change = d.relevant_key;
-    if (!s_.redact) meta.baseline_sentence = d.sentence;
+    if (!s_.redact) {
+      meta.baseline_sentence = d.sentence;
+      meta.baseline_sentence_en = d.sentence_en;
+    }
     return bad;
   }
 
@@ -493,7 +497,8 @@ int scan(const std::vector<std::string>& roots, const ScanSettings& settings, co
     jobs.push_back(std::move(j));
   }
   if (settings.say_resumed)
-    std::fprintf(stderr, "dtriage: resuming: %zu jobs done before, %zu to go\n", skipped_done, jobs.size());
+    std::fprintf(stderr, "dtriage: %s\n",
+                 base::say(base::Say::ScanResuming, {{"done", std::to_string(skipped_done)}, {"count", std::to_string(jobs.size())}}).c_str());
   const std::size_t to_go = jobs.size();
   if (listed.empty() && top.unreadable.empty()) {
     for (const std::string& r : roots) std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputNoJobs, {{"root", r}}).c_str());
@@ -522,11 +527,15 @@ int scan(const std::vector<std::string>& roots, const ScanSettings& settings, co
       if (by.count(st) != 0) counts += (counts.empty() ? "" : ", ") + std::to_string(by[st]) + " " + st;
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.1f", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    std::string line = "dtriage: scan: " + std::to_string(to_go) + (to_go == 1 ? " job" : " jobs") + " in " + secs + " s";
-    if (!counts.empty()) line += " (" + counts + ")";
-    if (skipped_done != 0) line += "; " + std::to_string(skipped_done) + " done before";
-    if (!settings.wrote.empty()) line += "; wrote " + settings.wrote;
-    if (!settings.reports_dir.empty()) line += "; reports in " + settings.reports_dir;
+    using base::Say;
+    using base::say;
+    std::string line = "dtriage: scan: " + say(Say::ScanDoneIn, {{"jobs", say(to_go == 1 ? Say::SummaryJobOne : Say::SummaryJobMany,
+                                                                                  {{"count", std::to_string(to_go)}})},
+                                                                  {"seconds", secs}});
+    if (!counts.empty()) line += say(Say::ScanCounts, {{"counts", counts}});
+    if (skipped_done != 0) line += say(Say::ScanDoneBefore, {{"count", std::to_string(skipped_done)}});
+    if (!settings.wrote.empty()) line += say(Say::ScanWrote, {{"files", settings.wrote}});
+    if (!settings.reports_dir.empty()) line += say(Say::ScanReportsIn, {{"dir", settings.reports_dir}});
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   if (s.write_failed()) return 2;

@@ -46,7 +46,7 @@ struct JobMeta {
   std::string report;  // path of its report, "" when none
   // scan --baseline: the job's run that worked ("yes" under --redact), the configuration change
   // `diff` ties to its failure, and its sentence (not under --redact).
-  std::string baseline, baseline_change, baseline_sentence;
+  std::string baseline, baseline_change, baseline_sentence, baseline_sentence_en;
 };
 
 // Each entry directly below a ROOT (a directory or an archive / compressed file) is one job:

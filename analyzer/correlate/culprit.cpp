@@ -461,21 +461,25 @@ struct Chooser {
   // how many were victims), on the lines given (by default its own failure's and its ending's).
   void choose(Pick p, const std::vector<const RankRecord*>& cand, std::size_t victims, const std::vector<std::string>& notes) {
     const RankRecord& r = *p.rank;
+    // The other candidates: those that failed in the same second (a tie this pick broke), then
+    // those that failed later, each said with the first of them.
+    auto second = [&](const RankRecord& x) { return x.own_failure ? second_of(ev[*x.own_failure]) : std::nullopt; };
     std::vector<std::int64_t> passed;
-    const RankRecord* next = nullptr;
+    std::vector<const RankRecord*> same, later;
     for (const RankRecord* x : cand)
       if (x != &r) {
         passed.push_back(x->rank);
-        if (next == nullptr) next = x;
+        (second(r) && second(r) == second(*x) ? same : later).push_back(x);
       }
     std::vector<std::string> why{std::move(p.why)};
     why.insert(why.end(), notes.begin(), notes.end());
-    if (next != nullptr)
-      why.push_back(base::say(base::Say::WhyLater, {{"count", std::to_string(passed.size())},
-                                                     {"rank", std::to_string(next->rank)},
-                                                     {"what", what(*next)},
-                                                     {"when", when(*next)}}));
-    else if (victims > 0)
+    for (const auto& [group, key] : {std::pair{&same, base::Say::WhySameSecond}, std::pair{&later, base::Say::WhyLater}})
+      if (!group->empty())
+        why.push_back(base::say(key, {{"count", std::to_string(group->size())},
+                                      {"rank", std::to_string(group->front()->rank)},
+                                      {"what", what(*group->front())},
+                                      {"when", when(*group->front())}}));
+    if (passed.empty() && victims > 0)
       why.push_back(base::say(base::Say::WhyVictims, {{"count", std::to_string(victims)}}));
     if (p.evidence.empty()) {
       if (r.own_failure) p.evidence.push_back(*r.own_failure);

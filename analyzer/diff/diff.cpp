@@ -9,6 +9,7 @@
 #include <set>
 
 #include "base/json_escape.hpp"
+#include "base/sentences.hpp"
 #include "base/text.hpp"
 #include "ingest/ingest.hpp"
 #include "lines/line_reader.hpp"
@@ -163,7 +164,10 @@ void config_of(Side& s) {
 
 int order_of(const std::string& key) {
   if (key == "nproc_per_node" || key == "nnodes" || key == "world_size" || key == "nodes" || key == "devices per node") return 0;
-  if (key == "master_addr" || key == "master_port" || key.rfind("launch ", 0) == 0) return 1;
+  // A port is drawn anew for each run by many launch scripts (MASTER_PORT=$((RANDOM + 20000)))
+  // and rendezvous setups: the last change to name, unless the failure ties it (relevant()).
+  if (key == "master_port" || key == "env MASTER_PORT") return 4;
+  if (key == "master_addr" || key.rfind("launch ", 0) == 0) return 1;
   if (key == "device model" || key.rfind("version ", 0) == 0) return 2;
   return 3;  // environment
 }
@@ -190,22 +194,31 @@ bool relevant(const std::string& category, const std::string& key) {
   return false;
 }
 
-std::string shown(const std::string& v) { return v.empty() ? "(not shown)" : v; }
+using base::Say;
+using base::say;
+
+std::string shown(const std::string& v) { return v.empty() ? say(Say::DiffNotShown) : v; }
 
 std::string change_text(const Change& c) { return c.key + " " + shown(c.good) + " -> " + shown(c.bad); }
 
+std::string status_word(rules::Status s) {
+  return say(s == rules::Status::Failed    ? Say::ReportStatusFailed
+             : s == rules::Status::Healthy ? Say::ReportStatusHealthy
+                                           : Say::ReportStatusInconclusive);
+}
+
 std::string verdict_line(const Side& s) {
   const rules::Verdict& v = s.job->outcome.verdict;
-  std::string o = rules::status_name(v.status);
-  if (!v.category.empty()) o += " (" + v.category + ")";
-  return o + ": " + v.summary;
+  const std::string status = status_word(v.status);
+  return (v.category.empty() ? status : say(Say::DiffStatusCategory, {{"status", status}, {"category", v.category}})) + say(Say::PunctColon) +
+         v.summary;
 }
 
 std::string progress_text(const Side& s) {
-  if (!s.step) return "no progress line";
-  std::string o = "step " + std::to_string(*s.step);
-  if (s.steps) o += " of " + std::to_string(*s.steps);
-  if (s.finished) o += " (finished)";
+  if (!s.step) return say(Say::DiffNoProgress);
+  std::string o = s.steps ? say(Say::DiffStepOf, {{"step", std::to_string(*s.step)}, {"steps", std::to_string(*s.steps)}})
+                          : say(Say::DiffStep, {{"step", std::to_string(*s.step)}});
+  if (s.finished) o += say(Say::DiffFinished);
   return o;
 }
 
@@ -262,6 +275,57 @@ Side read_side(const std::vector<std::string>& paths, const std::string& path, c
   return s;
 }
 
+namespace {
+
+// The one sentence: a change of a kind tied to BAD's failure, else the failure with the changes
+// beside it, else the most relevant change, else BAD's first new error. Said in `lang`; the
+// verdict's own summary in the same language.
+std::string answer(const Side& bad, const Diff& d, base::Lang lang) {
+  base::LangScope scope(lang);
+  const rules::Verdict& bv = bad.job->outcome.verdict;
+  const std::string& summary = lang == base::Lang::En ? bv.english() : bv.summary;
+  const bool bad_failed = bv.status != rules::Status::Healthy;
+  const Change* named = nullptr;
+  for (const Change& c : d.changed)
+    if (bad_failed && relevant(bv.category, c.key)) {
+      named = &c;
+      break;
+    }
+  const std::string outcome =
+      !bad_failed           ? say(Say::DiffOutcomeHealthy, {{"summary", summary}})
+      : bv.category.empty() ? say(Say::DiffOutcomeFailedPlain, {{"status", status_word(bv.status)}, {"summary", summary}})
+                            : say(Say::DiffOutcomeFailed, {{"status", status_word(bv.status)}, {"category", bv.category}, {"summary", summary}});
+  if (named != nullptr) {
+    // A change in processes per node reads best beside the devices the nodes have.
+    if (named->key == "nproc_per_node")
+      if (auto dv = bad.config.find("devices per node"); dv != bad.config.end())
+        return say(Say::DiffNprocChanged, {{"bad", named->bad}, {"devices", dv->second}, {"good", named->good}, {"outcome", outcome}});
+    return say(Say::DiffWhatChanged, {{"key", named->key}, {"good", named->good}, {"bad", named->bad}, {"outcome", outcome}});
+  }
+  if (bad_failed && !bv.category.empty() && !d.changed.empty()) {
+    // Changes, none of a kind that causes this failure (a launcher's port drawn anew each run):
+    // the failure is the answer, the changes are said beside it.
+    std::string others;
+    for (std::size_t i = 0; i < d.changed.size() && i < 3; ++i) others += (i ? ", " : "") + change_text(d.changed[i]);
+    return say(Say::DiffNotTied, {{"outcome", outcome}, {"category", bv.category}, {"changes", others}});
+  }
+  if (!d.changed.empty() || !d.nodes_added.empty() || !d.nodes_removed.empty()) {
+    const std::string added = std::to_string(d.nodes_added.size()), removed = std::to_string(d.nodes_removed.size());
+    const std::string what = !d.changed.empty()     ? change_text(d.changed.front())
+                             : d.nodes_renamed      ? say(Say::DiffOtherNodes, {{"count", added}})
+                             : d.nodes_removed.empty() ? say(Say::DiffNodesAdded, {{"count", added}})
+                             : d.nodes_added.empty()   ? say(Say::DiffNodesRemoved, {{"count", removed}})
+                                                       : say(Say::DiffNodesAddedRemoved, {{"added", added}, {"removed", removed}});
+    return say(Say::DiffMostRelevant, {{"what", what}, {"outcome", outcome}});
+  }
+  for (const Template& t : d.new_messages)
+    if (std::string_view(t.level) == "error")
+      return say(Say::DiffNoChangeFirstError, {{"text", t.first}, {"where", t.path + ":" + std::to_string(t.line)}});
+  return say(Say::DiffNoChangeNoError, {{"outcome", outcome}});
+}
+
+}  // namespace
+
 Diff compare(const Side& good, const Side& bad) {
   Diff d;
   std::set<std::string> keys;
@@ -300,53 +364,15 @@ Diff compare(const Side& good, const Side& bad) {
       return std::make_pair(level_rank(a.level), a.order) < std::make_pair(level_rank(b.level), b.order);
     });
 
-  // The answer.
-  const rules::Verdict& bv = bad.job->outcome.verdict;
-  const rules::Verdict& gv = good.job->outcome.verdict;
-  const bool bad_failed = bv.status != rules::Status::Healthy;
-  const Change* named = nullptr;
-  for (const Change& c : d.changed)
-    if (bad_failed && relevant(bv.category, c.key)) {
-      named = &c;
-      break;
-    }
-  std::string outcome = bad_failed ? "BAD " + std::string(rules::status_name(bv.status)) + (bv.category.empty() ? "" : " with " + bv.category) + ": " + bv.summary
-                                   : "BAD did not fail (" + bv.summary + ")";
-  if (named != nullptr) {
-    d.relevant_key = named->key;
-    d.sentence = "What changed: " + named->key + " " + named->good + " in GOOD, " + named->bad + " in BAD; " + outcome;
-    // A change in processes per node reads best beside the devices the nodes have.
-    if (named->key == "nproc_per_node")
-      if (auto dv = bad.config.find("devices per node"); dv != bad.config.end())
-        d.sentence = "BAD runs nproc_per_node=" + named->bad + " on " + dv->second + "-device nodes; GOOD ran " + named->good +
-                     ". " + outcome;
-  } else if (bad_failed && !bv.category.empty() && !d.changed.empty()) {
-    // Changes, none of a kind that causes this failure (a launcher's port drawn anew each run):
-    // the failure is the answer, the changes are said beside it.
-    std::string others;
-    for (std::size_t i = 0; i < d.changed.size() && i < 3; ++i) others += (i ? ", " : "") + change_text(d.changed[i]);
-    d.sentence = outcome + " (no change the logs show is tied to " + bv.category + "; changed: " + others + ")";
-  } else if (!d.changed.empty() || !d.nodes_added.empty() || !d.nodes_removed.empty()) {
-    std::string what;
-    if (!d.changed.empty()) what = change_text(d.changed.front());
-    else if (d.nodes_renamed) what = "other nodes (" + std::to_string(bn.size()) + ", none in common)";
-    else what = "nodes " + (d.nodes_added.empty() ? std::string() : "added " + std::to_string(d.nodes_added.size())) +
-                (d.nodes_removed.empty() ? std::string() : std::string(d.nodes_added.empty() ? "" : ", ") + "removed " + std::to_string(d.nodes_removed.size()));
-    d.sentence = "The most relevant change: " + what + "; " + outcome;
-  } else {
-    const Template* first_error = nullptr;
-    for (const Template& t : d.new_messages)
-      if (std::string_view(t.level) == "error") {
-        first_error = &t;
+  if (bad.job->outcome.verdict.status != rules::Status::Healthy)
+    for (const Change& c : d.changed)
+      if (relevant(bad.job->outcome.verdict.category, c.key)) {
+        d.relevant_key = c.key;
         break;
       }
-    if (first_error != nullptr)
-      d.sentence = "No change in the launch, nodes, devices, versions or environment the logs show; BAD's first new error: " +
-                   first_error->first + " (" + first_error->path + ":" + std::to_string(first_error->line) + ")";
-    else
-      d.sentence = "No change in the launch, nodes, devices, versions or environment the logs show, and no new error message; " + outcome;
-  }
-  (void)gv;
+  // The answer, in English (what tools and grouping read) and in the language asked for.
+  d.sentence_en = answer(bad, d, base::Lang::En);
+  d.sentence = base::language() == base::Lang::En ? d.sentence_en : answer(bad, d, base::language());
   return d;
 }
 
@@ -357,37 +383,37 @@ constexpr std::size_t kShownNew = 20, kShownGone = 10;
 std::string render_text(const Side& good, const Side& bad, const Diff& d) {
   using base::visible;
   std::string o = "dtriage diff\n  GOOD " + visible(good.path) + ": " + visible(verdict_line(good)) + "\n  BAD  " + visible(bad.path) + ": " +
-                  visible(verdict_line(bad)) + "\n\n" + visible(d.sentence) + "\n\nconfiguration:\n";
-  if (d.changed.empty() && d.nodes_added.empty() && d.nodes_removed.empty()) o += "  no change in what both show\n";
+                  visible(verdict_line(bad)) + "\n\n" + visible(d.sentence) + "\n\n" + say(Say::DiffConfiguration) + "\n";
+  if (d.changed.empty() && d.nodes_added.empty() && d.nodes_removed.empty()) o += "  " + say(Say::DiffNoConfigChange) + "\n";
   for (const Change& c : d.changed) o += "  " + visible(c.key) + ": " + visible(c.good) + " -> " + visible(c.bad) + "\n";
-  if (d.nodes_renamed) o += "  nodes: all other names (" + std::to_string(d.nodes_added.size()) + " nodes)\n";
+  if (d.nodes_renamed) o += "  " + say(Say::DiffAllOtherNodes, {{"count", std::to_string(d.nodes_added.size())}}) + "\n";
   else {
-    for (const auto& n : d.nodes_added) o += "  node added: " + visible(n) + "\n";
-    for (const auto& n : d.nodes_removed) o += "  node removed: " + visible(n) + "\n";
+    for (const auto& n : d.nodes_added) o += "  " + say(Say::DiffNodeAdded, {{"node", visible(n)}}) + "\n";
+    for (const auto& n : d.nodes_removed) o += "  " + say(Say::DiffNodeRemoved, {{"node", visible(n)}}) + "\n";
   }
   if (!d.one_sided.empty()) {
-    o += "shown on one side only:\n";
+    o += say(Say::DiffOneSided) + "\n";
     for (const Change& c : d.one_sided) o += "  " + visible(c.key) + ": " + visible(shown(c.good)) + " -> " + visible(shown(c.bad)) + "\n";
   }
-  o += "\nwhere they stopped: GOOD " + progress_text(good) + "; BAD " + progress_text(bad);
+  o += "\n" + say(Say::DiffWhereStopped, {{"good", progress_text(good)}, {"bad", progress_text(bad)}});
   if (good.step && bad.step && *good.step > 0) {
     char b[32];
-    std::snprintf(b, sizeof b, " (%.0f%% of GOOD)", 100.0 * static_cast<double>(*bad.step) / static_cast<double>(*good.step));
-    o += b;
+    std::snprintf(b, sizeof b, "%.0f", 100.0 * static_cast<double>(*bad.step) / static_cast<double>(*good.step));
+    o += say(Say::DiffPercentOfGood, {{"percent", b}});
   }
-  o += "\n\nnew messages (" + std::to_string(d.new_total) + " templates in BAD, never in GOOD):\n";
+  o += "\n\n" + say(Say::DiffNewMessages, {{"count", std::to_string(d.new_total)}}) + "\n";
   for (std::size_t i = 0; i < d.new_messages.size() && i < kShownNew; ++i) {
     const Template& t = d.new_messages[i];
     o += "  " + std::string(t.level) + "  x" + std::to_string(t.count) + "  " + visible(t.text) + "\n      " + visible(t.path) + ":" +
          std::to_string(t.line) + "\n";
   }
-  if (d.new_total > kShownNew) o += "  and " + std::to_string(d.new_total - kShownNew) + " more\n";
-  o += "\ngone (" + std::to_string(d.gone_total) + " templates in GOOD, never in BAD):\n";
+  if (d.new_total > kShownNew) o += "  " + say(Say::SummaryMore, {{"count", std::to_string(d.new_total - kShownNew)}}) + "\n";
+  o += "\n" + say(Say::DiffGoneMessages, {{"count", std::to_string(d.gone_total)}}) + "\n";
   for (std::size_t i = 0; i < d.gone_messages.size() && i < kShownGone; ++i) {
     const Template& t = d.gone_messages[i];
     o += "  " + std::string(t.level) + "  x" + std::to_string(t.count) + "  " + visible(t.text) + "\n";
   }
-  if (d.gone_total > kShownGone) o += "  and " + std::to_string(d.gone_total - kShownGone) + " more\n";
+  if (d.gone_total > kShownGone) o += "  " + say(Say::SummaryMore, {{"count", std::to_string(d.gone_total - kShownGone)}}) + "\n";
   return o;
 }
 
@@ -400,25 +426,28 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
   int code_column = -1;  // a column of templates (shown as code)
   std::string empty;     // said when there are no rows
+  int count_column = -1;  // a column of numbers (aligned right)
 };
 
 std::vector<Table> tables_of(const Side& good, const Side& bad, const Diff& d) {
   std::vector<Table> t;
-  t.push_back({"", {"", "path", "verdict", "progress"},
-               {{"GOOD", good.path, verdict_line(good), progress_text(good)}, {"BAD", bad.path, verdict_line(bad), progress_text(bad)}}, -1, ""});
-  Table config{"Configuration", {"", "GOOD", "BAD"}, {}, -1, "No change in what both show."};
+  t.push_back({"", {"", say(Say::DiffColPath), say(Say::DiffColVerdict), say(Say::DiffColProgress)},
+               {{"GOOD", good.path, verdict_line(good), progress_text(good)}, {"BAD", bad.path, verdict_line(bad), progress_text(bad)}}, -1, "", -1});
+  Table config{say(Say::DiffTableConfiguration), {"", "GOOD", "BAD"}, {}, -1, say(Say::DiffTableNoChange), -1};
   for (const Change& c : d.changed) config.rows.push_back({c.key, c.good, c.bad});
   for (const Change& c : d.one_sided) config.rows.push_back({c.key, shown(c.good), shown(c.bad)});
-  for (const auto& n : d.nodes_added) config.rows.push_back({"node", "", n + " (added)"});
-  for (const auto& n : d.nodes_removed) config.rows.push_back({"node", n + " (removed)", ""});
+  for (const auto& n : d.nodes_added) config.rows.push_back({say(Say::DiffColNode), "", say(Say::DiffAdded, {{"node", n}})});
+  for (const auto& n : d.nodes_removed) config.rows.push_back({say(Say::DiffColNode), say(Say::DiffRemoved, {{"node", n}}), ""});
   t.push_back(std::move(config));
-  Table fresh{"New messages (" + std::to_string(d.new_total) + ")", {"level", "count", "template", "first"}, {}, 2, "None."};
+  const std::string level = say(Say::DiffColLevel), count = say(Say::DiffColCount), templ = say(Say::DiffColTemplate);
+  Table fresh{say(Say::DiffTableNew, {{"count", std::to_string(d.new_total)}}), {level, count, templ, say(Say::DiffColFirst)}, {}, 2,
+              say(Say::DiffTableNone), 1};
   for (std::size_t i = 0; i < d.new_messages.size() && i < kShownNew; ++i) {
     const Template& m = d.new_messages[i];
     fresh.rows.push_back({m.level, std::to_string(m.count), m.text, m.path + ":" + std::to_string(m.line)});
   }
   t.push_back(std::move(fresh));
-  Table gone{"Gone (" + std::to_string(d.gone_total) + ")", {"level", "count", "template"}, {}, 2, "None."};
+  Table gone{say(Say::DiffTableGone, {{"count", std::to_string(d.gone_total)}}), {level, count, templ}, {}, 2, say(Say::DiffTableNone), 1};
   for (std::size_t i = 0; i < d.gone_messages.size() && i < kShownGone; ++i) {
     const Template& m = d.gone_messages[i];
     gone.rows.push_back({m.level, std::to_string(m.count), m.text});
@@ -439,9 +468,9 @@ std::string render_markdown(const Side& good, const Side& bad, const Diff& d) {
       continue;
     }
     std::string rule;
-    for (const std::string& h : t.head) {
-      o += "| " + md(h) + " ";
-      rule += h == "count" ? "|---:" : "|---";
+    for (std::size_t c = 0; c < t.head.size(); ++c) {
+      o += "| " + md(t.head[c]) + " ";
+      rule += static_cast<int>(c) == t.count_column ? "|---:" : "|---";
     }
     o += "|\n" + rule + "|\n";
     for (const auto& row : t.rows) {
@@ -455,7 +484,7 @@ std::string render_markdown(const Side& good, const Side& bad, const Diff& d) {
 namespace {
 std::string html_body(const Side& good, const Side& bad, const Diff& d, const char* heading) {
   using report::esc;
-  std::string o = std::string("<section class=\"diff\">\n<") + heading + ">What changed since the run that worked</" + heading +
+  std::string o = std::string("<section class=\"diff\">\n<") + heading + ">" + esc(say(Say::DiffHeading)) + "</" + heading +
                   ">\n<p class=\"answer\">" + esc(d.sentence) + "</p>\n";
   for (const Table& t : tables_of(good, bad, d)) {
     if (!t.title.empty()) o += "<h3>" + esc(t.title) + "</h3>\n";
@@ -470,7 +499,7 @@ std::string html_body(const Side& good, const Side& bad, const Diff& d, const ch
       o += "<tr>";
       for (std::size_t c = 0; c < row.size(); ++c)
         o += static_cast<int>(c) == t.code_column ? "<td><code>" + esc(row[c]) + "</code></td>"
-             : t.head[c] == "count"               ? "<td class=\"n\">" + esc(row[c]) + "</td>"
+             : static_cast<int>(c) == t.count_column ? "<td class=\"n\">" + esc(row[c]) + "</td>"
                                                   : "<td>" + esc(row[c]) + "</td>";
       o += "</tr>\n";
     }
@@ -483,10 +512,10 @@ std::string html_body(const Side& good, const Side& bad, const Diff& d, const ch
 
 
 std::string render_html(const Side& good, const Side& bad, const Diff& d) {
-  return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+  return std::string("<!doctype html>\n<html lang=\"") + (base::language() == base::Lang::Zh ? "zh-CN" : "en") + "\"><head><meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-         "<title>dtriage diff</title>\n<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:80em;color:#222;padding:0 1em}"
+         "<title>dtriage diff</title>\n<style>body{font:14px/1.45 \"DejaVu Sans\",\"Noto Sans CJK SC\",\"Source Han Sans SC\",\"Microsoft YaHei\",\"PingFang SC\",system-ui,sans-serif;margin:2em auto;max-width:80em;color:#222;padding:0 1em}"
          "table{border-collapse:collapse;width:100%;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;"
          "vertical-align:top;overflow-wrap:anywhere}th,td:first-child{white-space:nowrap;overflow-wrap:normal}td.n{text-align:right}.answer{font-size:16px;font-weight:600}"
          "code{font-size:12px}</style></head>\n<body><main>\n" +
@@ -508,6 +537,7 @@ std::string render_json(const Side& good, const Side& bad, const Diff& d) {
          {"status", rules::status_name(v.status)},
          {"category", v.category.empty() ? oj() : oj(v.category)},
          {"summary", v.summary},
+         {"summary_en", v.english()},
          {"nodes", s.nodes},
          {"step", s.step ? oj(*s.step) : oj()},
          {"steps", s.steps ? oj(*s.steps) : oj()},
@@ -529,7 +559,9 @@ std::string render_json(const Side& good, const Side& bad, const Diff& d) {
     return a;
   };
   oj j{{"schema", "dtriage.diff/1"},
+       {"lang", base::language_name(base::language())},
        {"sentence", d.sentence},
+       {"sentence_en", d.sentence_en},
        {"relevant_change", d.relevant_key.empty() ? oj() : oj(d.relevant_key)},
        {"good", side(good)},
        {"bad", side(bad)},

@@ -74,6 +74,7 @@ struct Diff {
   std::vector<Template> gone_messages;  // in GOOD, never in BAD
   std::uint64_t new_total = 0, gone_total = 0;
   std::string sentence;                 // the answer: a change tied to BAD's failure, else the most relevant one
+  std::string sentence_en;              // the same in English (equal to sentence when that is English)
   std::string relevant_key;             // the change the sentence names, "" when none
 };
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/sentences.hpp"
 #include "batch/batch.hpp"
 #include "batch/scan.hpp"
 #include "test_util.hpp"
@@ -234,6 +235,36 @@ TEST(Batch, SummaryRanksBadNodesCountsWeeksAndListsWhatWasNotAnalysed) {
   EXPECT_NE(batch::render_summary_text(w48).find("jobs of 2026-11-23 .. 2026-11-29; 4 jobs outside (or undated) left out"), std::string::npos);
   // Jobs not analysed have no day: a period's summary keeps them.
   EXPECT_EQ(w48.not_analysed_total, 2u);
+}
+
+// The summary in Chinese: every heading and column of Markdown and HTML in the catalogue's words;
+// categories, nodes, weeks and counts as in English.
+TEST(Batch, SummaryHeadingsInChinese) {
+  std::vector<batch::ResultLine> rs;
+  for (int i = 0; i < 3; ++i) {
+    batch::ResultLine l;
+    l.job = "job-" + std::to_string(i);
+    l.status = i == 2 ? "error" : "failed";
+    l.error = i == 2 ? "timed out" : "";
+    l.category = i == 2 ? "" : "device-oom";
+    l.rule = i == 2 ? "" : "torch.device-oom";
+    l.pattern = l.summary = i == 2 ? "" : "Out of device memory on rank <rank>";
+    l.node = i == 2 ? "" : "n07.example.org";
+    l.date = i == 2 ? "" : "2026-11-2" + std::to_string(i + 3);
+    l.nodes = {"n07.example.org"};
+    rs.push_back(l);
+  }
+  const auto s = batch::summarize(rs);
+  base::LangScope zh(base::Lang::Zh);
+  const std::string md = batch::render_summary_markdown(s), html = batch::render_summary_html(s);
+  for (const std::string& out : {md, html}) {
+    for (const char* word : {"反复出现的根因", "出错 rank 所在的节点", "每周失败的作业", "未分析（1）", "作业数", "device-oom", "n07.example.org", "2026-W48"})
+      EXPECT_NE(out.find(word), std::string::npos) << word << " in\n" << out;
+    for (const char* word : {"Recurring root causes", "Nodes the culprits were on", "Failed jobs by week", "Not analysed", "| jobs |", "<th>jobs</th>"})
+      EXPECT_EQ(out.find(word), std::string::npos) << word << " in\n" << out;
+  }
+  EXPECT_NE(html.find("<html lang=\"zh-CN\">"), std::string::npos);
+  EXPECT_NE(html.find("Noto Sans CJK SC"), std::string::npos);
 }
 
 TEST(Batch, ReportLinksNeverLeaveTheFolder) {

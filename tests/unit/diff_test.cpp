@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -49,6 +50,34 @@ TEST(Diff, TheSeedIncidentAgainstItsGoodRunNamesNprocPerNode) {
   bool done_gone = false;
   for (const auto& t : j["gone_messages"]["first"]) done_gone |= t["template"].get<std::string>().find("training done") != std::string::npos;
   EXPECT_TRUE(done_gone) << j["gone_messages"].dump(2);
+}
+
+// In Chinese: the same answer with the same values, its English beside it, the same change named,
+// and the templates (log text) untouched.
+TEST(Diff, SaysTheSameInChineseWithTheEnglishBeside) {
+  TempDir d;
+  ASSERT_EQ(sh("python3 '" + std::string(DTRIAGE_SOURCE_DIR) + "/tools/make-samples.py' --seed-good '" + d.file("good") + "'"), 0);
+  const std::string bad = std::string(DTRIAGE_SOURCE_DIR) + "/samples/seed-nproc-sdma";
+  const json en = run_diff(d.file("good"), bad);
+  const RunResult r = run_dtriage("diff --lang zh --format json '" + d.file("good") + "' '" + bad + "'");
+  ASSERT_LE(r.exit_code, 1) << r.err;
+  const json zh = json::parse(r.out);
+  EXPECT_EQ(zh["lang"], "zh");
+  EXPECT_EQ(zh["sentence_en"], en["sentence"]);
+  EXPECT_EQ(zh["relevant_change"], en["relevant_change"]);
+  EXPECT_EQ(zh["new_messages"], en["new_messages"]);
+  const std::string s = zh["sentence"];
+  EXPECT_NE(s, en["sentence"].get<std::string>());
+  for (const char* value : {"nproc_per_node=8", "16", "GOOD", "nproc-device-mismatch", "npu-a01", "51302", "60120"})
+    EXPECT_NE(s.find(value), std::string::npos) << value << " in " << s;
+  EXPECT_NE(s.find("设备"), std::string::npos) << s;
+  // The other formats say their headings in Chinese too.
+  const RunResult text = run_dtriage("diff --lang zh '" + d.file("good") + "' '" + bad + "'");
+  EXPECT_NE(text.out.find("停止位置：GOOD 第 200 步（共 200 步）（已完成）"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("where they stopped"), std::string::npos) << text.out;
+  const RunResult html = run_dtriage("diff --lang zh --format html '" + d.file("good") + "' '" + bad + "'");
+  EXPECT_NE(html.out.find("<html lang=\"zh-CN\">"), std::string::npos);
+  EXPECT_NE(html.out.find("与成功运行相比有什么变化"), std::string::npos);
 }
 
 // The same job twice with other pids, times and numbers: no change, no new error message.
@@ -133,6 +162,28 @@ TEST(Diff, LabPairsNameTheirOneChange) {
       EXPECT_NE(s.find("no change the logs show is tied to worker-exception"), std::string::npos) << s;
       EXPECT_EQ(j["new_messages"]["first"][0]["level"], "error") << pair;
     }
+  }
+}
+
+// Real pairs made after the diff code (run_case.py --nproc / --nodes / --env): one drawn healthy job
+// run twice with one change; the master port is drawn anew each run, as many launch scripts do. The
+// change made is the one named, ahead of the port.
+TEST(Diff, LabPairsOfOneLaunchChangeNameItBeforeThePort) {
+  const std::string root = std::string(DTRIAGE_SOURCE_DIR) + "/tests/lab/pairs/";
+  const std::map<std::string, std::string> made = {{"28003-nproc", "nproc_per_node"}, {"28004-nodes", "nnodes"}, {"28002-env", "env CUDA_VERSION"}};
+  for (const auto& [pair, key] : made) {
+    const json j = run_diff(root + pair + "/good/logs", root + pair + "/bad/logs");
+    EXPECT_EQ(j["good"]["status"], "healthy") << pair;
+    EXPECT_EQ(j["bad"]["status"], "healthy") << pair;
+    ASSERT_FALSE(j["changed"].empty()) << pair;
+    EXPECT_EQ(j["changed"][0]["key"], key) << pair << ": " << j["changed"].dump();
+    const std::string s = j["sentence"];
+    EXPECT_EQ(s.rfind("The most relevant change: " + key + " ", 0), 0u) << pair << ": " << s;
+    for (const auto& c : j["changed"]) {  // nothing else changed but what follows from it, and the port
+      const std::string k = c["key"];
+      EXPECT_TRUE(k == key || k == "master_port" || k == "world_size" || k == "nodes") << pair << ": " << k;
+    }
+    for (const auto& t : j["new_messages"]["first"]) EXPECT_NE(t["level"], "error") << pair << ": " << t.dump();
   }
 }
 

@@ -28,6 +28,7 @@ import datetime
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -224,7 +225,7 @@ class Locked:
         self.f.close()
 
 
-def draw(seed, fault_override):
+def draw(seed, fault_override, nproc_override=None, nodes_override=None):
     """Every dimension of the case, each with its own draw, then the few fixes that make the
     combination valid (recorded in `adjusted`)."""
     r = random.Random(seed)
@@ -280,6 +281,9 @@ def draw(seed, fault_override):
     fault = d["fault"]
     adjusted = []
     n = d["nnodes"]
+    if nodes_override:  # --nodes: the same job on more or fewer nodes (a pair for `dtriage diff`)
+        n = max(1, min(nodes_override, len(hosts_all)))
+        adjusted.append(f"nnodes {d['nnodes']} -> {n} (--nodes)")
     if fault in ("node-missing", "nnodes-differ", "wrong-port") and n < 2:
         n = 2
         adjusted.append("nnodes 1 -> 2 (a launch fault on one node of several)")
@@ -302,6 +306,9 @@ def draw(seed, fault_override):
             adjusted.append("which alone -> first (one node)")
         else:
             nproc[node0] = 1
+    if nproc_override:  # --nproc: every node runs this many processes (a pair for `dtriage diff`)
+        nproc = [nproc_override] * n
+        adjusted.append(f"nproc_per_node {nproc_override} on every node (--nproc)")
     if fault in NEEDS_PEERS and sum(nproc) < 2:
         nproc[0] = 2
         adjusted.append("2 processes (the fault needs a peer)")
@@ -369,8 +376,19 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--fault", choices=FAULTS)
     ap.add_argument("--timeout", type=int, default=70, help="seconds before the whole case is stopped")
+    # One change to a drawn job, for pairs of runs (`dtriage diff GOOD BAD`): the same seed run
+    # twice, the second time with one of these.
+    ap.add_argument("--nproc", type=int, help="processes on every node (instead of the drawn ones)")
+    ap.add_argument("--nodes", type=int, help="number of nodes (1-5, instead of the drawn one)")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="exported by each node's launch script, which prints it as `set -x` does ('+ export NAME=VALUE')")
     args = ap.parse_args()
-    d, priv = draw(args.seed, args.fault)
+    for e in args.env:
+        if "=" not in e or not e.split("=", 1)[0].isidentifier():
+            ap.error(f"--env {e}: want NAME=VALUE")
+    d, priv = draw(args.seed, args.fault, args.nproc, args.nodes)
+    if args.env:
+        d["env"] = dict(e.split("=", 1) for e in args.env)
     fault = d["fault"]
     hosts, nproc, n = d["nodes"], d["nproc_per_node"], len(d["nodes"])
     case = f"lab-{args.seed:04d}-{fault}"
@@ -472,7 +490,9 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
         if torchrun_mode != "launcher":
             flags += ["--log_dir", "torchrun_logs", "--tee" if torchrun_mode == "tee" else "--redirects", "3"]
         cmd = [PY, os.path.join(HERE, "torchrun.py")] + flags + [os.path.join(HERE, "train.py")]
-        shell = (f"mount --bind {hosts_file} /etc/hosts && hostname {host} && "
+        exports = "".join(f"export {k}={shlex.quote(v)} && echo {shlex.quote(f'+ export {k}={v}')} && "
+                          for k, v in d.get("env", {}).items())
+        shell = (f"mount --bind {hosts_file} /etc/hosts && hostname {host} && {exports}"
                  f"echo '+ torchrun {' '.join(flags)} train.py' && exec {' '.join(cmd)}")
         argv = ["unshare", "-u", "-m", "--propagation", "private", "sh", "-c", shell]
         if out in ("launcher", "tee", "redirects", "ray"):
