@@ -458,6 +458,11 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::SumChartCategories, "sum.chart-categories", "jobs by root-cause category"},
     {Say::SumChartWeeks, "sum.chart-weeks", "failed jobs by week"},
     {Say::WhySameSecond, "why.same-second", "{count} other rank(s) failed on their own in the same second; the first of them, rank {rank}: {what}{when}"},
+    {Say::WhyOutOfStep, "why.out-of-step",
+     "{count} ranks timed out in {common}; rank {rank} timed out in {what}, another collective: the ranks had fallen out of step"},
+    {Say::DesyncCollective, "desync.collective", "{op}, SeqNum {seq}"},
+    {Say::WhyEnqueuedOutOfStep, "why.enqueued-out-of-step",
+     "{count} ranks had enqueued NCCL work up to {common}; rank {rank} up to {what}: one collective more or fewer, so the ranks had fallen out of step"},
     {Say::ScanDoneIn, "scan.done-in", "{jobs} in {seconds} s"},
     {Say::ScanCounts, "scan.counts", " ({counts})"},
     {Say::ScanDoneBefore, "scan.done-before", "; {count} done before"},
@@ -465,6 +470,14 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::ScanReportsIn, "scan.reports-in", "; reports in {dir}"},
     {Say::ScanResuming, "scan.resuming", "resuming: {done} jobs done before, {count} to go"},
 }};
+
+// Rows out of the enum's order would say one key's sentence for another: caught when compiling.
+constexpr bool in_order() {
+  for (std::size_t i = 0; i < kEnglish.size(); ++i)
+    if (static_cast<std::size_t>(kEnglish[i].key) != i) return false;
+  return true;
+}
+static_assert(in_order(), "kEnglish rows must follow the order of enum Say");
 
 const Entry& entry(Say key) { return kEnglish[static_cast<std::size_t>(key)]; }
 

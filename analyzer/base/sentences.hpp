@@ -426,6 +426,9 @@ enum class Say : std::uint16_t {
   SumChartWeeks,
   // culprit (correlate/culprit.cpp), added after the rest
   WhySameSecond,             // {count} {rank} {what} {when}
+  WhyOutOfStep,              // {count} {common} {rank} {what}
+  DesyncCollective,          // {op} {seq}
+  WhyEnqueuedOutOfStep,      // {count} {common} {rank} {what}
   // scan's closing line (batch/scan.cpp)
   ScanDoneIn,                // {jobs} {seconds}
   ScanCounts,                // {counts}

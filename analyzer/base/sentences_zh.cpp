@@ -5,7 +5,8 @@
 
 namespace dtriage::base::detail {
 
-const std::array<Row, static_cast<std::size_t>(Say::kCount)> kChinese = {{
+namespace {
+constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::VerdictUnknownLead, "没有规则能判定原因；最早的错误在 {where}：{message}"},
     {Say::VerdictUnknownLeadOnNode, "没有规则能判定原因；最早的错误在 {node} 上的 {where}：{message}"},
     {Say::VerdictCatalogueCause, "没有规则能判定原因；知识库能识别的最早错误在 {where}：{message}（{meaning}）"},
@@ -425,6 +426,9 @@ const std::array<Row, static_cast<std::size_t>(Say::kCount)> kChinese = {{
     {Say::SumChartCategories, "各根因类别的作业数"},
     {Say::SumChartWeeks, "每周失败的作业"},
     {Say::WhySameSecond, "另有 {count} 个 rank 在同一秒内自身出错；其中第一个是 rank {rank}：{what}{when}"},
+    {Say::WhyOutOfStep, "{count} 个 rank 在 {common} 上超时；rank {rank} 却在 {what} 上超时，是另一个集合通信：各 rank 已经步调不一致"},
+    {Say::DesyncCollective, "{op}，SeqNum {seq}"},
+    {Say::WhyEnqueuedOutOfStep, "{count} 个 rank 已入队的 NCCL work 到 {common} 为止；rank {rank} 到 {what} 为止：多或少了一次集合通信，各 rank 已经步调不一致"},
     {Say::ScanDoneIn, "{jobs}，用时 {seconds} s"},
     {Say::ScanCounts, "（{counts}）"},
     {Say::ScanDoneBefore, "；之前已完成 {count} 个"},
@@ -432,5 +436,16 @@ const std::array<Row, static_cast<std::size_t>(Say::kCount)> kChinese = {{
     {Say::ScanReportsIn, "；报告位于 {dir}"},
     {Say::ScanResuming, "继续上次的扫描：之前已完成 {done} 个作业，还剩 {count} 个"},
 }};
+
+// Rows out of the enum's order would say one key's sentence for another: caught when compiling.
+constexpr bool in_order() {
+  for (std::size_t i = 0; i < kRows.size(); ++i)
+    if (static_cast<std::size_t>(kRows[i].key) != i) return false;
+  return true;
+}
+static_assert(in_order(), "kChinese rows must follow the order of enum Say");
+}  // namespace
+
+const std::array<Row, static_cast<std::size_t>(Say::kCount)> kChinese = kRows;
 
 }  // namespace dtriage::base::detail

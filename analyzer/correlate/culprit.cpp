@@ -35,6 +35,7 @@ const char* basis_name(CulpritBasis b) {
     case CulpritBasis::FirstObserved: return "first-observed";
     case CulpritBasis::Silent: return "silent";
     case CulpritBasis::LateArrival: return "late-arrival";
+    case CulpritBasis::OutOfStep: return "out-of-step";
   }
   return "only-failure";
 }
@@ -520,6 +521,106 @@ struct Chooser {
     return false;
   }
 
+  // Step 5, every rank timed out: the one rank whose timed-out collective is another than the one
+  // every other rank timed out in. ProcessGroupNCCL numbers each process group's collectives
+  // (WorkNCCL(SeqNum=N, OpType=OP), "Timeout at NCCL work: N"); ranks that wait for each other wait
+  // at the same number in the same operation. One rank at the same number in another operation, or
+  // one or two numbers apart in the same one, issued a collective more or fewer than the others (a
+  // rank-dependent branch, uneven data): the ranks fell out of step there. Numbers of different
+  // process groups ("[PG 1 Rank 3]") are not compared; farther numbers are not read as a step.
+  bool out_of_step(const std::vector<const RankRecord*>& timed_out) {
+    struct Work {
+      std::string pg, op;
+      std::int64_t seq = 0;
+      EventIndex at = 0;
+    };
+    std::map<std::int64_t, Work> work;  // rank -> its first timed-out collective
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      if (!e.rank || f.is_replaced(i) || work.count(*e.rank) != 0) continue;
+      if (e.code != "watchdog-timeout" && e.code != "watchdog-work") continue;
+      const auto seq = e.get_int("seq");
+      if (!seq) continue;
+      work[*e.rank] = Work{e.get_str("pg"), e.get_str("op_type"), *seq, i};
+    }
+    std::vector<const RankRecord*> known;
+    for (const RankRecord* r : timed_out)
+      if (work.count(r->rank) != 0) known.push_back(r);
+    if (known.size() < 3 || known.size() != timed_out.size()) return false;
+    auto key = [&](const RankRecord* r) {
+      const Work& w = work.at(r->rank);
+      return std::tie(w.pg, w.seq, w.op);
+    };
+    std::map<std::tuple<std::string, std::int64_t, std::string>, std::vector<const RankRecord*>> groups;
+    for (const RankRecord* r : known) groups[key(r)].push_back(r);
+    if (groups.size() != 2) return false;
+    const auto& a = groups.begin()->second;
+    const auto& b = std::next(groups.begin())->second;
+    if (a.size() != 1 && b.size() != 1) return false;
+    const RankRecord& odd = *(a.size() == 1 && b.size() > 1 ? a : b).front();
+    const std::vector<const RankRecord*>& common = a.size() == 1 && b.size() > 1 ? b : a;
+    const Work& o = work.at(odd.rank);
+    const Work& c = work.at(common.front()->rank);
+    const bool other_op = o.seq == c.seq && !o.op.empty() && !c.op.empty() && o.op != c.op;
+    const bool other_step = o.op == c.op && o.seq != c.seq && std::abs(o.seq - c.seq) <= 2;
+    if (o.pg != c.pg || !(other_op || other_step)) return false;
+    auto what = [](const Work& w) {  // the log's own words: "SeqNum 5120" (an identifier, as printed)
+      return w.op.empty() ? "SeqNum " + std::to_string(w.seq) : base::say(base::Say::DesyncCollective, {{"op", w.op}, {"seq", std::to_string(w.seq)}});
+    };
+    f.desync_what = what(o);
+    f.desync_common = what(c);
+    f.desync_common_ranks = static_cast<std::int64_t>(common.size());
+    name(odd, CulpritBasis::OutOfStep,
+         {base::say(base::Say::WhyOutOfStep, {{"count", std::to_string(common.size())},
+                                               {"common", f.desync_common},
+                                               {"rank", std::to_string(odd.rank)},
+                                               {"what", f.desync_what}})},
+         {o.at, c.at});
+    return true;
+  }
+
+  // The same over how far each rank got: ProcessGroupNCCL's last enqueued work, as each rank's
+  // watchdog or heartbeat monitor says it when one rank timed out ("Last enqueued NCCL work: N, last
+  // completed NCCL work: M", every rank's, PyTorch 2.3+), its last such line. All ranks but one at
+  // the same number, that one one or two apart: it issued a collective more (the others never
+  // joined it) or fewer (the others wait in one it never reached).
+  bool out_of_step_enqueued() {
+    struct At {
+      std::string pg;
+      std::int64_t enqueued = 0;
+      EventIndex at = 0;
+    };
+    std::map<std::int64_t, At> last;  // rank -> its last statement
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      // Said when the hang was seen (a timeout, the dump signal), not a periodic status line: those
+      // of different ranks are printed at different moments.
+      if (!e.rank || f.is_replaced(i) || (e.code != "watchdog-work" && e.code != "watchdog-dump")) continue;
+      if (const auto n = e.get_int("last_enqueued")) last[*e.rank] = At{e.get_str("pg"), *n, i};
+    }
+    if (last.size() < 3) return false;
+    std::map<std::pair<std::string, std::int64_t>, std::vector<std::int64_t>> groups;
+    for (const auto& [rank, a] : last) groups[{a.pg, a.enqueued}].push_back(rank);
+    if (groups.size() != 2) return false;
+    auto one = groups.begin(), other = std::next(groups.begin());
+    if (one->second.size() != 1) std::swap(one, other);
+    if (one->second.size() != 1 || other->second.size() < 2 || one->first.first != other->first.first) return false;
+    const std::int64_t gap = std::abs(one->first.second - other->first.second);
+    if (gap < 1 || gap > 2) return false;
+    const auto r = std::find_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& x) { return x.rank == one->second.front(); });
+    if (r == f.rank_table.end()) return false;
+    f.desync_what = "last enqueued NCCL work " + std::to_string(one->first.second);  // the log's words, as printed
+    f.desync_common = "last enqueued NCCL work " + std::to_string(other->first.second);
+    f.desync_common_ranks = static_cast<std::int64_t>(other->second.size());
+    name(*r, CulpritBasis::OutOfStep,
+         {base::say(base::Say::WhyEnqueuedOutOfStep, {{"count", std::to_string(other->second.size())},
+                                                       {"common", std::to_string(other->first.second)},
+                                                       {"rank", std::to_string(r->rank)},
+                                                       {"what", std::to_string(one->first.second)}})},
+         {last.at(r->rank).at, last.at(other->second.front()).at});
+    return true;
+  }
+
   // Steps 4 and 5: inferred from what the others reported.
   void from_reports(const std::set<std::int64_t>& plain, std::size_t victims) {
     std::vector<const RankRecord*> silent, timed_out, lost;
@@ -550,6 +651,8 @@ struct Chooser {
            {base::say(base::Say::WhyLate, {{"count", std::to_string(timed_out.size())}, {"rank", std::to_string(r.rank)}})}, std::move(evidence));
       return;
     }
+    if (silent.empty() && out_of_step(timed_out)) return;
+    if (out_of_step_enqueued()) return;
     if (!silent.empty() && std::all_of(silent.begin(), silent.end(), [&](const RankRecord* r) { return r->node == silent.front()->node; }))
       f.culprit_node = silent.front()->node;
   }

@@ -234,11 +234,19 @@ void derive_culprit(const Facts& f, const Put& put) {
   if (!f.culprit) return;
   const Culprit& c = *f.culprit;
   put("job.culprit_basis", basis_name(c.basis), c.evidence);
-  const char* name = c.own_failure() ? "job.culprit_rank" : c.basis == CulpritBasis::Silent ? "job.quiet_rank" : "job.late_rank";
+  const char* name = c.own_failure()                       ? "job.culprit_rank"
+                     : c.basis == CulpritBasis::Silent    ? "job.quiet_rank"
+                     : c.basis == CulpritBasis::OutOfStep ? "job.desync_rank"
+                                                          : "job.late_rank";
   std::vector<EventIndex> ev = c.evidence;
   if (!c.own_failure()) add(ev, f.job.timeout_evidence);
   put(name, static_cast<std::int64_t>(c.rank), ev);
   if (c.own_failure() && !c.node.empty()) put("job.culprit_node", c.node, c.evidence);
+  if (c.basis == CulpritBasis::OutOfStep) {
+    put("job.desync_what", f.desync_what, c.evidence);
+    put("job.desync_common", f.desync_common, c.evidence);
+    put("job.desync_common_ranks", f.desync_common_ranks, c.evidence);
+  }
   // A rank that came late, known by rank, alone on its node: that node is the late node the timeout
   // rules name (they say "the ranks of NODE ... (rank R, the one it ran)").
   if (c.basis == CulpritBasis::LateArrival && f.late_node.empty() && !c.node.empty() &&

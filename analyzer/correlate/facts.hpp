@@ -144,9 +144,10 @@ enum class CulpritBasis : std::uint8_t {
   FirstObserved,   // tied with others of its node; its launcher's failure table saw it first (Root Cause row)
   Silent,          // the others timed out or lost a peer; it never reported either (hung, stalled, absent)
   LateArrival,     // the others timed out waiting; it lost its peers afterwards: it came late
+  OutOfStep,       // every rank timed out; it timed out in another collective than all the others
 };
 // "first-failure", "only-failure", "distinct-ending", "stronger-ending", "first-observed", "silent",
-// "late-arrival".
+// "late-arrival", "out-of-step".
 const char* basis_name(CulpritBasis b);
 
 struct Culprit {
@@ -206,6 +207,10 @@ struct Facts {
   std::vector<std::int64_t> culprit_tie;  // no culprit: the ranks the policy could not tell apart
   std::string quiet_node;              // no rank known: the one launched node that reported no timeout or lost peer
   std::string late_node;               // no rank known: the one node whose ranks lost their peers while the others timed out
+  // Every reporting rank timed out, one in another collective than all the others (OutOfStep):
+  // its collective and theirs, as "ALLREDUCE, SeqNum 2210".
+  std::string desync_what, desync_common;
+  std::int64_t desync_common_ranks = 0;
   // No rank known, every node reported: the one node where fewer of its processes printed a
   // timeout or lost-peer traceback than it ran (every process of the others did): one was busy.
   std::string short_node;

@@ -21,7 +21,10 @@ DT_RE(re_worknccl,
 DT_RE(re_ran_for, R"(ran for (\d+) milliseconds)")
 DT_RE(re_nccl_work,
       R"((?:Timeout at NCCL work|detected by watchdog at work): (\d+), last enqueued NCCL work: (-?\d+), last completed NCCL work: (-?\d+))")
-DT_RE(re_rank_bracket, R"(\[(?:PG [^\]]*?)?Rank (\d+)\])")
+// What every rank's heartbeat monitor says when one rank's watchdog timed out (PyTorch 2.3+, the
+// flight recorder's dump signal), and the periodic status line: how far this rank got.
+DT_RE(re_nccl_status, R"((?i:last enqueued NCCL work): (-?\d+), last completed NCCL work: (-?\d+))")
+DT_RE(re_rank_bracket, R"(\[(?:PG ([^\]]*?) )?Rank (\d+)\])")
 DT_RE(re_errno, R"(errno: (\d+) - ([^)]+)\))")
 DT_RE(re_bind_port, R"(failed to (?:bind|listen) (?:to|on) (\S+?):(\d+)\b)")
 DT_RE(re_client_timeout,
@@ -178,9 +181,16 @@ const std::vector<MessageFact>& table() {
          set_int(s.e, "last_completed", s.m[3]);
          s.code("watchdog-work");
        }},
-      {{"[Rank ", "[PG "}, re_rank_bracket,  // "[Rank 3]", "[PG 0 (default_pg) Rank 3]"
+      {{"Last enqueued NCCL work", "NCCL Work update periodically"}, re_nccl_status,
        [](Scan& s) {
-         if (!s.e.rank) s.e.rank = int_of(s.m[1]);
+         set_int(s.e, "last_enqueued", s.m[1]);
+         set_int(s.e, "last_completed", s.m[2]);
+         s.code(contains(s.msg, "dump signal") ? "watchdog-dump" : "watchdog-status");
+       }},
+      {{"[Rank ", "[PG "}, re_rank_bracket,  // "[Rank 3]", "[PG 0 (default_pg) Rank 3]", "[PG ID 1 PG GUID 1 Rank 3]"
+       [](Scan& s) {
+         if (!s.e.rank) s.e.rank = int_of(s.m[2]);
+         if (!s.m[1].empty()) s.e.set("pg", std::string(s.m[1]));  // sequence numbers count per process group
        }},
       {{"rank ", "rank=", "rank:", "Rank ", "GLOBAL_RANK:"}, nullptr, [](Scan& s) { declared_rank(s); }},
       {{"errno: "}, re_errno,

@@ -116,6 +116,56 @@ TEST(Culprit, TheOneEndingThatDiffersAmongManyAtTheSameTime) {
   EXPECT_NE(v["why"][0].get<std::string>().find("exit code 3"), std::string::npos) << v["why"].dump();
 }
 
+// Every rank timed out and the watchdog took each process down (SIGABRT in every row): the one
+// rank that waited in another collective (the same SeqNum, another operation; or one number ahead)
+// is named, on whichever node it ran. Numbers of another process group are not compared.
+TEST(Culprit, TheRankThatTimedOutInAnotherCollectiveFellOutOfStep) {
+  auto node = [](const std::string& host, int first, int odd, const std::string& common, const std::string& odd_work, const std::string& pg) {
+    std::string log = "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank " + std::to_string(first / 3) + " --master_addr 10.20.0.5 --master_port 23456 sft.py\n";
+    std::vector<Row> rows;
+    for (int r = first; r < first + 3; ++r) {
+      const std::string b = "[rank" + std::to_string(r) + "]:";
+      log += b + "[E ProcessGroupNCCL.cpp:1316] [PG " + (r == odd ? pg : "0") + " Rank " + std::to_string(r) + "] " + (r == odd ? odd_work : common) + "\n";
+      log += b + "[E ProcessGroupNCCL.cpp:577] [Rank " + std::to_string(r) + "] Some NCCL operations have failed or timed out.\n";
+      log += b + "terminate called after throwing an instance of 'c10::DistBackendError'\n";
+      rows.push_back({r, r - first, -6, 7700 + r, "2026-10-09_17:45:02", "Signal 6 (SIGABRT) received by PID " + std::to_string(7700 + r)});
+    }
+    return std::make_pair(host + "/rank-logs.txt", log + failure_table(host, rows));
+  };
+  auto watchdog = [](int seq, const std::string& op) {
+    return "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + std::to_string(seq) + ", OpType=" + op +
+           ", NumelIn=8, NumelOut=64, Timeout(ms)=600000) ran for 600031 milliseconds before timing out.";
+  };
+  auto work = [](int seq) {
+    return "Timeout at NCCL work: " + std::to_string(seq) + ", last enqueued NCCL work: " + std::to_string(seq) +
+           ", last completed NCCL work: " + std::to_string(seq - 1) + ".";
+  };
+  struct Case {
+    std::string common, odd, said;
+  };
+  for (const Case& c : {Case{work(5120), work(5121), "SeqNum 5121 against SeqNum 5120"},
+                        Case{watchdog(311, "ALLREDUCE"), watchdog(311, "ALLGATHER"), "ALLGATHER, SeqNum 311 against ALLREDUCE, SeqNum 311"}}) {
+    analysis::Inputs in;
+    in.texts.push_back(node("dgx-17.corp.example", 0, -1, c.common, c.odd, "0"));
+    in.texts.push_back(node("dgx-22.corp.example", 3, 4, c.common, c.odd, "0"));
+    const json v = report_of(std::move(in))["verdict"];
+    EXPECT_EQ(v["category"], "collective-mismatch") << v.dump(1);
+    EXPECT_EQ(v["rank"], 4) << v.dump(1);
+    EXPECT_EQ(v["node"], "dgx-22.corp.example") << v.dump(1);
+    EXPECT_NE(v["summary"].get<std::string>().find(c.said), std::string::npos) << v["summary"];
+    ASSERT_TRUE(v.contains("why")) << v.dump(1);
+    EXPECT_EQ(v["why"][0].get<std::string>().rfind("5 ranks timed out in ", 0), 0u) << v["why"].dump();
+  }
+  // The same numbers counted in another process group, or numbers far apart: not a step out of line.
+  for (const auto& [odd, pg] : {std::pair{work(5121), std::string("2 (tp_group)")}, std::pair{work(77), std::string("0")}}) {
+    analysis::Inputs other;
+    other.texts.push_back(node("dgx-17.corp.example", 0, -1, work(5120), odd, pg));
+    other.texts.push_back(node("dgx-22.corp.example", 3, 4, work(5120), odd, pg));
+    const json v = report_of(std::move(other))["verdict"];
+    EXPECT_NE(v["category"], "collective-mismatch") << v.dump(1);
+  }
+}
+
 // A hang: every rank but one reports the watchdog timeout; the silent one was stopped by its own
 // launcher after a neighbour failed. It is named, not the first row of the failure table.
 TEST(Culprit, TheSilentRankStoppedByItsOwnLauncher) {
