@@ -285,12 +285,9 @@ std::string answer(const Side& bad, const Diff& d, base::Lang lang) {
   const rules::Verdict& bv = bad.job->outcome.verdict;
   const std::string& summary = lang == base::Lang::En ? bv.english() : bv.summary;
   const bool bad_failed = bv.status != rules::Status::Healthy;
-  const Change* named = nullptr;
-  for (const Change& c : d.changed)
-    if (bad_failed && relevant(bv.category, c.key)) {
-      named = &c;
-      break;
-    }
+  // The change compare() found tied to BAD's failure (d.relevant_key), if any.
+  const auto tied = std::find_if(d.changed.begin(), d.changed.end(), [&](const Change& c) { return !d.relevant_key.empty() && c.key == d.relevant_key; });
+  const Change* named = tied == d.changed.end() ? nullptr : &*tied;
   const std::string outcome =
       !bad_failed           ? say(Say::DiffOutcomeHealthy, {{"summary", summary}})
       : bv.category.empty() ? say(Say::DiffOutcomeFailedPlain, {{"status", status_word(bv.status)}, {"summary", summary}})
