@@ -19,7 +19,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "base/sentences.hpp"
 #include "correlate/facts.hpp"
@@ -521,6 +524,19 @@ struct Chooser {
     return false;
   }
 
+  // The one rank whose value is not everyone else's: exactly two values among the ranks, one held by
+  // a single rank and the other by at least two. Returns that rank and the ranks of the common value.
+  template <class Key>
+  static std::optional<std::pair<std::int64_t, std::vector<std::int64_t>>> odd_one_out(const std::map<std::int64_t, Key>& by_rank) {
+    std::map<Key, std::vector<std::int64_t>> groups;
+    for (const auto& [rank, key] : by_rank) groups[key].push_back(rank);
+    if (groups.size() != 2) return std::nullopt;
+    auto one = groups.begin(), other = std::next(groups.begin());
+    if (one->second.size() != 1) std::swap(one, other);
+    if (one->second.size() != 1 || other->second.size() < 2) return std::nullopt;
+    return std::make_pair(one->second.front(), other->second);
+  }
+
   // Step 5, every rank timed out: the one rank whose timed-out collective is another than the one
   // every other rank timed out in. ProcessGroupNCCL numbers each process group's collectives
   // (WorkNCCL(SeqNum=N, OpType=OP), "Timeout at NCCL work: N"); ranks that wait for each other wait
@@ -543,40 +559,26 @@ struct Chooser {
       if (!seq) continue;
       work[*e.rank] = Work{e.get_str("pg"), e.get_str("op_type"), *seq, i};
     }
-    std::vector<const RankRecord*> known;
+    std::map<std::int64_t, std::tuple<std::string, std::int64_t, std::string>> key;  // the timed-out ranks'
     for (const RankRecord* r : timed_out)
-      if (work.count(r->rank) != 0) known.push_back(r);
-    if (known.size() < 3 || known.size() != timed_out.size()) return false;
-    auto key = [&](const RankRecord* r) {
-      const Work& w = work.at(r->rank);
-      return std::tie(w.pg, w.seq, w.op);
-    };
-    std::map<std::tuple<std::string, std::int64_t, std::string>, std::vector<const RankRecord*>> groups;
-    for (const RankRecord* r : known) groups[key(r)].push_back(r);
-    if (groups.size() != 2) return false;
-    const auto& a = groups.begin()->second;
-    const auto& b = std::next(groups.begin())->second;
-    if (a.size() != 1 && b.size() != 1) return false;
-    const RankRecord& odd = *(a.size() == 1 && b.size() > 1 ? a : b).front();
-    const std::vector<const RankRecord*>& common = a.size() == 1 && b.size() > 1 ? b : a;
-    const Work& o = work.at(odd.rank);
-    const Work& c = work.at(common.front()->rank);
+      if (const auto w = work.find(r->rank); w != work.end()) key[r->rank] = std::tie(w->second.pg, w->second.seq, w->second.op);
+    if (key.size() < 3 || key.size() != timed_out.size()) return false;
+    const auto odd = odd_one_out(key);
+    if (!odd) return false;
+    const Work& o = work.at(odd->first);
+    const Work& c = work.at(odd->second.front());
     const bool other_op = o.seq == c.seq && !o.op.empty() && !c.op.empty() && o.op != c.op;
     const bool other_step = o.op == c.op && o.seq != c.seq && std::abs(o.seq - c.seq) <= 2;
     if (o.pg != c.pg || !(other_op || other_step)) return false;
     auto what = [](const Work& w) {  // the log's own words: "SeqNum 5120" (an identifier, as printed)
       return w.op.empty() ? "SeqNum " + std::to_string(w.seq) : base::say(base::Say::DesyncCollective, {{"op", w.op}, {"seq", std::to_string(w.seq)}});
     };
-    f.desync_what = what(o);
-    f.desync_common = what(c);
-    f.desync_common_ranks = static_cast<std::int64_t>(common.size());
-    name(odd, CulpritBasis::OutOfStep,
-         {base::say(base::Say::WhyOutOfStep, {{"count", std::to_string(common.size())},
-                                               {"common", f.desync_common},
-                                               {"rank", std::to_string(odd.rank)},
-                                               {"what", f.desync_what}})},
-         {o.at, c.at});
-    return true;
+    return name_out_of_step(odd->first, odd->second.size(), what(o), what(c),
+                            base::say(base::Say::WhyOutOfStep, {{"count", std::to_string(odd->second.size())},
+                                                                 {"common", what(c)},
+                                                                 {"rank", std::to_string(odd->first)},
+                                                                 {"what", what(o)}}),
+                            {o.at, c.at});
   }
 
   // The same over how far each rank got: ProcessGroupNCCL's last enqueued work, as each rank's
@@ -585,39 +587,42 @@ struct Chooser {
   // the same number, that one one or two apart: it issued a collective more (the others never
   // joined it) or fewer (the others wait in one it never reached).
   bool out_of_step_enqueued() {
-    struct At {
-      std::string pg;
-      std::int64_t enqueued = 0;
-      EventIndex at = 0;
-    };
-    std::map<std::int64_t, At> last;  // rank -> its last statement
+    std::map<std::int64_t, std::pair<std::string, std::int64_t>> last;  // rank -> (process group, last enqueued)
+    std::map<std::int64_t, EventIndex> at;                             // rank -> the line that said it
     for (EventIndex i = 0; i < ev.size(); ++i) {
       const model::Event& e = ev[i];
       // Said when the hang was seen (a timeout, the dump signal), not a periodic status line: those
       // of different ranks are printed at different moments.
       if (!e.rank || f.is_replaced(i) || (e.code != "watchdog-work" && e.code != "watchdog-dump")) continue;
-      if (const auto n = e.get_int("last_enqueued")) last[*e.rank] = At{e.get_str("pg"), *n, i};
+      if (const auto n = e.get_int("last_enqueued")) {
+        last[*e.rank] = {e.get_str("pg"), *n};
+        at[*e.rank] = i;
+      }
     }
     if (last.size() < 3) return false;
-    std::map<std::pair<std::string, std::int64_t>, std::vector<std::int64_t>> groups;
-    for (const auto& [rank, a] : last) groups[{a.pg, a.enqueued}].push_back(rank);
-    if (groups.size() != 2) return false;
-    auto one = groups.begin(), other = std::next(groups.begin());
-    if (one->second.size() != 1) std::swap(one, other);
-    if (one->second.size() != 1 || other->second.size() < 2 || one->first.first != other->first.first) return false;
-    const std::int64_t gap = std::abs(one->first.second - other->first.second);
-    if (gap < 1 || gap > 2) return false;
-    const auto r = std::find_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& x) { return x.rank == one->second.front(); });
+    const auto odd = odd_one_out(last);
+    if (!odd) return false;
+    const auto& [pg, n] = last.at(odd->first);
+    const auto& [common_pg, common_n] = last.at(odd->second.front());
+    if (pg != common_pg || n == common_n || std::abs(n - common_n) > 2) return false;
+    return name_out_of_step(odd->first, odd->second.size(), "last enqueued NCCL work " + std::to_string(n),  // the log's words
+                            "last enqueued NCCL work " + std::to_string(common_n),
+                            base::say(base::Say::WhyEnqueuedOutOfStep, {{"count", std::to_string(odd->second.size())},
+                                                                         {"common", std::to_string(common_n)},
+                                                                         {"rank", std::to_string(odd->first)},
+                                                                         {"what", std::to_string(n)}}),
+                            {at.at(odd->first), at.at(odd->second.front())});
+  }
+
+  // Names the rank out of step and records what it and the others were at.
+  bool name_out_of_step(std::int64_t rank, std::size_t common_ranks, std::string what, std::string common, std::string why,
+                        std::vector<EventIndex> evidence) {
+    const auto r = std::find_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& x) { return x.rank == rank; });
     if (r == f.rank_table.end()) return false;
-    f.desync_what = "last enqueued NCCL work " + std::to_string(one->first.second);  // the log's words, as printed
-    f.desync_common = "last enqueued NCCL work " + std::to_string(other->first.second);
-    f.desync_common_ranks = static_cast<std::int64_t>(other->second.size());
-    name(*r, CulpritBasis::OutOfStep,
-         {base::say(base::Say::WhyEnqueuedOutOfStep, {{"count", std::to_string(other->second.size())},
-                                                       {"common", std::to_string(other->first.second)},
-                                                       {"rank", std::to_string(r->rank)},
-                                                       {"what", std::to_string(one->first.second)}})},
-         {last.at(r->rank).at, last.at(other->second.front()).at});
+    f.desync_what = std::move(what);
+    f.desync_common = std::move(common);
+    f.desync_common_ranks = static_cast<std::int64_t>(common_ranks);
+    name(*r, CulpritBasis::OutOfStep, {std::move(why)}, std::move(evidence));
     return true;
   }
 
