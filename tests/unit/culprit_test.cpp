@@ -166,6 +166,27 @@ TEST(Culprit, TheRankThatTimedOutInAnotherCollectiveFellOutOfStep) {
     const json v = report_of(std::move(other))["verdict"];
     EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
   }
+  // PyTorch 2.4: only one rank timed out; the others' dump-signal lines say how far each got. The one
+  // rank a work ahead of four others is named, on either node; two ranks apart from the rest are not.
+  auto dumps = [](const std::vector<int>& enqueued) {
+    analysis::Inputs in;
+    for (int n = 0; n < 2; ++n) {
+      std::string log;
+      for (int r = n * 3; r < n * 3 + 3; ++r)
+        log += "[rank" + std::to_string(r) + "]:[E1130 02:41:0" + std::to_string(r) + ".1 " + std::to_string(4400 + r) +
+               " ProcessGroupNCCL.cpp:1375] [PG ID 0 PG GUID 0(default_pg) Rank " + std::to_string(r) +
+               "] Received a dump signal due to a collective timeout from  rank 3 and we will try our best to dump the debug info. "
+               "Last enqueued NCCL work: " + std::to_string(enqueued[r]) + ", last completed NCCL work: 640.\n";
+      in.texts.emplace_back(std::string(n == 0 ? "h100-a" : "h100-b") + "/train.log", log);
+    }
+    return report_of(std::move(in))["verdict"];
+  };
+  const json ahead = dumps({640, 640, 640, 642, 640, 640});
+  EXPECT_EQ(ahead["category"], "collective-mismatch") << ahead.dump(1);
+  EXPECT_EQ(ahead["rank"], 3) << ahead.dump(1);
+  EXPECT_EQ(ahead["node"], "h100-b") << ahead.dump(1);
+  const json two = dumps({640, 640, 641, 641, 640, 640});
+  EXPECT_EQ(two["category"], "collective-timeout") << two.dump(1);
 }
 
 // A hang: every rank but one reports the watchdog timeout; the silent one was stopped by its own
