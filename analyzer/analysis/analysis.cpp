@@ -3,10 +3,13 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <deque>
+#include <map>
 #include <set>
 
 #include "analysis/collector.hpp"
 #include "base/sentences.hpp"
+#include "base/text.hpp"
 #include "rules/catalogue.hpp"
 #include "rules/rule.hpp"
 
@@ -110,6 +113,66 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
   }
   judge(*a, book, std::move(read), lang);
   return a;
+}
+
+namespace {
+
+// Reads the lines around the wanted lines of the files it is given; skips every other file.
+class ContextReader final : public ingest::Sink {
+ public:
+  ContextReader(std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> wanted, unsigned n, std::size_t max_line)
+      : wanted_(std::move(wanted)), n_(n), max_line_(max_line) {}
+
+  void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
+    const auto w = wanted_.find(source.path);
+    if (w == wanted_.end()) return;
+    std::vector<std::pair<std::uint64_t, std::size_t>>& at = w->second;  // (line, event), sorted by line
+    std::sort(at.begin(), at.end());
+    const std::uint64_t last = at.back().first + n_;
+    std::deque<std::pair<std::uint64_t, std::string>> recent;  // the last n lines read
+    lines::LineReader reader(text, max_line_);
+    lines::Line line;
+    std::size_t next = 0;  // the first wanted line not reached yet
+    while (reader.next(line) && line.number <= last) {
+      // The lines after a wanted line: each wanted line less than n lines back.
+      for (std::size_t k = 0; k < next; ++k)
+        if (line.number > at[k].first && line.number <= at[k].first + n_)
+          out_[at[k].second].after.emplace_back(line.number, base::clip_utf8(std::string(line.text), kMaxContextLine));
+      while (next < at.size() && at[next].first == line.number) {
+        out_[at[next].second].before.assign(recent.begin(), recent.end());
+        ++next;
+      }
+      recent.emplace_back(line.number, base::clip_utf8(std::string(line.text), kMaxContextLine));
+      if (recent.size() > n_) recent.pop_front();
+    }
+  }
+
+  model::Context take() { return std::move(out_); }
+
+ private:
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> wanted_;  // path -> (line, event)
+  unsigned n_;
+  std::size_t max_line_;
+  model::Context out_;
+};
+
+}  // namespace
+
+model::Context read_context(const Inputs& inputs, const Options& options, const std::vector<model::Event>& events,
+                            const std::vector<std::size_t>& wanted, unsigned n) {
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_path;
+  for (const std::size_t i : wanted)
+    if (i < events.size() && events[i].line > 0) by_path[events[i].path].emplace_back(events[i].line, i);
+  if (n == 0 || by_path.empty()) return {};
+  std::vector<std::string> paths;  // standard input was read once, by the analysis
+  for (const std::string& p : inputs.paths)
+    if (p != "-") paths.push_back(p);
+  ContextReader reader(std::move(by_path), n, options.max_line);
+  base::Inventory problems;  // the analysis reported them already
+  ingest::Ingestor ing(options.limits, {}, problems);
+  if (!paths.empty()) ing.run(paths, reader);
+  for (const auto& [path, text] : inputs.texts) ing.run_memory(text, path, reader);
+  return reader.take();
 }
 
 std::vector<std::string> check_examples(const RuleBook& book) {

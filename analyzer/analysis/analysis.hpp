@@ -18,6 +18,7 @@
 #include "formats/gate.hpp"
 #include "ingest/ingest.hpp"
 #include "lines/line_reader.hpp"
+#include "model/context.hpp"
 #include "model/event.hpp"
 #include "rules/catalogue.hpp"
 #include "rules/engine.hpp"
@@ -76,6 +77,14 @@ struct Analysis {
 
 // Never throws on input: every problem is in the inventory. (Out of memory propagates.)
 std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Options& options = {});
+
+// `analyze -C N`: the N lines before and after the first line of each of `events`' `wanted`, read
+// in a second pass over the same inputs (only the files those events came from are read to their
+// last wanted line; the rest are skipped). Standard input cannot be read twice: its events get none.
+// Context lines longer than kMaxContextLine bytes are cut.
+constexpr std::size_t kMaxContextLine = 4096;
+model::Context read_context(const Inputs& inputs, const Options& options, const std::vector<model::Event>& events,
+                            const std::vector<std::size_t>& wanted, unsigned n);
 
 // Runs every rule's examples through `analyze` (gate, parsers, correlation, every rule), each as a
 // job of its own. One message per failed example ("file:line: rule id: should match: ..."),

@@ -108,8 +108,21 @@ int cmd_analyze(Config& config) {
   std::optional<diff::Side> good, bad;
   std::string inputs;
   for (const std::string& p : config.paths) inputs += (inputs.empty() ? "" : " ") + p;
-  const report::Report full{job->events, job->facts,           job->outcome, job->inventory, book->set.problems,
-                            book->set.rules.size(), kVersion, inputs,       analysis_time()};
+  // -C N: the lines around the verdict's evidence (the root finding's lines, or the line it leads
+  // with), read again from the inputs now that the verdict says which lines they are.
+  model::Context context;
+  if (config.context > 0) {
+    std::vector<std::size_t> wanted;
+    const rules::Verdict& v = job->outcome.verdict;
+    if (v.root >= 0) {  // the first 32 (what any format shows, unless --full): the memory stays bounded
+      const auto& events = job->outcome.findings[static_cast<std::size_t>(v.root)].events;
+      for (std::size_t k = 0; k < events.size() && k < 32; ++k) wanted.push_back(events[k]);
+    }
+    if (v.lead) wanted.push_back(*v.lead);
+    context = analysis::read_context({config.paths, {}, {}}, config.analysis, job->events, wanted, config.context);
+  }
+  const report::Report full{job->events, job->facts,  job->outcome,   job->inventory, book->set.problems, book->set.rules.size(),
+                            kVersion,    inputs,      analysis_time(), config.context > 0 ? &context : nullptr, config.full};
   // --redact masks the analysis itself, before any format renders it.
   std::optional<report::RedactedReport> masked;
   if (config.redact) masked = report::redact(full);

@@ -105,6 +105,8 @@ struct RawArgs {
   bool no_gate = false;
   unsigned jobs = 0;  // analyze: files in parallel; scan: jobs in parallel (0 = one per core)
   std::string baseline;  // analyze --baseline GOOD
+  unsigned context = 0;  // analyze -C N
+  bool full = false;     // analyze --full
 };
 
 // "1048576", "64K", "1M", "2G", "1T" (binary multiples).
@@ -182,6 +184,8 @@ base::Result<Config> validate(const RawArgs& raw) {
   c.redact = raw.redact;
   c.ci = raw.ci;
   c.baseline = raw.baseline;
+  c.context = raw.context;
+  c.full = raw.full;
   if (!c.baseline.empty() && c.redact) return base::err("--baseline and --redact: the comparison is not redacted yet; run them apart");
   if (!c.baseline.empty() && (c.baseline == "-" || std::find(c.paths.begin(), c.paths.end(), "-") != c.paths.end()))
     return base::err("--baseline reads each side twice: give files or folders, not - (standard input)");
@@ -249,6 +253,10 @@ CLI::App* add_analyze(CLI::App& app, RawArgs& raw) {
   cmd->add_flag("--ci", raw.ci, "The verdict in the exit code: 0 healthy, 3 failed, 4 inconclusive (1 and 2 as always)");
   cmd->add_option("--baseline", raw.baseline, "A run of the same job that worked: the report adds what changed since (as dtriage diff GOOD BAD)");
   cmd->add_flag("--redact", raw.redact, "Mask identities (hosts as node#1, host#1, IP addresses, users, secrets); keep what the lines mean");
+  cmd->add_option("-C,--context", raw.context,
+                  "Show N lines before and after each evidence line (read again from the inputs; not from standard input)")
+      ->check(CLI::Range(0u, 100u));
+  cmd->add_flag("--full", raw.full, "Every evidence line, none cut to the terminal's width");
   add_rules_options(*cmd, raw);
   cmd->add_option("--color", raw.color, "auto (default), always or never; NO_COLOR is honoured")
       ->check(CLI::IsMember({"auto", "always", "never"}));

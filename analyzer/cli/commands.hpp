@@ -32,6 +32,8 @@ struct Config {
   bool ci = false;                         // analyze --ci: the verdict in the exit code
   std::string node_pattern;                // --node-from-path, to build hints per job (scan)
   std::string baseline;                    // analyze --baseline GOOD: a run that worked
+  unsigned context = 0;                    // analyze -C N: lines around each evidence line
+  bool full = false;                       // analyze --full: evidence uncut, every line of it
 };
 
 // ---- helpers every command shares (cli.cpp) ----

@@ -82,11 +82,20 @@ std::string render_html(const Report& r) {
        (undated > 0 ? "<span>" + esc(base::say(Say::LegendUndated, {{"count", n(undated)}})) + "</span>" : std::string()) + "</p>\n";
   if (!v.evidence.empty()) {
     o += "<h2>" + esc(heading(base::Say::HeadingEvidence)) + "</h2>\n<pre id=\"evidence\">";
-    for (std::size_t k = 0; k < v.evidence.size() && k < 10; ++k) {
+    auto cut = [&](const std::string& text, std::size_t focus) { return r.full ? text : clip_at(text, 400, focus); };
+    auto context = [&](const EvidenceItem& it, const std::vector<std::pair<std::uint64_t, std::string>>& lines) {
+      std::string c;
+      for (const auto& [at, text] : lines) c += "<span class=\"loc\">" + esc(it.context_loc(at)) + "  " + esc(cut(text, 0)) + "</span>\n";
+      return c;
+    };
+    for (std::size_t k = 0; k < v.evidence.size() && (r.full || k < 10); ++k) {
       const EvidenceItem& it = v.evidence[k];
-      o += "<span class=\"loc\">" + esc(it.loc) + "</span>  " + esc(clip_at(it.text, 400, it.focus)) + "\n";
+      if (k > 0 && r.context != nullptr && !it.joined) o += "<span class=\"loc\">--</span>\n";
+      o += context(it, it.before);
+      o += "<span class=\"loc\">" + esc(it.loc) + "</span>  " + esc(cut(it.text, it.focus)) + "\n";
+      o += context(it, it.after);
       if (!it.key_loc.empty())
-        o += "<span class=\"loc\">" + esc(it.key_loc) + "</span>  " + esc(clip_at(it.key_text, 400, it.key_focus)) + "\n";
+        o += "<span class=\"loc\">" + esc(it.key_loc) + "</span>  " + esc(cut(it.key_text, it.key_focus)) + "\n";
       if (!it.also.empty()) o += "<span class=\"loc\">  (" + esc(also_text(it)) + ")</span>\n";
     }
     o += "</pre>\n";

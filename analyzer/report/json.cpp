@@ -14,6 +14,20 @@ constexpr std::size_t kMaxEvidence = 10;
 json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 json or_null(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
 
+// The lines around event `i` (-C N): {"line": N, "text": ...} each, before and after it.
+void add_context(json& j, const Report& r, correlate::EventIndex i) {
+  if (r.context == nullptr) return;
+  const auto c = r.context->find(i);
+  if (c == r.context->end()) return;
+  auto lines = [](const std::vector<std::pair<std::uint64_t, std::string>>& in) {
+    json a = json::array();
+    for (const auto& [n, text] : in) a.push_back({{"line", n}, {"text", base::sanitize_utf8(text)}});
+    return a;
+  };
+  j["before"] = lines(c->second.before);
+  j["after"] = lines(c->second.after);
+}
+
 json evidence_json(const model::Event& e) {
   json j{{"path", base::sanitize_utf8(e.path)}, {"line", e.line}, {"text", base::sanitize_utf8(e.text)}};
   if (auto at = e.get_int("exception_line")) {  // a traceback: its exception line says the most
@@ -92,7 +106,11 @@ std::string render_json(const Report& r) {
     for (const std::string& w : v.why) why.push_back(base::sanitize_utf8(w));
     j["verdict"]["why"] = std::move(why);
   }
-  if (v.lead) j["verdict"]["evidence"] = json::array({evidence_json(r.events[*v.lead])});
+  if (v.lead) {
+    json e = evidence_json(r.events[*v.lead]);
+    add_context(e, r, *v.lead);
+    j["verdict"]["evidence"] = json::array({std::move(e)});
+  }
   if (!v.catalogue.empty()) j["verdict"]["catalogue"] = v.catalogue;
   json findings = json::array();
   for (const rules::Finding& f : r.analysis.findings) {
@@ -110,7 +128,11 @@ std::string render_json(const Report& r) {
     if (!f.remedy.empty()) fj["remedy"] = base::sanitize_utf8(f.remedy);
     if (!f.explained_by.empty()) fj["explained_by"] = f.explained_by;
     json ev = json::array();
-    for (std::size_t k = 0; k < f.events.size() && k < kMaxEvidence; ++k) ev.push_back(evidence_json(r.events[f.events[k]]));
+    for (std::size_t k = 0; k < f.events.size() && (r.full || k < kMaxEvidence); ++k) {
+      json e = evidence_json(r.events[f.events[k]]);
+      add_context(e, r, f.events[k]);
+      ev.push_back(std::move(e));
+    }
     fj["evidence"] = ev;
     findings.push_back(fj);
   }

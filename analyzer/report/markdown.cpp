@@ -46,10 +46,15 @@ std::string render_markdown(const Report& r) {
   }
   if (!v.evidence.empty()) {
     std::string body;
-    for (std::size_t k = 0; k < v.evidence.size() && k < 10; ++k) {
+    const std::size_t width = r.full ? std::string::npos : 300;
+    auto cut = [&](const std::string& text, std::size_t focus) { return r.full ? text : clip_at(text, width, focus); };
+    for (std::size_t k = 0; k < v.evidence.size() && (r.full || k < 10); ++k) {
       const EvidenceItem& it = v.evidence[k];
-      body += it.loc + "  " + clip_at(it.text, 300, it.focus) + "\n";
-      if (!it.key_loc.empty()) body += it.key_loc + "  " + clip_at(it.key_text, 300, it.key_focus) + "\n";
+      if (k > 0 && r.context != nullptr && !it.joined) body += "--\n";
+      for (const auto& [at, text] : it.before) body += it.context_loc(at) + "  " + cut(text, 0) + "\n";
+      body += it.loc + "  " + cut(it.text, it.focus) + "\n";
+      for (const auto& [at, text] : it.after) body += it.context_loc(at) + "  " + cut(text, 0) + "\n";
+      if (!it.key_loc.empty()) body += it.key_loc + "  " + cut(it.key_text, it.key_focus) + "\n";
       if (!it.also.empty()) body += "  (" + also_text(it) + ")\n";
     }
     const std::string fence = fence_for(body);

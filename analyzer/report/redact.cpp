@@ -573,6 +573,7 @@ RedactedReport redact(const Report& r) {
   o.rules_loaded = r.rules_loaded;
   o.version = r.version;
   o.analysed_at = r.analysed_at;
+  o.full = r.full;
   for (auto& n : o.facts.nodes) {
     n.name = red.apply(n.name);
     for (auto& [k, v] : n.launch) v = red.apply(v);
@@ -580,6 +581,18 @@ RedactedReport redact(const Report& r) {
     redact_facts(red, n.derived);
   }
   for (auto& e : o.events) red.apply(e);
+  if (r.context != nullptr) {  // the lines around the evidence: learned first, as the events' lines were
+    o.context = *r.context;
+    o.has_context = true;
+    for (const auto& [i, around] : o.context) {
+      for (const auto& [n, text] : around.before) red.learn(text);
+      for (const auto& [n, text] : around.after) red.learn(text);
+    }
+    for (auto& [i, around] : o.context) {
+      for (auto& [n, text] : around.before) text = red.apply(text);
+      for (auto& [n, text] : around.after) text = red.apply(text);
+    }
+  }
   for (auto& [rank, rk] : o.facts.ranks) rk.node = red.apply(rk.node);
   for (auto& rk : o.facts.rank_table) {
     rk.node = red.apply(rk.node);

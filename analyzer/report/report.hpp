@@ -8,6 +8,7 @@
 
 #include "base/inventory.hpp"
 #include "correlate/facts.hpp"
+#include "model/context.hpp"
 #include "model/event.hpp"
 #include "rules/engine.hpp"
 #include "rules/loader.hpp"
@@ -24,6 +25,8 @@ struct Report {
   std::string version;
   std::string inputs;       // the PATHs given, as given (the HTML report's head)
   std::string analysed_at;  // when, ISO 8601 UTC (SOURCE_DATE_EPOCH when set: reproducible reports)
+  const model::Context* context = nullptr;  // -C N: the lines around evidence lines (null: none)
+  bool full = false;                        // --full: evidence lines uncut, every evidence line listed
 };
 
 // The consequences of the root cause grouped by rule, as every human-readable format shows them:
@@ -99,7 +102,11 @@ struct RedactedReport {
   std::size_t rules_loaded = 0;
   std::string version;
   std::string inputs, analysed_at;
-  Report view() const { return Report{events, facts, analysis, inventory, rule_problems, rules_loaded, version, inputs, analysed_at}; }
+  model::Context context;
+  bool has_context = false, full = false;
+  Report view() const {
+    return Report{events, facts, analysis, inventory, rule_problems, rules_loaded, version, inputs, analysed_at, has_context ? &context : nullptr, full};
+  }
 };
 RedactedReport redact(const Report& r);
 

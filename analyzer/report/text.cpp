@@ -27,15 +27,24 @@ std::string render_text(const Report& r, bool color) {
     for (const std::string& w : v.why) o += "    - " + w + "\n";
   }
   auto line = [&](const std::string& where, const std::string& text, std::size_t focus = 0) {
-    return std::string("    ") + dim + where + reset + "  " + (text.size() > 220 ? clip_at(text, 217, focus) : text) + "\n";
+    return std::string("    ") + dim + where + reset + "  " + (text.size() > 220 && !r.full ? clip_at(text, 217, focus) : text) + "\n";
+  };
+  auto context = [&](const EvidenceItem& it, const std::vector<std::pair<std::uint64_t, std::string>>& lines) {
+    std::string c;
+    for (const auto& [n, text] : lines)
+      c += std::string("    ") + dim + it.context_loc(n) + "  " + (text.size() > 220 && !r.full ? clip(text, 217) : text) + reset + "\n";
+    return c;
   };
   if (!v.evidence.empty()) {
-    const std::size_t max = v.evidence_rule.empty() ? 1 : 8;
+    const std::size_t max = r.full ? v.evidence.size() : v.evidence_rule.empty() ? 1 : 8;
     const std::string evidence = label(base::Say::HeadingEvidence);
     o += v.evidence_rule.empty() ? "\n" + evidence + colon_end + "\n" : "\n" + evidence + " (" + v.evidence_rule + ")" + colon_end + "\n";
     for (std::size_t k = 0; k < v.evidence.size() && k < max; ++k) {
       const EvidenceItem& it = v.evidence[k];
+      if (k > 0 && r.context != nullptr && !it.joined) o += std::string("    ") + dim + "--" + reset + "\n";
+      o += context(it, it.before);
       o += line(it.loc, it.text, it.focus);
+      o += context(it, it.after);
       if (!it.key_loc.empty()) o += line(it.key_loc, it.key_text, it.key_focus);
       if (!it.also.empty()) o += std::string("      ") + dim + also_text(it) + reset + "\n";
     }

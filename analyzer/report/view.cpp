@@ -52,6 +52,32 @@ EvidenceItem item(const model::Event& e, const re2::RE2* pattern = nullptr) {
   return it;
 }
 
+// -C N: the lines around event `i`'s first line, when they were read.
+EvidenceItem with_context(const Report& r, correlate::EventIndex i, EvidenceItem it) {
+  if (r.context == nullptr) return it;
+  const auto c = r.context->find(i);
+  if (c == r.context->end()) return it;
+  it.path = base::visible(r.events[i].path);
+  it.line = r.events[i].line;
+  for (const auto& [n, text] : c->second.before) it.before.emplace_back(n, base::visible(text));
+  for (const auto& [n, text] : c->second.after) it.after.emplace_back(n, base::visible(text));
+  return it;
+}
+
+// Evidence lines near each other in one file share their context, as grep -C does: a line is shown
+// once, and items whose lines follow on are not separated.
+void merge_context(std::vector<EvidenceItem>& items) {
+  for (std::size_t k = 1; k < items.size(); ++k) {
+    EvidenceItem& prev = items[k - 1];
+    EvidenceItem& cur = items[k];
+    if (prev.path.empty() || prev.path != cur.path || prev.line >= cur.line) continue;
+    std::erase_if(prev.after, [&](const auto& l) { return l.first >= cur.line; });
+    const std::uint64_t last = prev.after.empty() ? prev.line : prev.after.back().first;
+    std::erase_if(cur.before, [&](const auto& l) { return l.first <= last; });
+    cur.joined = (cur.before.empty() ? cur.line : cur.before.front().first) == last + 1;
+  }
+}
+
 // Evidence lines of the same text (every node printing one line, a line repeated per step) are
 // shown once, with where else they were.
 void fold_repeats(std::vector<EvidenceItem>& items) {
@@ -247,10 +273,11 @@ View make_view(const Report& r) {
     std::unique_ptr<re2::RE2> pattern;
     if (!root.rule->regex.empty()) pattern = std::make_unique<re2::RE2>(root.rule->regex, re2::RE2::Quiet);
     const re2::RE2* re = pattern != nullptr && pattern->ok() ? pattern.get() : nullptr;
-    for (auto i : root.events) v.evidence.push_back(item(r.events[i], re));
+    for (auto i : root.events) v.evidence.push_back(with_context(r, i, item(r.events[i], re)));
     fold_repeats(v.evidence);
+    merge_context(v.evidence);
   } else if (verdict.lead) {
-    v.evidence.push_back(item(r.events[*verdict.lead]));
+    v.evidence.push_back(with_context(r, *verdict.lead, item(r.events[*verdict.lead])));
   }
   v.consequences = consequence_groups(r);
   for (const ConsequenceGroup& g : v.consequences) v.consequence_first.push_back(item(r.events[g.first]));

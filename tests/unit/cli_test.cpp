@@ -214,6 +214,67 @@ TEST(Cli, LongLinesAreCutAndCounted) {
   EXPECT_EQ(parse_jsonl(small.out)[0]["text"].get<std::string>().size(), 1024u);
 }
 
+// -C N: the lines around the verdict's evidence, read again from the inputs (here inside a gzip
+// file), marked "path-N" as grep marks context; neighbouring evidence shares its context; none from
+// standard input; --redact masks them too; --full keeps a long evidence line whole.
+TEST(Cli, ContextLinesAroundTheEvidence) {
+  TempDir d;
+  std::string log;
+  for (int i = 1; i <= 40; ++i) log += "[default3]: iteration " + std::to_string(i) + "/ 900 | lm loss: 2.61E+00 | grad norm: 0.3\n";
+  log += "[rank3]: mail ops-oncall@example.org when the node is back\n";
+  log += "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered " + std::string(300, 'x') + "\n";
+  log += "[rank3]: Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n";
+  for (int i = 41; i <= 60; ++i) log += "[default3]: iteration " + std::to_string(i) + "/ 900 | lm loss: 2.60E+00\n";
+  const std::string f = d.write("job/h800-n7/rank3.log", log);
+  ASSERT_EQ(sh("gzip '" + f + "'"), 0);
+  const std::string job = d.file("job");
+
+  const RunResult plain = run_dtriage("analyze --color never '" + job + "'");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("h800-n7/rank3.log.gz:42"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("h800-n7/rank3.log.gz-41"), std::string::npos) << plain.out;
+  auto evidence_line = [](const std::string& out) {  // the evidence line of line 42, as shown
+    const std::size_t at = out.find("h800-n7/rank3.log.gz:42  ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  EXPECT_EQ(evidence_line(plain.out).find(std::string(300, 'x')), std::string::npos) << plain.out;  // cut to the width
+
+  const RunResult two = run_dtriage("analyze --color never -C 2 '" + job + "'");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find("h800-n7/rank3.log.gz-40  [default3]: iteration 40/ 900"), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("h800-n7/rank3.log.gz-41  [rank3]: mail ops-oncall@example.org"), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("h800-n7/rank3.log.gz-43  [rank3]: Compile with"), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("h800-n7/rank3.log.gz-44  [default3]: iteration 41/ 900"), std::string::npos) << two.out;
+  EXPECT_EQ(two.out.find("h800-n7/rank3.log.gz-39"), std::string::npos) << two.out;
+  EXPECT_EQ(two.out.find("h800-n7/rank3.log.gz-45"), std::string::npos) << two.out;
+
+  const RunResult json = run_dtriage("analyze --json -C 1 '" + job + "'");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  bool seen = false;
+  for (const auto& fj : j["findings"])
+    for (const auto& e : fj["evidence"])
+      if (e["line"] == 42 && e.contains("before")) {
+        seen = true;
+        ASSERT_EQ(e["before"].size(), 1u);
+        EXPECT_EQ(e["before"][0]["line"], 41);
+        EXPECT_EQ(e["after"][0]["line"], 43);
+      }
+  EXPECT_TRUE(seen) << json.out;
+
+  const RunResult masked = run_dtriage("analyze --color never --redact -C 2 '" + job + "'");
+  EXPECT_EQ(masked.out.find("ops-oncall@example.org"), std::string::npos) << masked.out;
+  EXPECT_NE(masked.out.find("[rank3]: mail "), std::string::npos) << masked.out;
+
+  const RunResult piped = run_dtriage("analyze --color never -C 2 -", f + ".gz");
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_NE(piped.out.find("<stdin>:42"), std::string::npos) << piped.out;
+  EXPECT_EQ(piped.out.find("<stdin>-41"), std::string::npos) << piped.out;
+
+  const RunResult full = run_dtriage("analyze --color never --full '" + job + "'");
+  EXPECT_NE(evidence_line(full.out).find(std::string(300, 'x')), std::string::npos) << full.out;
+}
+
 TEST(Cli, PermissionDeniedFileIsUnreadable) {
   TempDir d;
   d.write("job/ok.log", "ok\n");
