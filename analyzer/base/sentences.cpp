@@ -72,9 +72,6 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "{count} exit(s) on {node} follow timeout or lost-peer reports that no prefix ties to a rank: taken as victims"},
     {Say::WhyTie, "why.tie",
      "No rank named: ranks {ranks} failed on their own at the same time in the same way, and the logs do not say which came first"},
-    {Say::WhyFirstObserved, "why.first-observed",
-     "Ranks {ranks} failed in the same second in the same way; their launcher saw rank {rank} first (its Root Cause row), "
-     "the only order the logs give"},
     {Say::WhyAfterPeerLoss, "why.after-peer-loss",
      "Rank {late}'s {latewhat} was printed after a lost-peer report from "
      "{reporter} ({where}), so a rank had already gone by then: rank {rank} ({what}) failed first"},

@@ -52,7 +52,6 @@ enum class Say : std::uint16_t {
   WhyLate,             // {count} {rank}
   WhyPlainVictims,     // {count} {node}
   WhyTie,              // {ranks}
-  WhyFirstObserved,    // {ranks} {rank}
   WhyAfterPeerLoss,    // {late} {latewhat} {reporter} {where} {rank} {what}
   // report headings and labels
   HeadingEvidence,

@@ -35,7 +35,6 @@ const char* basis_name(CulpritBasis b) {
     case CulpritBasis::OnlyFailure: return "only-failure";
     case CulpritBasis::DistinctEnding: return "distinct-ending";
     case CulpritBasis::StrongerEnding: return "stronger-ending";
-    case CulpritBasis::FirstObserved: return "first-observed";
     case CulpritBasis::Silent: return "silent";
     case CulpritBasis::LateArrival: return "late-arrival";
     case CulpritBasis::OutOfStep: return "out-of-step";
@@ -408,25 +407,23 @@ struct Chooser {
                 {}};
   }
 
-  // Tied on one node: the order its launcher saw them in (its "Root Cause (first observed
-  // failure)" row: within one second, the lowest local rank), said as such.
-  std::optional<Pick> first_observed(const std::vector<const RankRecord*>& tied, const std::vector<std::int64_t>& ranks) const {
-    for (EventIndex i = 0; i < ev.size(); ++i) {
-      const model::Event& e = ev[i];
-      if (!root_cause_row(e) || !e.rank) continue;
-      const auto r = std::find_if(tied.begin(), tied.end(), [&](const RankRecord* x) { return x->rank == *e.rank; });
-      if (r == tied.end()) continue;
-      return Pick{*r, CulpritBasis::FirstObserved,
-                  base::say(base::Say::WhyFirstObserved, {{"ranks", join_ints(ranks)}, {"rank", std::to_string((*r)->rank)}}), {i}};
-    }
-    return std::nullopt;
-  }
-
   // The candidates whose own failure came first: the same second, or no time at all. Two or more
   // in the same second that one stream shows in order: the first it shows, and `order` says so;
   // exceptions in one stream: the first of them.
   std::vector<const RankRecord*> first_in_time(std::vector<const RankRecord*>& cand, std::string& order) const {
-    auto at = [&](const RankRecord* r) { return r->own_failure ? second_of(ev[*r->own_failure]) : std::nullopt; };
+    // A launcher's "failed (exitcode: N) local_rank: L" line names one failed worker (the lowest
+    // local rank it found failed) when it has seen them all: its time is when the launcher looked.
+    // A rank known only from it is timed as the others of its node are, by its failure-table row.
+    std::map<std::int64_t, std::optional<std::int64_t>> row_time;  // rank -> its row's second
+    for (EventIndex i = 0; i < ev.size(); ++i)
+      if (ev[i].code == "failure-row" && ev[i].rank && !f.is_replaced(i) && row_time.count(*ev[i].rank) == 0)
+        if (const auto t = second_of(ev[i])) row_time[*ev[i].rank] = t;
+    auto at = [&](const RankRecord* r) -> std::optional<std::int64_t> {
+      if (!r->own_failure) return std::nullopt;
+      if (ev[*r->own_failure].code == "worker-failed")
+        if (const auto t = row_time.find(r->rank); t != row_time.end()) return t->second;
+      return second_of(ev[*r->own_failure]);
+    };
     std::stable_sort(cand.begin(), cand.end(), [&](const RankRecord* a, const RankRecord* b) {
       const auto ta = at(a), tb = at(b);
       if (ta.has_value() != tb.has_value()) return ta.has_value();
@@ -513,7 +510,9 @@ struct Chooser {
     std::optional<Pick> p = distinct_ending(first, ev);
     if (!p) p = said_why(first);
     if (!p) p = strongest(first);
-    if (!p && one_node) p = first_observed(first, tie);
+    // No first-observed pick: within one second a launcher's "Root Cause (first observed failure)"
+    // row is its lowest local rank (elastic's failures tie on whole seconds), an order of numbering,
+    // not of time. The tie is said as one (rank A or B, on their node).
     if (p) {
       choose(std::move(*p), cand, victims, notes);
       return true;

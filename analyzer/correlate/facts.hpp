@@ -141,13 +141,12 @@ enum class CulpritBasis : std::uint8_t {
   OnlyFailure,     // the only rank that failed on its own; the others were victims
   DistinctEnding,  // at the same time as others, but the only one that ended this way
   StrongerEnding,  // at the same time as others, with the ending that says most (kill > exception > exit)
-  FirstObserved,   // tied with others of its node; its launcher's failure table saw it first (Root Cause row)
   Silent,          // the others timed out or lost a peer; it never reported either (hung, stalled, absent)
   LateArrival,     // the others timed out waiting; it lost its peers afterwards: it came late
   OutOfStep,       // every rank timed out; it timed out in another collective than all the others
 };
-// "first-failure", "only-failure", "distinct-ending", "stronger-ending", "first-observed", "silent",
-// "late-arrival", "out-of-step".
+// "first-failure", "only-failure", "distinct-ending", "stronger-ending", "silent", "late-arrival",
+// "out-of-step".
 const char* basis_name(CulpritBasis b);
 
 struct Culprit {
@@ -159,7 +158,7 @@ struct Culprit {
   std::vector<std::int64_t> passed_over;  // other ranks that failed on their own, not chosen
   // It failed on its own (an exception, a signal, an exit code), rather than being inferred from
   // what the others reported.
-  bool own_failure() const { return basis <= CulpritBasis::FirstObserved; }
+  bool own_failure() const { return basis <= CulpritBasis::StrongerEnding; }
 };
 
 struct Job {

@@ -1107,20 +1107,29 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
     if (v.rank && *v.rank == c->rank) v.why = c->why;
   } else if (!facts.culprit_tie.empty() && !v.rank && (v.node.empty() || v.node == facts.culprit_node)) {
     if (v.node.empty()) v.node = facts.culprit_node;
+    v.tied = facts.culprit_tie;
     v.why.push_back(base::say(base::Say::WhyTie, {{"ranks", correlate::join_ints(facts.culprit_tie)}}));
   }
   // Last resort for a worker's own failure whose output no rank prefix marks: the launcher's
-  // "Root Cause (first observed failure)" row on the same node (the first to fail there).
+  // "Root Cause (first observed failure)" row on the same node, when it is the first to fail there:
+  // the node's only failed rank, or one that failed a second or more before the others. (Within one
+  // second the row is the lowest local rank, an order of numbering, not of time.)
   if (!v.rank && !v.node.empty() && f.rule->scope == Scope::Event && facts.culprit_tie.empty()) {
-    std::optional<std::int64_t> first;
+    std::optional<std::int64_t> first, first_at;
     int rows = 0;
-    for (const model::Event& e : events)
-      if (e.code == "failure-row" && e.node == v.node && e.rank && e.get("root_cause") != nullptr &&
-          std::get<bool>(*e.get("root_cause")) && e.get_str("signal") != "SIGTERM") {
+    std::vector<std::optional<std::int64_t>> others;  // the other failed ranks' seconds
+    for (const model::Event& e : events) {
+      if (e.code != "failure-row" || e.node != v.node || !e.rank || e.get_str("signal") == "SIGTERM") continue;
+      if (e.get("root_cause") != nullptr && std::get<bool>(*e.get("root_cause"))) {
         first = e.rank;
+        first_at = e.time.second();
         ++rows;
+      } else {
+        others.push_back(e.time.second());
       }
-    if (rows == 1) v.rank = first;
+    }
+    const bool before_others = std::all_of(others.begin(), others.end(), [&](const auto& t) { return first_at && t && *first_at < *t; });
+    if (rows == 1 && before_others) v.rank = first;
   }
   v.rule = f.rule->id;
   v.root = 0;

@@ -56,6 +56,7 @@ struct Verdict {
   std::optional<correlate::EventIndex> lead;      // the earliest error when no rule names the cause
   std::string catalogue;                          // the catalogue entry that classified the lead (its id)
   std::vector<std::string> why;                   // why this rank: the facts that decided (the culprit policy)
+  std::vector<std::int64_t> tied;                 // no rank named: the ranks the logs cannot tell apart (on `node`)
 
   // The summary in English whatever the language (what groups jobs reads it).
   const std::string& english() const { return summary_en.empty() ? summary : summary_en; }

@@ -292,6 +292,16 @@ KNOWN_MISSES = {
     # A restart that recovered, told by the workers going on after the failure on their own node:
     # under the journal's one host every node's lines are one stream, and the recovery is not seen.
     ("lab-17027-two-faults", "journal"),
+    # Two ranks of the merged stream tied in one second: the tie is said, no rank named (the
+    # launcher's Root Cause row, the lowest local rank, is no order in time); in the case as it is
+    # the pod prefixes tell the nodes apart and one rank stands alone (10030, 20033).
+    ("lab-10030-before-init", "journal"),
+    ("lab-20033-before-init", "journal"),
+    # Every line stamped with one constant time a year before the failure table's own times: the
+    # SIGKILL's row is then later than the exception's traceback, which the variant names (the
+    # truth); the case as it is ties them in one second and the kill outranks the exception.
+    ("lab-6044-two-faults", "docker-json"),
+    ("lab-6044-two-faults", "kubectl"),
     # A hosts rename whose verdict loses its node and rank (not analysed one by one, as 16030).
     ("lab-17007-hang", "hosts"),
     ("lab-18038-nnodes-differ", "hosts"),

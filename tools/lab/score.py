@@ -61,7 +61,7 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     binary, paths = argv[1], argv[2:]
-    n = right = named = named_right = 0
+    n = right = named = named_right = named_tied = 0
     for c in sorted(cases(paths)):
         with open(os.path.join(c, "TRUTH.json")) as f:
             truth = json.load(f)
@@ -81,13 +81,18 @@ def main(argv):
             named += 1
             node_ok = truth.get("node") is None or v.get("node") == truth.get("node")
             rank_ok = truth.get("rank") is None or v.get("rank") == truth.get("rank")
+            # No rank named, the node right, the truth among the ranks said to be tied.
+            tied = node_ok and not rank_ok and v.get("rank") is None and truth.get("rank") in v.get("ranks_tied", [])
             named_right += node_ok and rank_ok
+            named_tied += tied
             line += f"; culprit {truth.get('node')} rank {truth.get('rank')}"
-            line += " named" if node_ok and rank_ok else f", got {v.get('node')} rank {v.get('rank')}"
-            if ok and not (node_ok and rank_ok):
+            line += (" named" if node_ok and rank_ok else f" among the tied ranks {v.get('ranks_tied')}" if tied
+                     else f", got {v.get('node')} rank {v.get('rank')}")
+            if ok and not (node_ok and rank_ok) and not tied:
                 line = "MISS" + line[4:]
         print(f"{line}  [{dims(truth)}]")
-    print(f"categories right: {right}/{n}; culprit node+rank right: {named_right}/{named} (cases naming one)")
+    print(f"categories right: {right}/{n}; culprit node+rank right: {named_right}/{named} (cases naming one); "
+          f"node right and the rank among the tied ranks said: {named_tied}")
     return 0
 
 
