@@ -71,7 +71,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::WhyPlainVictims, "why.plain-victims",
      "{count} exit(s) on {node} follow timeout or lost-peer reports that no prefix ties to a rank: taken as victims"},
     {Say::WhyTie, "why.tie",
-     "No rank named: ranks {ranks} failed on their own at the same time in the same way, and the logs do not say which came first"},
+     "No rank named: ranks {ranks} failed on their own at the same time in the same way, and the logs do not say which came first "
+     "(a launcher's Root Cause row lists the lowest local rank of a tie)"},
     {Say::WhyAfterPeerLoss, "why.after-peer-loss",
      "Rank {late}'s {latewhat} was printed after a lost-peer report from "
      "{reporter} ({where}), so a rank had already gone by then: rank {rank} ({what}) failed first"},

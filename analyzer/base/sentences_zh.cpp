@@ -52,7 +52,8 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::WhyPlainVictims,
      "{node} 上的 {count} 次退出发生在超时或对端丢失报告之后，而这些报告没有能关联到 rank 的前缀："
      "视为受牵连"},
-    {Say::WhyTie, "未定位到 rank：rank {ranks} 在同一时间以相同方式自身出错，日志无法说明哪个在先"},
+    {Say::WhyTie, "未定位到 rank：rank {ranks} 在同一时间以相同方式自身出错，日志无法说明哪个在先"
+                  "（同一秒内失败时，启动器的 Root Cause（根因）一行只列出其中 local rank 最小的那个）"},
     {Say::WhyAfterPeerLoss,
      "rank {late} 的 {latewhat} 打印于 {reporter}（{where}）报告对端丢失之后，"
      "说明当时已有 rank 退出：rank {rank}（{what}）最先失败"},
