@@ -24,6 +24,7 @@ svg line.lane{stroke:#ccc} svg line.link{stroke:#ff7f0e;stroke-dasharray:4 3;str
 svg .root{fill:#b2182b} svg .consequence{fill:#ff7f0e} svg .first-error{fill:#555}
 .legend span{margin-right:14px} .dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}
 details summary{cursor:pointer}
+tr:target,li:target,pre:target{background:#fff3bf}
 )";
 
 }  // namespace
@@ -103,7 +104,7 @@ std::string render_html(const Report& r) {
   if (!v.consequences.empty()) {
     o += "<h2>" + esc(heading(base::Say::HeadingConsequences)) + "</h2>\n<ul>\n";
     for (std::size_t g = 0; g < v.consequences.size(); ++g)
-      o += "<li>" + esc(v.consequences[g].title + base::say(Say::PunctColon) + v.consequences[g].describe()) + " <span class=\"loc\">" +
+      o += "<li id=\"consequence-" + esc(v.consequences[g].rule) + "\">" + esc(v.consequences[g].title + base::say(Say::PunctColon) + v.consequences[g].describe()) + " <span class=\"loc\">" +
            esc(base::say(Say::ReportFirst, {{"where", v.consequence_first[g].loc}})) + "</span><details><summary>" + esc(base::say(Say::ReportFirstLine)) +
            "</summary><pre>" +
            esc(clip(v.consequence_first[g].text, 400)) + "</pre></details></li>\n";
@@ -112,9 +113,11 @@ std::string render_html(const Report& r) {
   if (!v.nodes.empty()) {
     o += "<h2>" + esc(heading(base::Say::HeadingNodes)) + "</h2>\n<table id=\"nodes\">" +
          cols({Say::ColNode, Say::ColProcesses, Say::ColDevices, Say::ColErrors, Say::ColRanks, Say::ColFirstError});
-    for (const NodeRow& row : v.nodes)
-      o += "<tr><td>" + esc(row.name) + "</td><td>" + std::to_string(row.processes) + "</td><td>" + row.devices + "</td><td>" +
+    for (std::size_t k = 0; k < v.nodes.size(); ++k) {
+      const NodeRow& row = v.nodes[k];
+      o += "<tr id=\"node-" + std::to_string(k) + "\"><td>" + esc(row.name) + "</td><td>" + std::to_string(row.processes) + "</td><td>" + row.devices + "</td><td>" +
            std::to_string(row.errors) + "</td><td>" + esc(row.ranks) + "</td><td>" + esc(row.first_error) + "</td></tr>\n";
+    }
     o += "</table>\n";
   }
   if (!v.ranks.empty()) {

@@ -23,6 +23,7 @@ struct Mark {
   double t;
   std::string kind;  // root | consequence | first-error
   std::string title;
+  std::string href;  // what it links to in the report: the evidence, the consequence, the node's row
 };
 
 }  // namespace
@@ -33,10 +34,13 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
   auto lane_of = [&](const std::string& node) { return node.empty() ? std::string(kUnnamedNode) : node; };
   std::vector<Mark> marks;
   undated = 0;
-  for (const auto& n : r.facts.nodes) {
+  for (std::size_t k = 0; k < r.facts.nodes.size(); ++k) {
+    const auto& n = r.facts.nodes[k];
     if (!n.first_error) continue;
     const model::Event& e = r.events[*n.first_error];
-    if (auto t = e.time.seconds()) marks.push_back({lane_of(n.name), *t, "first-error", base::say(base::Say::TimelineFirstError, {{"where", loc(e)}}) + "  " + clip(e.text, 160)});
+    if (auto t = e.time.seconds())
+      marks.push_back({lane_of(n.name), *t, "first-error", base::say(base::Say::TimelineFirstError, {{"where", loc(e)}}) + "  " + clip(e.text, 160),
+                       "#node-" + std::to_string(k)});
     else ++undated;
   }
   for (const rules::Finding& f : r.analysis.findings) {
@@ -50,8 +54,10 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
       if (slot == nullptr || (!e.time.empty() && (slot->time.empty() || e.time < slot->time))) slot = &e;
     }
     for (const auto& [lane, e] : first_on) {
-      if (auto t = e->time.seconds()) marks.push_back({lane, *t, f.role == rules::FindingRole::RootCause ? "root" : "consequence",
-                                                      f.rule->title_in(base::language()) + ": " + loc(*e) + "  " + clip(e->text, 160)});
+      const bool root = f.role == rules::FindingRole::RootCause;
+      if (auto t = e->time.seconds())
+        marks.push_back({lane, *t, root ? "root" : "consequence", f.rule->title_in(base::language()) + ": " + loc(*e) + "  " + clip(e->text, 160),
+                         root ? "#evidence" : "#consequence-" + f.rule->id});
       else ++undated;
     }
   }
@@ -98,6 +104,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
     for (const Mark& m : marks) {
       if ((m.kind == "root") != (pass == 1)) continue;
       const std::string cx = fmt(x(m.t)), cy = fmt(y(m.lane));
+      s += "<a href=\"" + esc(m.href) + "\">";
       if (m.kind == "root") {
         s += "<rect class=\"root\" x=\"" + fmt(x(m.t) - 8) + "\" y=\"" + fmt(y(m.lane) - 8) +
              "\" width=\"16\" height=\"16\" transform=\"rotate(45 " + cx + " " + cy + ")\"><title>" + esc(m.title) +
@@ -106,6 +113,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
         s += "<circle class=\"" + m.kind + "\" cx=\"" + cx + "\" cy=\"" + cy + "\" r=\"" +
              (m.kind == "first-error" ? "4" : "6") + "\"><title>" + esc(m.title) + "</title></circle>\n";
       }
+      s += "</a>";
     }
   }
   char lo_s[64] = "", hi_s[64] = "";

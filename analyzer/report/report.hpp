@@ -37,6 +37,7 @@ struct ConsequenceGroup {
   std::size_t nodes = 0;
   std::string devices;  // "0" or "0,3" ("" when the lines name none)
   correlate::EventIndex first = 0;
+  std::string rule;  // its rule's id (the HTML report's anchor: "consequence-" + rule)
   std::string describe() const;  // "16 lines on 2 nodes, device 0"
 };
 std::vector<ConsequenceGroup> consequence_groups(const Report& r);

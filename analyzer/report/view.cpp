@@ -167,7 +167,7 @@ std::vector<ConsequenceGroup> consequence_groups(const Report& r) {
     auto it = at.find(f.rule->id);
     if (it == at.end()) {
       it = at.emplace(f.rule->id, out.size()).first;
-      out.push_back(ConsequenceGroup{f.rule->title_in(base::language()), 0, 0, "", f.events.front()});
+      out.push_back(ConsequenceGroup{f.rule->title_in(base::language()), 0, 0, "", f.events.front(), f.rule->id});
       nodes.emplace_back();
       devices.emplace_back();
     }

@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "test_util.hpp"
@@ -273,6 +276,27 @@ TEST(Cli, ContextLinesAroundTheEvidence) {
 
   const RunResult full = run_dtriage("analyze --color never --full '" + job + "'");
   EXPECT_NE(evidence_line(full.out).find(std::string(300, 'x')), std::string::npos) << full.out;
+}
+
+// The HTML report's timeline markers link to what they mark: the root's to the evidence, a
+// consequence's to its line in the list, a node's first error to the node's row; every link of the
+// page has its target, on every sample.
+TEST(Cli, HtmlMarkersLinkToTheirEvidence) {
+  for (const auto& sample : std::filesystem::directory_iterator(std::string(DTRIAGE_SOURCE_DIR) + "/samples")) {
+    if (!sample.is_directory()) continue;
+    const RunResult r = run_dtriage("analyze --format html '" + sample.path().string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << sample.path() << r.err;
+    std::set<std::string> ids, hrefs;
+    const std::regex id("id=\"([^\"]+)\""), href("<a href=\"#([^\"]+)\"");
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), id); it != std::sregex_iterator(); ++it) ids.insert((*it)[1]);
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), href); it != std::sregex_iterator(); ++it) hrefs.insert((*it)[1]);
+    for (const std::string& h : hrefs) EXPECT_EQ(ids.count(h), 1u) << sample.path() << ": #" << h;
+    if (sample.path().filename() == "seed-nproc-sdma") {
+      EXPECT_EQ(hrefs.count("evidence"), 1u);
+      EXPECT_EQ(hrefs.count("consequence-ascend.sdma-error"), 1u);
+      EXPECT_EQ(hrefs.count("node-0"), 1u);
+    }
+  }
 }
 
 TEST(Cli, PermissionDeniedFileIsUnreadable) {
