@@ -115,7 +115,7 @@ std::string render_html(const Report& r) {
          cols({Say::ColNode, Say::ColProcesses, Say::ColDevices, Say::ColErrors, Say::ColRanks, Say::ColFirstError});
     for (std::size_t k = 0; k < v.nodes.size(); ++k) {
       const NodeRow& row = v.nodes[k];
-      o += "<tr id=\"node-" + std::to_string(k) + "\"><td>" + esc(row.name) + "</td><td>" + std::to_string(row.processes) + "</td><td>" + row.devices + "</td><td>" +
+      o += "<tr id=\"nrow-" + std::to_string(k) + "\"><td>" + esc(row.name) + "</td><td>" + std::to_string(row.processes) + "</td><td>" + row.devices + "</td><td>" +
            std::to_string(row.errors) + "</td><td>" + esc(row.ranks) + "</td><td>" + esc(row.first_error) + "</td></tr>\n";
     }
     o += "</table>\n";

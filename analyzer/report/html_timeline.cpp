@@ -40,7 +40,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
     const model::Event& e = r.events[*n.first_error];
     if (auto t = e.time.seconds())
       marks.push_back({lane_of(n.name), *t, "first-error", base::say(base::Say::TimelineFirstError, {{"where", loc(e)}}) + "  " + clip(e.text, 160),
-                       "#node-" + std::to_string(k)});
+                       "#nrow-" + std::to_string(k)});
     else ++undated;
   }
   for (const rules::Finding& f : r.analysis.findings) {

@@ -294,7 +294,7 @@ TEST(Cli, HtmlMarkersLinkToTheirEvidence) {
     if (sample.path().filename() == "seed-nproc-sdma") {
       EXPECT_EQ(hrefs.count("evidence"), 1u);
       EXPECT_EQ(hrefs.count("consequence-ascend.sdma-error"), 1u);
-      EXPECT_EQ(hrefs.count("node-0"), 1u);
+      EXPECT_EQ(hrefs.count("nrow-0"), 1u);
     }
   }
 }
