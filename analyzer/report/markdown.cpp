@@ -46,8 +46,7 @@ std::string render_markdown(const Report& r) {
   }
   if (!v.evidence.empty()) {
     std::string body;
-    const std::size_t width = r.full ? std::string::npos : 300;
-    auto cut = [&](const std::string& text, std::size_t focus) { return r.full ? text : clip_at(text, width, focus); };
+    auto cut = [&](const std::string& text, std::size_t focus) { return r.full ? text : clip_at(text, 300, focus); };
     for (std::size_t k = 0; k < v.evidence.size() && (r.full || k < 10); ++k) {
       const EvidenceItem& it = v.evidence[k];
       if (k > 0 && r.context != nullptr && !it.joined) body += "--\n";
