@@ -91,7 +91,7 @@ std::string render_html(const Report& r) {
     };
     for (std::size_t k = 0; k < v.evidence.size() && (r.full || k < 10); ++k) {
       const EvidenceItem& it = v.evidence[k];
-      if (k > 0 && r.context != nullptr && !it.joined) o += "<span class=\"loc\">--</span>\n";
+      if (it.separated) o += "<span class=\"loc\">--</span>\n";
       o += context(it, it.before);
       o += "<span class=\"loc\">" + esc(it.loc) + "</span>  " + esc(cut(it.text, it.focus)) + "\n";
       o += context(it, it.after);

@@ -49,7 +49,7 @@ std::string render_markdown(const Report& r) {
     auto cut = [&](const std::string& text, std::size_t focus) { return r.full ? text : clip_at(text, 300, focus); };
     for (std::size_t k = 0; k < v.evidence.size() && (r.full || k < 10); ++k) {
       const EvidenceItem& it = v.evidence[k];
-      if (k > 0 && r.context != nullptr && !it.joined) body += "--\n";
+      if (it.separated) body += "--\n";
       for (const auto& [at, text] : it.before) body += it.context_loc(at) + "  " + cut(text, 0) + "\n";
       body += it.loc + "  " + cut(it.text, it.focus) + "\n";
       for (const auto& [at, text] : it.after) body += it.context_loc(at) + "  " + cut(text, 0) + "\n";

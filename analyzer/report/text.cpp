@@ -41,7 +41,7 @@ std::string render_text(const Report& r, bool color) {
     o += v.evidence_rule.empty() ? "\n" + evidence + colon_end + "\n" : "\n" + evidence + " (" + v.evidence_rule + ")" + colon_end + "\n";
     for (std::size_t k = 0; k < v.evidence.size() && k < max; ++k) {
       const EvidenceItem& it = v.evidence[k];
-      if (k > 0 && r.context != nullptr && !it.joined) o += std::string("    ") + dim + "--" + reset + "\n";
+      if (it.separated) o += std::string("    ") + dim + "--" + reset + "\n";
       o += context(it, it.before);
       o += line(it.loc, it.text, it.focus);
       o += context(it, it.after);

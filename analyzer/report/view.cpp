@@ -74,7 +74,14 @@ void merge_context(std::vector<EvidenceItem>& items) {
     std::erase_if(prev.after, [&](const auto& l) { return l.first >= cur.line; });
     const std::uint64_t last = prev.after.empty() ? prev.line : prev.after.back().first;
     std::erase_if(cur.before, [&](const auto& l) { return l.first <= last; });
-    cur.joined = (cur.before.empty() ? cur.line : cur.before.front().first) == last + 1;
+  }
+  for (std::size_t k = 1; k < items.size(); ++k) {
+    const EvidenceItem& prev = items[k - 1];
+    const EvidenceItem& cur = items[k];
+    const bool follows_on = !prev.path.empty() && prev.path == cur.path &&
+                            (cur.before.empty() ? cur.line : cur.before.front().first) ==
+                                (prev.after.empty() ? prev.line : prev.after.back().first) + 1;
+    items[k].separated = (!prev.path.empty() || !cur.path.empty()) && !follows_on;
   }
 }
 

@@ -21,12 +21,13 @@ struct EvidenceItem {
   std::size_t key_focus = 0;  // the same in `key_text`
   std::vector<std::string> also;  // where the same line was seen again (folded: shown once)
   // -C N: the lines around it, (number, text), shown as "path-N" (grep's mark for a context line).
-  // Lines another item shows already are left out; `joined`: it follows the previous item's last
-  // line with no gap (no "--" between them).
+  // Lines another item shows already are left out. `separated`: a "--" goes before it, as grep puts
+  // one between groups: context was read for it or the item before, and it does not follow on from
+  // that item's last line.
   std::string path;
   std::uint64_t line = 0;
   std::vector<std::pair<std::uint64_t, std::string>> before, after;
-  bool joined = false;
+  bool separated = false;
   std::string context_loc(std::uint64_t n) const { return path + "-" + std::to_string(n); }
 };
 

@@ -278,6 +278,32 @@ TEST(Cli, ContextLinesAroundTheEvidence) {
   EXPECT_NE(evidence_line(full.out).find(std::string(300, 'x')), std::string::npos) << full.out;
 }
 
+// Evidence groups apart in a file are separated by "--", as grep -C separates them; lines read from
+// standard input have no context, so nothing separates them there.
+TEST(Cli, ContextSeparatorOnlyBetweenGroupsWithContext) {
+  TempDir d;
+  std::string log;
+  for (int i = 1; i <= 30; ++i) log += "step " + std::to_string(i) + " loss 1.9\n";
+  log += "[rank2]: RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  for (int i = 31; i <= 50; ++i) log += "step " + std::to_string(i) + " loss 1.8\n";
+  log += "[rank6]: RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  const std::string f = d.write("job/gpu-b11/train.log", log);
+  auto separators = [](const std::string& out) {
+    std::size_t n = 0;
+    for (std::size_t at = out.find("\n    --\n"); at != std::string::npos; at = out.find("\n    --\n", at + 1)) ++n;
+    return n;
+  };
+  const RunResult file = run_dtriage("analyze --color never -C 1 '" + d.file("job") + "'");
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  ASSERT_NE(file.out.find("train.log:52"), std::string::npos) << file.out;
+  EXPECT_NE(file.out.find("train.log-30"), std::string::npos) << file.out;
+  EXPECT_EQ(separators(file.out), 1u) << file.out;
+  const RunResult piped = run_dtriage("analyze --color never -C 1 -", f);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  ASSERT_NE(piped.out.find("<stdin>:52"), std::string::npos) << piped.out;
+  EXPECT_EQ(separators(piped.out), 0u) << piped.out;
+}
+
 // The HTML report's timeline markers link to what they mark: the root's to the evidence, a
 // consequence's to its line in the list, a node's first error to the node's row; every link of the
 // page has its target, on every sample.
