@@ -428,6 +428,8 @@ enum class Say : std::uint16_t {
   WhyOutOfStep,              // {count} {common} {rank} {what}
   DesyncCollective,          // {op} {seq}
   WhyEnqueuedOutOfStep,      // {count} {common} {rank} {what}
+  WhyFirstInStreamUndated,   // {ranks} {rank} {what}
+  WhyUnordered,              // {count} {rank} {what}
   // scan's closing line (batch/scan.cpp)
   ScanDoneIn,                // {jobs} {seconds}
   ScanCounts,                // {counts}

@@ -427,6 +427,8 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::WhyOutOfStep, "{count} 个 rank 在 {common} 上超时；rank {rank} 却在 {what} 上超时，是另一个集合通信：各 rank 已经步调不一致"},
     {Say::DesyncCollective, "{op}，SeqNum {seq}"},
     {Say::WhyEnqueuedOutOfStep, "{count} 个 rank 已入队的 NCCL work 到 {common} 为止；rank {rank} 到 {what} 为止：多或少了一次集合通信，各 rank 已经步调不一致"},
+    {Say::WhyFirstInStreamUndated, "rank {ranks} 自身出错，且并非每行都带时间；所在节点的输出显示 rank {rank} 最先失败（{what}）"},
+    {Say::WhyUnordered, "另有 {count} 个 rank 自身出错，没有时间可用来排序；其中第一个是 rank {rank}：{what}"},
     {Say::ScanDoneIn, "{jobs}，用时 {seconds} s"},
     {Say::ScanCounts, "（{counts}）"},
     {Say::ScanDoneBefore, "；之前已完成 {count} 个"},

@@ -446,7 +446,9 @@ struct Chooser {
         std::vector<std::int64_t> tied;
         for (const RankRecord* x : first) tied.push_back(x->rank);
         std::sort(tied.begin(), tied.end());
-        order = base::say(base::Say::WhyFirstInStream, {{"ranks", join_ints(tied)}, {"rank", std::to_string(r->rank)}, {"what", what(*r)}});
+        const bool dated = std::all_of(first.begin(), first.end(), [&](const RankRecord* x) { return at(x).has_value(); });
+        order = base::say(dated ? base::Say::WhyFirstInStream : base::Say::WhyFirstInStreamUndated,
+                          {{"ranks", join_ints(tied)}, {"rank", std::to_string(r->rank)}, {"what", what(*r)}});
         first.assign(1, r);
       }
     if (first.size() >= 2 && std::all_of(first.begin(), first.end(), [&](const RankRecord* r) {
@@ -462,19 +464,21 @@ struct Chooser {
   // how many were victims), on the lines given (by default its own failure's and its ending's).
   void choose(Pick p, const std::vector<const RankRecord*>& cand, std::size_t victims, const std::vector<std::string>& notes) {
     const RankRecord& r = *p.rank;
-    // The other candidates: those that failed in the same second (a tie this pick broke), then
-    // those that failed later, each said with the first of them.
+    // The other candidates: those that failed in the same second (a tie this pick broke), those
+    // that failed later, and those with no time to compare (either line has none), each said with
+    // the first of them.
     auto second = [&](const RankRecord& x) { return x.own_failure ? second_of(ev[*x.own_failure]) : std::nullopt; };
     std::vector<std::int64_t> passed;
-    std::vector<const RankRecord*> same, later;
+    std::vector<const RankRecord*> same, later, unordered;
     for (const RankRecord* x : cand)
       if (x != &r) {
         passed.push_back(x->rank);
-        (second(r) && second(r) == second(*x) ? same : later).push_back(x);
+        (!second(r) || !second(*x) ? unordered : second(r) == second(*x) ? same : later).push_back(x);
       }
     std::vector<std::string> why{std::move(p.why)};
     why.insert(why.end(), notes.begin(), notes.end());
-    for (const auto& [group, key] : {std::pair{&same, base::Say::WhySameSecond}, std::pair{&later, base::Say::WhyLater}})
+    for (const auto& [group, key] : {std::pair{&same, base::Say::WhySameSecond}, std::pair{&later, base::Say::WhyLater},
+                                     std::pair{&unordered, base::Say::WhyUnordered}})
       if (!group->empty())
         why.push_back(base::say(key, {{"count", std::to_string(group->size())},
                                       {"rank", std::to_string(group->front()->rank)},

@@ -772,6 +772,24 @@ TEST(Culprit, TiedFailuresTakeTheOrderOfTheirNodesOutput) {
   EXPECT_NE(v["why"].dump().find("gradient overflow"), std::string::npos) << v.dump(1);
 }
 
+// Lines without times (a plain train.log of several workers): the order of the output decides, and
+// the why says so rather than claiming the ranks failed in one second or one after the other.
+TEST(Culprit, UndatedFailuresAreOrderedByTheirOutputAndSaidSo) {
+  analysis::Inputs in;
+  std::string log;
+  for (int i = 1; i <= 12; ++i) log += "[rank5]: iter " + std::to_string(i) + " | loss 3.1\n";
+  log += "[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+  log += "[rank1]: iter 13 | loss 3.0\n";
+  log += "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB\n";
+  in.texts.emplace_back("a100-x4/train.log", log);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["rank"], 5) << v.dump(1);
+  const std::string why = v["why"].dump();
+  EXPECT_EQ(why.find("same second"), std::string::npos) << v.dump(1);
+  EXPECT_EQ(why.find("later"), std::string::npos) << v.dump(1);
+  EXPECT_NE(why.find("rank 5 failing first"), std::string::npos) << v.dump(1);
+}
+
 // Python logging with times: a rank's ERROR line seconds before another rank's crash makes it the
 // first, though the failure table puts both in one second.
 TEST(Culprit, ADatedErrorLineIsWhenTheRankBeganToFail) {
