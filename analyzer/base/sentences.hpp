@@ -430,6 +430,8 @@ enum class Say : std::uint16_t {
   WhyEnqueuedOutOfStep,      // {count} {common} {rank} {what}
   WhyFirstInStreamUndated,   // {ranks} {rank} {what}
   WhyUnordered,              // {count} {rank} {what}
+  WhyOnlyOneOnRootNode,      // {ranks} {node} {rank}
+  WhyAliveAfter,             // {late} {latewhat} {line} {rank} {at} {path} {first} {what}
   // scan's closing line (batch/scan.cpp)
   ScanDoneIn,                // {jobs} {seconds}
   ScanCounts,                // {counts}

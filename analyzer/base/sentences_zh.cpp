@@ -429,6 +429,8 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::WhyEnqueuedOutOfStep, "{count} 个 rank 已入队的 NCCL work 到 {common} 为止；rank {rank} 到 {what} 为止：多或少了一次集合通信，各 rank 已经步调不一致"},
     {Say::WhyFirstInStreamUndated, "rank {ranks} 自身出错，且并非每行都带时间；所在节点的输出显示 rank {rank} 最先失败（{what}）"},
     {Say::WhyUnordered, "另有 {count} 个 rank 自身出错，没有时间可用来排序；其中第一个是 rank {rank}：{what}"},
+    {Say::WhyOnlyOneOnRootNode, "rank {ranks} 在同一秒内自身出错；根因那一行没有写 rank，来自 {node}，而该节点上只有 rank {rank} 自身出错"},
+    {Say::WhyAliveAfter, "rank {late}（{latewhat}）在同一秒内出错，但在 rank {rank} 出错之后仍在打印训练进度（{path}：第 {line} 行，在第 {at} 行之后）；rank {first} 最先失败：{what}"},
     {Say::ScanDoneIn, "{jobs}，用时 {seconds} s"},
     {Say::ScanCounts, "（{counts}）"},
     {Say::ScanDoneBefore, "；之前已完成 {count} 个"},

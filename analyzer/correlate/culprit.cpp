@@ -229,6 +229,66 @@ struct Chooser {
     tied = std::move(kept);
   }
 
+  // Of ranks tied in time, drops those that printed progress after another tied rank's own line of
+  // failing in a file both write to in time order (their first print there before that line, their
+  // last after it): they were still running when it failed. Not one whose own line of failing comes
+  // first in that file. Says so in `order` when one is left.
+  void drop_alive_after(std::vector<const RankRecord*>& tied, std::string& order) const {
+    auto mine = [](const model::Event& e, const RankRecord& r) {
+      return e.rank ? *e.rank == r.rank : (e.local_rank && r.local_rank && *e.local_rank == *r.local_rank && e.node == r.node);
+    };
+    // Each tied rank's first own line of failing in each file.
+    std::map<const RankRecord*, std::map<std::string_view, std::uint64_t>> failed_at;
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      if (f.is_replaced(i) || (i < reports.size() && reports[i] != 0) || !(own_traceback(e) || own_words(e))) continue;
+      for (const RankRecord* r : tied)
+        if (mine(e, *r)) {
+          auto [it, fresh] = failed_at[r].emplace(e.path, e.line);
+          if (!fresh) it->second = std::min(it->second, e.line);
+        }
+    }
+    std::vector<const RankRecord*> kept;
+    const RankRecord *late = nullptr, *before = nullptr;
+    const PrintSpan* shown = nullptr;
+    std::uint64_t failed_line = 0;
+    for (const RankRecord* b : tied) {
+      bool alive_after = false;
+      for (const auto& [a, lines] : failed_at) {
+        if (a == b || alive_after) continue;
+        for (const auto& [path, at] : lines) {
+          const auto own_b = failed_at.find(b);
+          if (own_b != failed_at.end())
+            if (const auto l = own_b->second.find(path); l != own_b->second.end() && l->second < at) continue;
+          for (const PrintSpan& s : b->prints)
+            if (s.path == path && s.first < at && s.last > at) {
+              alive_after = true;
+              if (late == nullptr) {
+                late = b;
+                before = a;
+                shown = &s;
+                failed_line = at;
+              }
+              break;
+            }
+          if (alive_after) break;
+        }
+      }
+      if (!alive_after) kept.push_back(b);
+    }
+    if (late == nullptr || kept.empty()) return;
+    if (kept.size() == 1)
+      order = base::say(base::Say::WhyAliveAfter, {{"late", std::to_string(late->rank)},
+                                                   {"latewhat", what(*late)},
+                                                   {"line", std::to_string(shown->last)},
+                                                   {"rank", std::to_string(before->rank)},
+                                                   {"at", std::to_string(failed_line)},
+                                                   {"path", shown->path},
+                                                   {"first", std::to_string(kept.front()->rank)},
+                                                   {"what", what(*kept.front())}});
+    tied = std::move(kept);
+  }
+
   // The first rank by time raised an exception after another rank's lost-peer report: the rank
   // that had gone is one whose failure only its launcher's line shows (a kill, a crash, an exit
   // with no words), whose time is when the launcher noticed it, up to kLauncherLag after the
@@ -433,6 +493,7 @@ struct Chooser {
     for (const RankRecord* r : cand)
       if (at(r) == at(cand.front()) || !at(r)) first.push_back(r);
     if (first.size() >= 2) drop_after_peer_loss(first, order);
+    if (first.size() >= 2) drop_alive_after(first, order);
     if (first.size() == 1 && cand.size() >= 2) {
       const LossBefore loss = loss_before(*first.front());
       if (loss.report != nullptr)

@@ -110,6 +110,13 @@ struct RankProgress {
   std::string text;
 };
 
+// Where a rank printed its progress in one file: its first and last progress print there, under
+// one launcher's task ("" when the file has no tasks).
+struct PrintSpan {
+  std::string path, task;
+  std::uint64_t first = 0, last = 0;
+};
+
 struct RankRecord {
   std::int64_t rank = 0;
   std::string node;                          // "" when no line ties it to a node
@@ -125,6 +132,7 @@ struct RankRecord {
   std::optional<EventIndex> first, last;     // its earliest and latest kept line
   std::optional<std::int64_t> last_completed;  // the last collective it completed (ProcessGroupNCCL's seq)
   std::optional<RankProgress> progress;        // its last progress print, in its last attempt's files
+  std::vector<PrintSpan> prints;               // where it printed progress, in every file and attempt
   Ending ending = Ending::Running;
   std::string detail;                        // what the ending's line says, in a few words
   std::string signal;                        // Signal, Stopped: SIGKILL, SIGTERM, ...

@@ -296,8 +296,14 @@ void add_sighted(Facts& f, const std::vector<model::Event>& events, const std::v
 // Each rank's last progress print: of its files, the one of the latest attempt (torchrun's
 // attempt_N folders), else the latest print by time, else the furthest step.
 void add_progress(Facts& f, const std::vector<model::Event>& events, const std::vector<model::Sighting>& sightings) {
+  // The node of a file's lines; in a file several launchers share (srun tasks, pods), of one
+  // launcher's lines.
+  std::map<std::pair<std::string_view, std::string_view>, std::string_view> task_node;
   std::map<std::string_view, std::string_view> path_node;
-  for (const model::Event& e : events) path_node.emplace(e.path, e.node);
+  for (const model::Event& e : events) {
+    task_node.emplace(std::make_pair(std::string_view(e.path), std::string_view(e.task)), e.node);
+    path_node.emplace(e.path, e.node);
+  }
   std::map<std::pair<std::string, std::int64_t>, std::int64_t> by_local;
   std::map<std::int64_t, RankRecord*> by_rank;
   for (RankRecord& r : f.rank_table) {
@@ -310,10 +316,13 @@ void add_progress(Facts& f, const std::vector<model::Event>& events, const std::
   };
   for (const model::Sighting& s : sightings) {
     if (!s.step) continue;
-    const auto at = path_node.find(s.path);
-    const auto rank = sighted_rank(s, std::string(at != path_node.end() ? at->second : std::string_view(s.node)), f, by_local);
+    std::string_view node = s.node;
+    if (const auto t = task_node.find({s.path, s.task}); t != task_node.end()) node = t->second;
+    else if (const auto p = path_node.find(s.path); p != path_node.end()) node = p->second;
+    const auto rank = sighted_rank(s, std::string(node), f, by_local);
     const auto r = rank ? by_rank.find(*rank) : by_rank.end();
     if (r == by_rank.end()) continue;
+    r->second->prints.push_back(PrintSpan{s.path, s.task, s.first_step_line, s.line});
     std::optional<RankProgress>& have = r->second->progress;
     if (have) {
       const std::int64_t a = attempt(s.path), b = attempt(have->path);

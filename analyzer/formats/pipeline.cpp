@@ -172,6 +172,7 @@ struct SourceParser::Impl {
     s.task.assign(task);
     s.rank = rank;
     s.local_rank = local;
+    if (!s.step) s.first_step_line = number;
     s.line = number;
     s.step = progress.step;
     s.steps = progress.total;

@@ -102,6 +102,7 @@ struct Sighting {
   // the last of the file's lines that name none), at `line`: the step, of how many where it says,
   // the line's time where it has one, its text.
   std::optional<std::int64_t> step, steps;
+  std::uint64_t first_step_line = 0;  // its first progress print in the file (under `task`)
   std::string task;  // the launcher of the progress print's lines in a shared file (Event::task)
   Time step_time;
   std::string step_text;

@@ -1109,6 +1109,20 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
     if (v.node.empty()) v.node = facts.culprit_node;
     v.tied = facts.culprit_tie;
     v.why.push_back(base::say(base::Say::WhyTie, {{"ranks", correlate::join_ints(facts.culprit_tie)}}));
+  } else if (!facts.culprit_tie.empty() && !v.rank && facts.culprit_node.empty() && f.rule->scope == Scope::Event) {
+    // Ranks of several nodes tied, and the root's line (no rank of its own) is from one of them:
+    // it is the line of that node's one rank that failed on its own, when that rank is tied.
+    std::vector<std::int64_t> own_here;
+    for (const correlate::RankRecord& r : facts.rank_table)
+      if (r.node == v.node && (r.ending == correlate::Ending::Signal || r.ending == correlate::Ending::Exception ||
+                               r.ending == correlate::Ending::Exited))
+        own_here.push_back(r.rank);
+    if (own_here.size() == 1 && std::count(facts.culprit_tie.begin(), facts.culprit_tie.end(), own_here.front()) == 1) {
+      v.rank = own_here.front();
+      v.why.push_back(base::say(base::Say::WhyOnlyOneOnRootNode, {{"ranks", correlate::join_ints(facts.culprit_tie)},
+                                                                  {"node", v.node},
+                                                                  {"rank", std::to_string(own_here.front())}}));
+    }
   }
   // Last resort for a worker's own failure whose output no rank prefix marks: the launcher's
   // "Root Cause (first observed failure)" row on the same node, when it is the first to fail there:

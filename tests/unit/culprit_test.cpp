@@ -465,6 +465,33 @@ TEST(Culprit, APlainTracebackBelongsToItsPodsRanks) {
   EXPECT_EQ(v["ranks_tied"], json::array({0, 1})) << v.dump(1);
 }
 
+// Plain tracebacks in two pods' output, every failure row in one second: the ranks tie across
+// nodes. The root's line is from the pod with one worker, so it is that worker's: its rank is named;
+// a pod of two workers with the root's line would leave the tie.
+TEST(Culprit, ARootLineFromAOneWorkerNodeIsThatWorkers) {
+  auto pod = [](const std::string& name, const std::string& text) { return prefixed("[pod/" + name + "/main] ", text); };
+  auto job = [&](const std::string& first, int first_workers) {
+    std::vector<Row> rows_a{{4, 0, 1, 2201, "2026-03-14_22:41:09"}};
+    if (first_workers == 2) rows_a.push_back({5, 1, 1, 2202, "2026-03-14_22:41:09"});
+    const int next = 4 + first_workers;
+    analysis::Inputs in;
+    in.texts.emplace_back("kubectl-logs.txt",
+                          pod(first, traceback("", "KeyError: 'labels'") + failure_table(first, rows_a)) +
+                              pod("w-b", traceback("", "IndexError: index 9 is out of bounds for dimension 0 with size 9") +
+                                             peer_lost("", "10.44.1.7") +
+                                             failure_table("w-b", {{next, 0, 1, 3301, "2026-03-14_22:41:09"},
+                                                                   {next + 1, 1, 1, 3302, "2026-03-14_22:41:09"}})));
+    return report_of(std::move(in))["verdict"];
+  };
+  const json one = job("w-a", 1);
+  EXPECT_EQ(one["category"], "worker-exception") << one.dump(1);
+  EXPECT_EQ(one["node"], "w-a") << one.dump(1);
+  EXPECT_EQ(one["rank"], 4) << one.dump(1);
+  EXPECT_NE(one["why"].dump().find("only one that failed on its own"), std::string::npos) << one.dump(1);
+  const json two = job("w-a", 2);
+  EXPECT_TRUE(two["rank"].is_null()) << two.dump(1);
+}
+
 // A scheduler's stop reaches every node at once. On the hung rank's node nothing came before it,
 // on the others the timeouts did: the stop is how the hang ended everywhere, not its cause, and
 // torchrun's own SignalException traceback is not a worker's error.
@@ -788,6 +815,40 @@ TEST(Culprit, UndatedFailuresAreOrderedByTheirOutputAndSaidSo) {
   EXPECT_EQ(why.find("same second"), std::string::npos) << v.dump(1);
   EXPECT_EQ(why.find("later"), std::string::npos) << v.dump(1);
   EXPECT_NE(why.find("rank 5 failing first"), std::string::npos) << v.dump(1);
+}
+
+// One srun stream of two nodes' launchers, every failure row in one second: rank 1 raised, and rank
+// 3, whose kill the table alone shows, went on printing its steps after that traceback: it was
+// still running, so the exception came first. When its last step came before the traceback, the
+// stream cannot order them and the kill, saying more, is named.
+TEST(Culprit, ARankStillPrintingAfterAnotherFailedFailedLater) {
+  auto job = [](bool printed_after) {
+    std::string out;
+    auto task = [&](int t, const std::string& text) { out += prefixed(std::to_string(t) + ": ", text); };
+    task(0, "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr 10.7.0.2 --master_port 29611 train.py\n");
+    task(1, "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr 10.7.0.2 --master_port 29611 train.py\n");
+    for (int s = 1; s <= 6; ++s) {
+      task(0, "[default1]:Step [" + std::to_string(s) + "/40], Loss: 4.1\n");
+      task(1, "[default1]:iter " + std::to_string(s) + " of 40 | loss 4.0\n");
+    }
+    if (!printed_after) task(1, "[default1]:iter 7 of 40 | loss 3.9\n");
+    task(0, traceback("[default1]:", "KeyError: 'input_ids'"));
+    if (printed_after) task(1, "[default1]:iter 7 of 40 | loss 3.9\n[default1]:iter 8 of 40 | loss 3.9\n");
+    task(0, peer_lost("[default0]:", "10.7.0.3") + launcher_failed(0, 7700) +
+                failure_table("hx-01", {{0, 0, 1, 7700, "2026-05-30_08:12:44"}, {1, 1, 1, 7701, "2026-05-30_08:12:44"}}));
+    task(1, peer_lost("[default0]:", "10.7.0.2") + launcher_failed(0, 8800) +
+                failure_table("hx-02", {{2, 0, 1, 8800, "2026-05-30_08:12:44"},
+                                        {3, 1, -9, 8801, "2026-05-30_08:12:44", "Signal 9 (SIGKILL) received by PID 8801"}}));
+    analysis::Inputs in;
+    in.texts.emplace_back("slurm-4410.out", out);
+    return report_of(std::move(in))["verdict"];
+  };
+  const json after = job(true);
+  EXPECT_EQ(after["rank"], 1) << after.dump(1);
+  EXPECT_EQ(after["category"], "worker-exception") << after.dump(1);
+  EXPECT_NE(after["why"].dump().find("still printing progress"), std::string::npos) << after.dump(1);
+  const json before = job(false);
+  EXPECT_EQ(before["rank"], 3) << before.dump(1);
 }
 
 // Python logging with times: a rank's ERROR line seconds before another rank's crash makes it the
