@@ -867,7 +867,7 @@ void link_explanations(Analysis& a) {
 
 // The root: the best finding that nothing explains (or whose chain of explanations loops); -1
 // when none is an error. Its own explanation, if any, is dropped.
-int choose_root(Analysis& a) {
+int choose_root(const std::vector<model::Event>& events, Analysis& a) {
   const std::size_t n = a.findings.size();
   // A chain of explanations must end at an unexplained finding; one that loops (a -> b -> c -> a)
   // explains nothing, and its members stay root candidates.
@@ -886,7 +886,17 @@ int choose_root(Analysis& a) {
   for (std::size_t i = 0; i < n; ++i) {
     const Finding& f = a.findings[i];
     if ((!f.explained_by.empty() && chain_ends(i)) || f.rule->severity_rank() < 2 || f.rule->role == Role::Warning || f.passed_over || f.survived || f.late_stop) continue;
-    if (root < 0 || better_root(f, a.findings[static_cast<std::size_t>(root)])) root = static_cast<int>(i);
+    if (root < 0 || better_root(f, a.findings[static_cast<std::size_t>(root)])) {
+      root = static_cast<int>(i);
+      continue;
+    }
+    // Equal but for where: the one whose first line a shared file (an srun or kubectl stream)
+    // shows first, not the one whose node sorts first by name.
+    const Finding& r = a.findings[static_cast<std::size_t>(root)];
+    if (better_root(r, f) || f.events.empty() || r.events.empty()) continue;
+    const model::Event& fe = events[f.events.front()];
+    const model::Event& re = events[r.events.front()];
+    if (fe.path == re.path && fe.line < re.line && !fe.time.valid && !re.time.valid) root = static_cast<int>(i);
   }
   if (root >= 0) a.findings[static_cast<std::size_t>(root)].explained_by.clear();
   return root;
@@ -937,7 +947,7 @@ void assign_roles(Analysis& a, int root) {
   }
 }
 
-void order_findings(Analysis& a) {
+void order_findings(const std::vector<model::Event>& events, Analysis& a) {
   const std::size_t n = a.findings.size();
   // Order: root first, then consequences, related, warnings; each by time.
   auto rank_of = [](FindingRole role) {
@@ -952,6 +962,14 @@ void order_findings(Analysis& a) {
     if (fx.time.empty() != fy.time.empty()) return !fx.time.empty();
     if (fx.time != fy.time) return fx.time < fy.time;
     if (fx.rule->id != fy.rule->id) return fx.rule->id < fy.rule->id;
+    // Undated: where their first lines are (a shared srun or kubectl stream in its order), not
+    // by the names of their nodes.
+    if (fx.time.empty() && !fx.events.empty() && !fy.events.empty()) {
+      const model::Event& ex = events[fx.events.front()];
+      const model::Event& ey = events[fy.events.front()];
+      if (ex.path != ey.path) return ex.path < ey.path;
+      if (ex.line != ey.line) return ex.line < ey.line;
+    }
     return fx.node < fy.node;
   });
   std::vector<Finding> sorted;
@@ -981,15 +999,15 @@ void rank_findings(const std::vector<model::Event>& events, const correlate::Fac
   std::vector<std::string> deferred;
   for (const Finding& f : a.findings) deferred.push_back(f.explained_by);
   link_explanations(a);
-  int root = choose_root(a);
+  int root = choose_root(events, a);
   if (pass_over_later_failures(events, facts, a, root)) {  // link again without the passed-over findings
     for (std::size_t i = 0; i < a.findings.size(); ++i) a.findings[i].explained_by = deferred[i];
     link_explanations(a);
-    root = choose_root(a);
+    root = choose_root(events, a);
   }
   earlier_attempts_follow(a, root);
   assign_roles(a, root);
-  order_findings(a);
+  order_findings(events, a);
 }
 
 // The errors (not NCCL WARNs, unless asked for) that no finding of a failure the run survived

@@ -490,6 +490,10 @@ TEST(Culprit, ARootLineFromAOneWorkerNodeIsThatWorkers) {
   EXPECT_NE(one["why"].dump().find("only one that failed on its own"), std::string::npos) << one.dump(1);
   const json two = job("w-a", 2);
   EXPECT_TRUE(two["rank"].is_null()) << two.dump(1);
+  // Undated, the file's order says which pod's traceback leads, not the pods' names.
+  const json renamed = job("w-z", 1);
+  EXPECT_EQ(renamed["node"], "w-z") << renamed.dump(1);
+  EXPECT_EQ(renamed["rank"], 4) << renamed.dump(1);
 }
 
 // A scheduler's stop reaches every node at once. On the hung rank's node nothing came before it,
