@@ -132,8 +132,15 @@ std::string render_html(const Report& r) {
   }
   if (!v.others.empty()) {
     o += "<h2>" + esc(heading(base::Say::HeadingOthers)) + "</h2>\n<ul>\n";
-    for (const OtherFinding& f : v.others)
-      o += "<li>[" + esc(f.role) + "] " + esc(f.summary) + " <span class=\"loc\">" + esc(f.rule) + "</span></li>\n";
+    for (std::size_t k = 0; k < v.others.size(); ++k) {
+      const OtherFinding& f = v.others[k];
+      o += "<li id=\"finding-" + std::to_string(k) + "\">[" + esc(f.role) + "] " + esc(f.summary) + " <span class=\"loc\">" + esc(f.rule);
+      if (f.first)
+        o += " &middot; " + esc(base::say(Say::ReportFirst, {{"where", f.first->loc}})) + "</span><details><summary>" +
+             esc(base::say(Say::ReportFirstLine)) + "</summary><pre>" + esc(clip(f.first->text, 400)) + "</pre></details></li>\n";
+      else
+        o += "</span></li>\n";
+    }
     o += "</ul>\n";
   }
   const base::Inventory& inv = *v.inputs;

@@ -295,7 +295,8 @@ View make_view(const Report& r) {
   rank_rows(r, v);
   for (const rules::Finding& f : r.analysis.findings)
     if (f.role == rules::FindingRole::Related || f.role == rules::FindingRole::Warning)
-      v.others.push_back(OtherFinding{rules::role_name(f.role), base::visible(f.summary), f.rule->id, f.count});
+      v.others.push_back(OtherFinding{rules::role_name(f.role), base::visible(f.summary), f.rule->id, f.count,
+                                      f.events.empty() ? std::nullopt : std::optional<EvidenceItem>(item(r.events[f.events.front()]))});
   v.inputs = &r.inventory;
   v.events = r.events.size();
   v.rule_problems = &r.rule_problems;

@@ -61,6 +61,7 @@ inline constexpr std::size_t kAllRankRows = 32;
 struct OtherFinding {
   std::string role, summary, rule;
   std::size_t count = 0;
+  std::optional<EvidenceItem> first;  // its first line (none for a job's settings alone)
 };
 
 struct View {

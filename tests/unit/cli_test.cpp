@@ -321,6 +321,9 @@ TEST(Cli, HtmlMarkersLinkToTheirEvidence) {
       EXPECT_EQ(hrefs.count("evidence"), 1u);
       EXPECT_EQ(hrefs.count("consequence-ascend.sdma-error"), 1u);
       EXPECT_EQ(hrefs.count("nrow-0"), 1u);
+      // Each other finding is anchored and says where its first line is.
+      EXPECT_EQ(ids.count("finding-0"), 1u);
+      EXPECT_NE(r.out.find("launcher.closing-signal &middot; first npu-a01/train.log:"), std::string::npos);
     }
   }
 }
