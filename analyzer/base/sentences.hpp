@@ -432,6 +432,12 @@ enum class Say : std::uint16_t {
   WhyUnordered,              // {count} {rank} {what}
   WhyOnlyOneOnRootNode,      // {ranks} {node} {rank}
   WhyAliveAfter,             // {late} {latewhat} {line} {rank} {at} {path} {first} {what}
+  // usage errors (cli/cli.cpp)
+  CliNotACommand,            // {word} {commands}
+  CliNotACommandNear,        // {word} {near} {commands}
+  CliNoSuchOption,           // {command} {option} {near}
+  CliNothingAnalysed,        // {path} {reason}
+  CliUsageHint,
   // scan's closing line (batch/scan.cpp)
   ScanDoneIn,                // {jobs} {seconds}
   ScanCounts,                // {counts}

@@ -151,7 +151,7 @@ base::Result<Config> validate(const RawArgs& raw) {
   for (const std::string& p : raw.paths) {
     struct stat st {};
     if (p != "-" && ::lstat(p.c_str(), &st) != 0)
-      return base::err(base::visible(p) + ": " + std::strerror(errno) + " (nothing was analysed)");
+      return base::err(base::say(base::Say::CliNothingAnalysed, {{"path", base::visible(p)}, {"reason", std::strerror(errno)}}));
   }
   c.paths = raw.paths;
   c.format = raw.format;
@@ -390,25 +390,56 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
+// The index of the command's name in argv: the first word that is not an option, past a leading
+// --lang and its value; argc when there is none.
+int command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--lang") ++i;
+    else if (a.empty() || a[0] != '-') return i;
+  }
+  return argc;
+}
+
+// The language usage errors are said in, before the command line is parsed: its --lang (before or
+// after the command), else the environment's.
+base::Lang early_language(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    std::string_view value;
+    if (a == "--lang" && i + 1 < argc) value = argv[i + 1];
+    else if (a.rfind("--lang=", 0) == 0) value = a.substr(7);
+    if (!value.empty())
+      if (const auto l = base::parse_language(std::string(value))) return *l;
+  }
+  return base::language_from_environment();
+}
+
 // After a parse error: for each --option the command line gave that the command does not have,
-// the nearest one it has.
-void say_closest_options(CLI::App& app, int argc, char** argv) {
+// the nearest one it has, said (one line each); false when there was none to say.
+bool say_closest_options(CLI::App& app, int argc, char** argv) {
   CLI::App* cmd = &app;
   for (CLI::App* sub : app.get_subcommands())
     if (sub->parsed()) cmd = sub;
-  if (cmd == &app && argc >= 2) cmd = subcommand_named(app, argv[1]);
-  if (cmd == nullptr) return;
+  const int word = command_word(argc, argv);
+  if (cmd == &app && word < argc) cmd = subcommand_named(app, argv[word]);
+  if (cmd == nullptr) return false;
   std::vector<std::string> names;
   for (const CLI::Option* o : cmd->get_options())
     for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
-  for (int i = 2; i < argc; ++i) {
+  bool said = false;
+  for (int i = word + 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0 || a.size() < 3) continue;
     a = a.substr(0, a.find('='));
     if (std::find(names.begin(), names.end(), a) != names.end()) continue;
-    if (const std::string near = closest(a, names); !near.empty())
-      std::fprintf(stderr, "dtriage: %s has no option %s; did you mean %s?\n", cmd->get_name().c_str(), base::visible(a).c_str(), near.c_str());
+    if (const std::string near = closest(a, names); !near.empty()) {
+      std::fprintf(stderr, "dtriage: %s\n",
+                   base::say(base::Say::CliNoSuchOption, {{"command", cmd->get_name()}, {"option", base::visible(a)}, {"near", near}}).c_str());
+      said = true;
+    }
   }
+  return said;
 }
 
 // ---- dispatch -------------------------------------------------------------------------------
@@ -476,21 +507,28 @@ int run_checked(int argc, char** argv) {
   const char* lang_help = "Language of what is said for people: en or zh (default: from LC_ALL / LC_MESSAGES / LANG)";
   app.add_option("--lang", lang, lang_help);
   for (CLI::App* sub : app.get_subcommands({})) sub->add_option("--lang", lang, lang_help);
+  base::set_default_language(early_language(argc, argv));  // for usage errors; --lang is checked below
   // A command that is not one: say which is closest, rather than "a subcommand is required".
-  if (argc >= 2 && argv[1][0] != '-' && subcommand_named(app, argv[1]) == nullptr) {
+  if (const int word = command_word(argc, argv); word < argc && subcommand_named(app, argv[word]) == nullptr) {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    const std::string near = closest(argv[1], names);
-    std::fprintf(stderr, "dtriage: '%s' is not a command%s (commands: %s; dtriage --help)\n", base::visible(argv[1]).c_str(),
-                 near.empty() ? "" : ("; did you mean '" + near + "'?").c_str(), join(names).c_str());
+    const std::string near = closest(argv[word], names);
+    const std::string w = base::visible(argv[word]);
+    std::fprintf(stderr, "dtriage: %s\n",
+                 (near.empty() ? base::say(base::Say::CliNotACommand, {{"word", w}, {"commands", join(names)}})
+                               : base::say(base::Say::CliNotACommandNear, {{"word", w}, {"near", near}, {"commands", join(names)}}))
+                     .c_str());
     return 2;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    if (code != 0) say_closest_options(app, argc, argv);
-    return code == 0 ? 0 : 2;  // help and version exit 0
+    if (e.get_exit_code() == 0) return app.exit(e);  // help and version
+    // An option near one the command has: that, in the user's language, rather than CLI11's words.
+    if (say_closest_options(app, argc, argv)) return 2;
+    app.exit(e);
+    std::fprintf(stderr, "%s\n", base::say(base::Say::CliUsageHint).c_str());
+    return 2;
   }
   if (lang.empty()) {
     base::set_default_language(base::language_from_environment());

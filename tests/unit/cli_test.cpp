@@ -87,6 +87,26 @@ TEST(Cli, AMistypedCommandOrOptionGetsTheNearestOne) {
   EXPECT_NE(scan.err.find("did you mean --resume?"), std::string::npos) << scan.err;
 }
 
+// Issue 27: usage errors are said in the language asked for, with --lang before or after the command.
+TEST(Cli, UsageErrorsAreSaidInTheLanguageAskedFor) {
+  const RunResult sub = run_dtriage("--lang zh analyse x");
+  EXPECT_EQ(sub.exit_code, 2);
+  EXPECT_NE(sub.err.find("'analyse' 不是 dtriage 的命令，是否想用 'analyze'？"), std::string::npos) << sub.err;
+  const RunResult opt = run_dtriage("analyze --lang zh --fromat json x");
+  EXPECT_EQ(opt.exit_code, 2);
+  EXPECT_NE(opt.err.find("analyze 没有选项 --fromat，是否想用 --format？"), std::string::npos) << opt.err;
+  const RunResult far = run_dtriage("--lang=zh analyze --qqqqqqqqqq x");
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_NE(far.err.find("dtriage --help 或 dtriage 命令 --help"), std::string::npos) << far.err;
+  TempDir d;
+  const RunResult missing = run_dtriage("--lang zh analyze '" + d.file("no-such-dir") + "'");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("（未分析任何内容）"), std::string::npos) << missing.err;
+  // The same mistakes without --lang stay English (the tests run in the C locale).
+  EXPECT_NE(run_dtriage("analyze --fromat json x").err.find("has no option --fromat"), std::string::npos);
+  EXPECT_NE(run_dtriage("analyze --qqqqqqqqqq x").err.find("dtriage --help, or dtriage COMMAND --help"), std::string::npos);
+}
+
 TEST(Cli, TheReportFormatComesFromTheOutputFileUnlessGiven) {
   TempDir d;
   d.write("job/a.log", "[rank0]: RuntimeError: boom\n");
