@@ -475,6 +475,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::CliUsageHint, "cli.usage-hint", "(dtriage --help, or dtriage COMMAND --help, lists what each command takes)"},
     {Say::ScanDoneIn, "scan.done-in", "{jobs} in {seconds} s"},
     {Say::ScanCounts, "scan.counts", " ({counts})"},
+    {Say::ScanCount, "scan.count", "{count} {status}"},
+    {Say::ScanStatusError, "scan.status-error", "error"},
     {Say::ScanDoneBefore, "scan.done-before", "; {count} done before"},
     {Say::ScanWrote, "scan.wrote", "; wrote {files}"},
     {Say::ScanReportsIn, "scan.reports-in", "; reports in {dir}"},

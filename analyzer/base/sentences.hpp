@@ -441,6 +441,8 @@ enum class Say : std::uint16_t {
   // scan's closing line (batch/scan.cpp)
   ScanDoneIn,                // {jobs} {seconds}
   ScanCounts,                // {counts}
+  ScanCount,                 // {count} {status}: one status's count in ScanCounts
+  ScanStatusError,           // a job that could not be analysed
   ScanDoneBefore,            // {count}
   ScanWrote,                 // {files}
   ScanReportsIn,             // {dir}

@@ -438,6 +438,8 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::CliUsageHint, "（dtriage --help 或 dtriage 命令 --help 列出各命令接受的参数）"},
     {Say::ScanDoneIn, "{jobs}，用时 {seconds} s"},
     {Say::ScanCounts, "（{counts}）"},
+    {Say::ScanCount, "{status} {count} 个"},
+    {Say::ScanStatusError, "出错"},
     {Say::ScanDoneBefore, "；之前已完成 {count} 个"},
     {Say::ScanWrote, "；已写入 {files}"},
     {Say::ScanReportsIn, "；报告位于 {dir}"},

@@ -523,8 +523,15 @@ int scan(const std::vector<std::string>& roots, const ScanSettings& settings, co
     std::map<std::string, std::size_t> by;
     for (const std::string& st : s.statuses()) ++by[st.empty() ? "error" : st];
     std::string counts;
-    for (const char* st : {"failed", "inconclusive", "healthy", "skipped", "error"})
-      if (by.count(st) != 0) counts += (counts.empty() ? "" : ", ") + std::to_string(by[st]) + " " + st;
+    const std::pair<const char*, base::Say> words[] = {{"failed", base::Say::ReportStatusFailed},
+                                                       {"inconclusive", base::Say::ReportStatusInconclusive},
+                                                       {"healthy", base::Say::ReportStatusHealthy},
+                                                       {"skipped", base::Say::LabelSkipped},
+                                                       {"error", base::Say::ScanStatusError}};
+    for (const auto& [st, word] : words)
+      if (by.count(st) != 0)
+        counts += (counts.empty() ? "" : base::say(base::Say::PunctComma)) +
+                  base::say(base::Say::ScanCount, {{"count", std::to_string(by[st])}, {"status", base::say(word)}});
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.1f", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     using base::Say;

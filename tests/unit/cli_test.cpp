@@ -107,6 +107,20 @@ TEST(Cli, UsageErrorsAreSaidInTheLanguageAskedFor) {
   EXPECT_NE(run_dtriage("analyze --qqqqqqqqqq x").err.find("dtriage --help, or dtriage COMMAND --help"), std::string::npos);
 }
 
+// Issue 27: scan's closing line counts the jobs by status in the language asked for.
+TEST(Cli, ScanCountsJobsInTheLanguageAskedFor) {
+  TempDir d;
+  d.write("jobs/a/x.log", "[rank0]: RuntimeError: boom\n");
+  d.write("jobs/b/x.log", "step 1 loss 2.0\n");
+  const RunResult zh = run_dtriage("scan --lang zh '" + d.file("jobs") + "'");
+  EXPECT_EQ(zh.exit_code, 0);
+  EXPECT_NE(zh.err.find("2 个作业"), std::string::npos) << zh.err;
+  EXPECT_NE(zh.err.find("（失败 1 个，正常 1 个）"), std::string::npos) << zh.err;
+  const RunResult en = run_dtriage("scan '" + d.file("jobs") + "'");
+  EXPECT_NE(en.err.find("2 jobs in "), std::string::npos) << en.err;
+  EXPECT_NE(en.err.find(" (1 failed, 1 healthy)"), std::string::npos) << en.err;
+}
+
 TEST(Cli, TheReportFormatComesFromTheOutputFileUnlessGiven) {
   TempDir d;
   d.write("job/a.log", "[rank0]: RuntimeError: boom\n");
