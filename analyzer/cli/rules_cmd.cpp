@@ -45,7 +45,7 @@ int show_rule(const std::vector<rules::Rule>& rs, const std::string& id) {
     for (const auto& c : r.when) std::printf("when: %s\n", c.text.c_str());
     std::printf("summary: %s\nremedy: %s\n", r.summary_in(base::language()).c_str(), r.remedy_in(base::language()).c_str());
     for (const auto& e : r.explains) std::printf("explains: %s\n", e.c_str());
-    if (!r.description.empty()) std::printf("\n%s\n", r.description.c_str());
+    if (const std::string& d = r.description_in(base::language()); !d.empty()) std::printf("\n%s\n", d.c_str());
     return 0;
   }
   std::fprintf(stderr, "dtriage: no rule with id '%s'\n", id.c_str());

@@ -160,12 +160,16 @@ std::string read_conditions(const YAML::Node& n, Rule& r) {
 std::string read_finding(const YAML::Node& n, Rule& r) {
   r.summary = n["summary"] ? n["summary"].as<std::string>() : r.title;
   r.remedy = n["remedy"] ? n["remedy"].as<std::string>() : "";
-  if (const YAML::Node zh = n["zh"]) {  // the Chinese of title, summary and remedy
-    if (!zh.IsMap()) return r.id + ": zh must be a mapping of title, summary and remedy";
+  if (const YAML::Node zh = n["zh"]) {  // the Chinese of title, summary, remedy and description
+    if (!zh.IsMap()) return r.id + ": zh must be a mapping of title, summary, remedy and description";
     for (const auto& kv : zh) {
       const std::string key = kv.first.as<std::string>();
-      std::string* to = key == "title" ? &r.zh.title : key == "summary" ? &r.zh.summary : key == "remedy" ? &r.zh.remedy : nullptr;
-      if (to == nullptr) return r.id + ": unknown key 'zh." + key + "' (zh holds title, summary and remedy)";
+      std::string* to = key == "title"         ? &r.zh.title
+                        : key == "summary"     ? &r.zh.summary
+                        : key == "remedy"      ? &r.zh.remedy
+                        : key == "description" ? &r.zh.description
+                                               : nullptr;
+      if (to == nullptr) return r.id + ": unknown key 'zh." + key + "' (zh holds title, summary, remedy and description)";
       *to = kv.second.as<std::string>();
     }
     if (!n["summary"] && r.zh.summary.empty()) r.zh.summary = r.zh.title;  // as the English: the title

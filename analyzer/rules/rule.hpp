@@ -46,15 +46,18 @@ struct Rule {
   // output
   std::string summary;
   std::string remedy;
-  // The same three texts in Chinese (the rule's `zh:` mapping): the same placeholders and optional
-  // parts (`rules lint` checks); "" where none is written (the English is said).
+  // The same texts in Chinese (the rule's `zh:` mapping): the same placeholders and optional parts
+  // (`rules lint` checks); "" where none is written (the English is said).
   struct Translation {
-    std::string title, summary, remedy;
+    std::string title, summary, remedy, description;
   };
   Translation zh;
   const std::string& title_in(base::Lang lang) const { return lang == base::Lang::Zh && !zh.title.empty() ? zh.title : title; }
   const std::string& summary_in(base::Lang lang) const { return lang == base::Lang::Zh && !zh.summary.empty() ? zh.summary : summary; }
   const std::string& remedy_in(base::Lang lang) const { return lang == base::Lang::Zh && !zh.remedy.empty() ? zh.remedy : remedy; }
+  const std::string& description_in(base::Lang lang) const {
+    return lang == base::Lang::Zh && !zh.description.empty() ? zh.description : description;
+  }
   std::vector<std::string> references;
   std::vector<std::string> explains;  // rule ids (a trailing * matches a prefix)
   std::string reports;  // "timeout": events it matches report their rank's collective timed out

@@ -204,7 +204,7 @@ TEST(Knowledge, LintCatchesEveryKindOfTypo) {
   d.write("r/site/zh-placeholder.yaml", "id: site.zh-placeholder\ncategory: unknown\nmatch: {regex: 'needle'}\n"
                                         "summary: 'needle[[ on {node}]]'\nzh: {title: 针, summary: '发现 needle'}\n" + ok_match);
   d.write("r/site/zh-missing.yaml", "id: site.zh-missing\ncategory: unknown\nmatch: {regex: 'needle'}\nsummary: 'needle'\n"
-                                    "remedy: 'remove it'\nzh: {title: 针, summary: 针}\n" + ok_match);
+                                    "remedy: 'remove it'\ndescription: 'A needle.'\nzh: {title: 针, summary: 针}\n" + ok_match);
   d.write("r/site/dup-a.yaml", "id: site.dup-a\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
   d.write("r/site/dup-b.yaml", "id: site.dup-a\ncategory: unknown\nmatch: {regex: 'needle'}\n" + ok_match);
   // What `rules lint --no-default-rules --rules r` reports: the load problems ("WHERE: MESSAGE"),
@@ -229,6 +229,7 @@ TEST(Knowledge, LintCatchesEveryKindOfTypo) {
   EXPECT_NE(all.find("site.zh-placeholder: zh.summary lacks the placeholder {node} of its English"), std::string::npos) << all;
   EXPECT_NE(all.find("site.zh-placeholder: zh.summary has 0 optional part(s)"), std::string::npos) << all;
   EXPECT_NE(all.find("site.zh-missing: no Chinese remedy (zh.remedy)"), std::string::npos) << all;
+  EXPECT_EQ(all.find("site.zh-missing: no Chinese description"), std::string::npos) << all;  // shown in English meanwhile
   EXPECT_NE(all.find("site.shadow: no Chinese summary"), std::string::npos) << all;
 }
 
