@@ -433,6 +433,9 @@ enum class Say : std::uint16_t {
   WhyOnlyOneOnRootNode,      // {ranks} {node} {rank}
   WhyAliveAfter,             // {late} {latewhat} {line} {rank} {at} {path} {first} {what}
   // usage errors (cli/cli.cpp)
+  VerdictRepeated,           // {where}
+  WhyDesyncReport,           // {reporter} {rank} {what}
+  WhyDesyncReportUnranked,   // {rank} {what}
   CliNotACommand,            // {word} {commands}
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}

@@ -26,6 +26,7 @@
 
 #include "base/sentences.hpp"
 #include "correlate/facts.hpp"
+#include "formats/util.hpp"
 
 namespace dtriage::correlate {
 
@@ -38,6 +39,7 @@ const char* basis_name(CulpritBasis b) {
     case CulpritBasis::Silent: return "silent";
     case CulpritBasis::LateArrival: return "late-arrival";
     case CulpritBasis::OutOfStep: return "out-of-step";
+    case CulpritBasis::Reported: return "desync-report";
   }
   return "only-failure";
 }
@@ -690,8 +692,61 @@ struct Chooser {
     return true;
   }
 
+  // Step 4, first: ProcessGroupNCCL's desync report (TORCH_NCCL_DESYNC_DEBUG=1). A rank whose
+  // collective timed out read every rank's trace from the store and printed who lagged: ranks that
+  // never joined any collective, joined the collective and did not finish it, or finished the one
+  // before and never joined it. What it read of all ranks outweighs what we infer from their
+  // endings. One rank named (all reports of the last attempt together) is the culprit; several are
+  // a tie, on their node when they share one.
+  bool desync_reported() {
+    std::set<std::int64_t> named;
+    const model::Event* first = nullptr;
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      if (e.code != "desync-report" || f.is_replaced(i)) continue;
+      const std::string list = e.get_str("lagging");
+      for (std::size_t at = 0; at < list.size();) {
+        const std::size_t end = std::min(list.find(',', at), list.size());
+        if (const auto r = formats::to_int(formats::trim(std::string_view(list).substr(at, end - at)))) named.insert(*r);
+        at = end + 1;
+      }
+      if (first == nullptr) first = &e;
+      if (f.reported_evidence.size() < 4) f.reported_evidence.push_back(i);
+    }
+    if (first == nullptr || named.empty()) return false;
+    for (const std::int64_t r : named) f.reported_lagging += (f.reported_lagging.empty() ? "" : ", ") + std::to_string(r);
+    std::string_view what = formats::trim(first->message);
+    while (!what.empty() && (what.front() == '-' || what.front() == ' ' || what.front() == '\t')) what.remove_prefix(1);
+    f.reported_what = std::string(what);
+    if (named.size() > 1) {
+      f.culprit_tie.assign(named.begin(), named.end());
+      std::set<std::string> nodes;
+      for (const RankRecord& r : f.rank_table)
+        if (named.count(r.rank) != 0) nodes.insert(r.node);
+      if (nodes.size() == 1) f.culprit_node = *nodes.begin();
+      return true;
+    }
+    const std::int64_t rank = *named.begin();
+    const std::string why =
+        first->rank ? base::say(base::Say::WhyDesyncReport, {{"reporter", std::to_string(*first->rank)}, {"rank", std::to_string(rank)}, {"what", f.reported_what}})
+                    : base::say(base::Say::WhyDesyncReportUnranked, {{"rank", std::to_string(rank)}, {"what", f.reported_what}});
+    const auto r = std::find_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& x) { return x.rank == rank; });
+    if (r != f.rank_table.end()) {
+      name(*r, CulpritBasis::Reported, {why}, f.reported_evidence);
+      return true;
+    }
+    Culprit c;  // a rank that wrote nothing the logs hold: known only from the report
+    c.rank = rank;
+    c.basis = CulpritBasis::Reported;
+    c.why = {why};
+    c.evidence = f.reported_evidence;
+    f.culprit = std::move(c);
+    return true;
+  }
+
   // Steps 4 and 5: inferred from what the others reported.
   void from_reports(const std::set<std::int64_t>& plain, std::size_t victims) {
+    if (desync_reported()) return;
     std::vector<const RankRecord*> silent, timed_out, lost;
     for (const RankRecord& r : f.rank_table) {
       if (plain.count(r.rank) != 0) continue;
@@ -905,6 +960,7 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
     return;
   }
   if (victims > 0) c.from_reports(plain, victims);
+  else c.desync_reported();  // the report alone (the timeouts' own lines not collected)
   if (!f.culprit && f.culprit_node.empty()) quiet_node(f, events, reports);
   if (!f.culprit && f.quiet_node.empty() && f.late_node.empty()) short_node(f, events, reports);
   if (!f.culprit && (!f.late_node.empty() || !f.short_node.empty())) {

@@ -231,12 +231,17 @@ void derive_culprit(const Facts& f, const Put& put) {
     put("job.short_node_procs", f.short_procs, f.short_evidence);
     put("job.short_node_kind", f.short_kind, f.short_evidence);
   }
+  if (!f.reported_lagging.empty()) {
+    put("job.desync_report_ranks", f.reported_lagging, f.reported_evidence);
+    put("job.desync_report_what", f.reported_what, f.reported_evidence);
+  }
   if (!f.culprit) return;
   const Culprit& c = *f.culprit;
   put("job.culprit_basis", basis_name(c.basis), c.evidence);
   const char* name = c.own_failure()                       ? "job.culprit_rank"
                      : c.basis == CulpritBasis::Silent    ? "job.quiet_rank"
                      : c.basis == CulpritBasis::OutOfStep ? "job.desync_rank"
+                     : c.basis == CulpritBasis::Reported  ? "job.desync_report_rank"
                                                           : "job.late_rank";
   std::vector<EventIndex> ev = c.evidence;
   if (!c.own_failure()) add(ev, f.job.timeout_evidence);
@@ -320,6 +325,15 @@ void derive_launch_conflict(const Facts& f, const Put& put) {
     if (odd != nullptr && !odd->name.empty()) {
       put("job.launch_odd_node", odd->name, ev);
       put("job.launch_odd_value", odd_value, ev);
+    } else {  // no odd one to name: each value and who used it, as the reader must choose
+      std::string values;
+      for (const auto& [value, nodes] : by) {
+        std::string who;
+        for (std::size_t k = 0; k < nodes.size() && k < 3; ++k) who += (k ? ", " : "") + (nodes[k]->name.empty() ? "?" : nodes[k]->name);
+        if (nodes.size() > 3) who += ", ...";
+        values += (values.empty() ? "" : "; ") + who + ": " + value;
+      }
+      put("job.launch_values", values, ev);
     }
     break;
   }

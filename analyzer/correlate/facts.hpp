@@ -152,9 +152,10 @@ enum class CulpritBasis : std::uint8_t {
   Silent,          // the others timed out or lost a peer; it never reported either (hung, stalled, absent)
   LateArrival,     // the others timed out waiting; it lost its peers afterwards: it came late
   OutOfStep,       // every rank timed out; it timed out in another collective than all the others
+  Reported,        // a rank's desync report (TORCH_NCCL_DESYNC_DEBUG) names it as the one the others waited for
 };
 // "first-failure", "only-failure", "distinct-ending", "stronger-ending", "silent", "late-arrival",
-// "out-of-step".
+// "out-of-step", "desync-report".
 const char* basis_name(CulpritBasis b);
 
 struct Culprit {
@@ -218,6 +219,10 @@ struct Facts {
   // its collective and theirs, as "ALLREDUCE, SeqNum 2210".
   std::string desync_what, desync_common;
   std::int64_t desync_common_ranks = 0;
+  // ProcessGroupNCCL's desync report named the ranks the others waited for (every report of the
+  // last attempt together, as "3" or "3, 7"), what it says of the first, and its lines.
+  std::string reported_lagging, reported_what;
+  std::vector<EventIndex> reported_evidence;
   // No rank known, every node reported: the one node where fewer of its processes printed a
   // timeout or lost-peer traceback than it ran (every process of the others did): one was busy.
   std::string short_node;

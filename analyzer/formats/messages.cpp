@@ -58,6 +58,16 @@ DT_RE(re_heartbeat_old, R"(serverId\[([\w.*]+)\], deviceId\[(\d+)\], Heartbeat L
 DT_RE(re_link_row,
       R"(\|\s*([\d.]+)\((\d+)\)\s*\|(?:\s*\d+\s*\|)?\s*([\d.]+)\((\d+)\)\s*\|(?:\s*\d+\s*\|)?\s*(\w+)\s*\|\s*([\w ]+?)\s*\|)")
 DT_RE(re_hccl_timeout, R"(timeout\[(\d+)\])")
+// ProcessGroupNCCL's desync report (TORCH_NCCL_DESYNC_DEBUG=1, c10d's TraceUtils), printed by a rank
+// whose collective timed out after reading every rank's trace from the store; it names the ranks
+// the others waited for:
+//   "To our best knowledge, ranks [3] are the lagging ranks that caused this timeout. They never joined any collectives"
+//   "  - [3] joined but didn't finish collective #5 (count from 1)"
+//   "    [3] finished collective #5, but didn't join collective #6 (count from 1)"
+// and the older wording ("-[3] joined but do not finish collective seq: 5", "finished collective
+// seq: 5, but didnt join collective seq: 6").
+DT_RE(re_desync_report,
+      R"(\[(\d+(?:, *\d+)*)\] (are the lagging ranks|joined but (?:didn't|do not) finish collective|finished collective)(?: #| seq: )?(\d+)?)")
 DT_RE(re_nccl_version_msg, R"(\bNCCL version (\d+\.\d+[\w.+-]*))")
 DT_RE(re_gloo_timeout, R"(Timed out waiting (\d+)ms for (recv|send) operation)")
 DT_RE(re_port_field, R"(\bport:? (\d{2,5})\b)")
@@ -180,6 +190,16 @@ const std::vector<MessageFact>& table() {
          set_int(s.e, "last_enqueued", s.m[2]);
          set_int(s.e, "last_completed", s.m[3]);
          s.code("watchdog-work");
+       }},
+      {{"lagging ranks that caused", "finish collective", "join collective"}, re_desync_report,
+       [](Scan& s) {
+         s.e.set("lagging", std::string(s.m[1]));
+         s.e.set("lag_state", std::string(s.m[2][0] == 'a'   ? "never-joined"
+                                          : s.m[2][0] == 'j' ? "not-finished"
+                                                             : "not-joined-next"));
+         if (!s.m[3].empty()) set_int(s.e, "lag_seq", s.m[3]);
+         if (s.e.level == model::Level::None) s.e.level = model::Level::Error;
+         s.code("desync-report");
        }},
       {{"Last enqueued NCCL work", "NCCL Work update periodically"}, re_nccl_status,
        [](Scan& s) {

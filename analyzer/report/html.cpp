@@ -69,6 +69,7 @@ std::string render_html(const Report& r) {
        (r.analysed_at.empty() ? "" : " &middot; " + esc(base::say(Say::HtmlAnalysed, {{"when", r.analysed_at}}))) +
        (r.inputs.empty() ? "" : " &middot; <span class=\"inputs\">" + esc(r.inputs) + "</span>") + "</p>\n";
   if (!v.remedy.empty()) o += "<p class=\"fix\"><b>" + esc(heading(base::Say::LabelFix) + base::say(Say::PunctColonEnd)) + "</b> " + esc(v.remedy) + "</p>\n";
+  if (!v.repeated.empty()) o += "<p class=\"repeated\">" + esc(v.repeated) + "</p>\n";
   if (!v.why.empty()) {
     o += "<p class=\"why\"><b>" + esc(heading(base::Say::HeadingWhy) + base::say(Say::PunctColonEnd)) + "</b></p><ul class=\"why\">";
     for (const std::string& w : v.why) o += "<li>" + esc(w) + "</li>";

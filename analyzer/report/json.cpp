@@ -102,6 +102,7 @@ std::string render_json(const Report& r) {
     j["verdict"]["summary_en"] = base::sanitize_utf8(v.english());
   }
   if (!v.tied.empty()) j["verdict"]["ranks_tied"] = v.tied;  // no rank named: one of these
+  if (!v.repeated.empty()) j["verdict"]["repeated"] = base::sanitize_utf8(v.repeated);
   if (!v.why.empty()) {
     json why = json::array();
     for (const std::string& w : v.why) why.push_back(base::sanitize_utf8(w));

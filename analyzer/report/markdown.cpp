@@ -30,6 +30,7 @@ std::string render_markdown(const Report& r) {
   std::string o = "## dtriage: " + v.status_word + (v.category.empty() ? "" : " — " + v.category) + "\n\n";
   o += "**" + md_cell(v.summary) + "**\n\n";
   if (!v.remedy.empty()) o += "**" + heading(base::Say::LabelFix) + colon_end + "** " + md_cell(v.remedy) + "\n\n";
+  if (!v.repeated.empty()) o += md_cell(v.repeated) + "\n\n";
   if (!v.why.empty()) {
     o += "**" + heading(base::Say::HeadingWhy) + colon_end + "**\n\n";
     for (const std::string& w : v.why) o += "- " + md_cell(w) + "\n";

@@ -618,6 +618,7 @@ RedactedReport redact(const Report& r) {
   v.remedy = red.apply(v.remedy);
   v.node = red.apply(v.node);
   for (auto& w : v.why) w = red.apply(w);
+  v.repeated = red.apply(v.repeated);
   for (auto& p : o.inventory.unreadable) {
     p.path = red.apply(p.path);
     p.reason = red.apply(p.reason);

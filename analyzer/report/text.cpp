@@ -22,6 +22,7 @@ std::string render_text(const Report& r, bool color) {
   if (!v.category.empty()) o += std::string("  [") + v.category + "]";
   o += "\n  " + std::string(bold) + v.summary + reset + "\n";
   if (!v.remedy.empty()) o += "  " + label(base::Say::LabelFix) + colon + v.remedy + "\n";
+  if (!v.repeated.empty()) o += "  " + v.repeated + "\n";
   if (!v.why.empty()) {
     o += "  " + label(base::Say::HeadingWhy) + colon_end + "\n";
     for (const std::string& w : v.why) o += "    - " + w + "\n";

@@ -274,6 +274,7 @@ View make_view(const Report& r) {
   v.rule = verdict.rule;
   v.rank = verdict.rank;
   for (const std::string& w : verdict.why) v.why.push_back(base::visible(w));
+  v.repeated = base::visible(verdict.repeated);
   if (verdict.root >= 0) {
     const rules::Finding& root = r.analysis.findings[static_cast<std::size_t>(verdict.root)];
     v.evidence_rule = root.rule->id;

@@ -70,6 +70,7 @@ struct View {
   std::string summary, remedy, rule;
   std::optional<std::int64_t> rank;
   std::vector<std::string> why;         // why this rank (the culprit policy's deciding facts)
+  std::string repeated;                 // the same failure ended an earlier restart attempt (said), or ""
   std::string evidence_rule;            // the root's rule id ("" for the lead error of an unknown failure)
   std::vector<EvidenceItem> evidence;   // all of the root's evidence; formats show the first few
   std::vector<ConsequenceGroup> consequences;

@@ -1111,6 +1111,21 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
   v.remedy = f.remedy;
   v.node = f.node;
   v.rank = f.rank;
+  // The same failure, word for word but for process ids (each attempt starts new processes), ended
+  // an earlier restart attempt: restarting did not clear it (a bug in the code or the data, a bad
+  // node), which tells the reader what a restart policy will do.
+  auto without_pids = [](std::string s) {
+    static const re2::RE2 pid(R"((?i)(\bpid:? |\bpid=|\bprocess )\d+)");
+    re2::RE2::GlobalReplace(&s, pid, "\\1N");
+    return s;
+  };
+  const std::string earlier = without_pids(f.summary + base::say(base::Say::FindingEarlierAttempt, {}));
+  for (const Finding& e : a.findings)
+    if (e.earlier_attempt && e.rule == f.rule && e.node == f.node && !e.events.empty() && without_pids(e.summary) == earlier) {
+      const model::Event& first = events[e.events.front()];
+      v.repeated = base::say(base::Say::VerdictRepeated, {{"where", first.path + ":" + std::to_string(first.line)}});
+      break;
+    }
   // The rank the culprit policy chose (correlate/culprit.cpp) is the verdict's when the root
   // cites it, when the root is a victim's report (a timeout, a lost peer: the culprit is whom
   // they waited for), or when the root is a line of no rank on the culprit's node.

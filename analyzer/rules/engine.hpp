@@ -57,6 +57,8 @@ struct Verdict {
   std::string catalogue;                          // the catalogue entry that classified the lead (its id)
   std::vector<std::string> why;                   // why this rank: the facts that decided (the culprit policy)
   std::vector<std::int64_t> tied;                 // no rank named: the ranks the logs cannot tell apart (on `node`)
+  std::string repeated;                           // the same failure ended an earlier restart attempt: where, said
+
 
   // The summary in English whatever the language (what groups jobs reads it).
   const std::string& english() const { return summary_en.empty() ? summary : summary_en; }

@@ -107,6 +107,16 @@ TEST(Cli, UsageErrorsAreSaidInTheLanguageAskedFor) {
   EXPECT_NE(run_dtriage("analyze --qqqqqqqqqq x").err.find("dtriage --help, or dtriage COMMAND --help"), std::string::npos);
 }
 
+// Issue 27: `rules show` prints a rule's description in the language asked for, where it has one.
+TEST(Cli, RulesShowSaysTheDescriptionInTheLanguageAskedFor) {
+  const RunResult zh = run_dtriage("rules show --lang zh torch.desync-report");
+  EXPECT_EQ(zh.exit_code, 0);
+  EXPECT_NE(zh.out.find("设置 TORCH_NCCL_DESYNC_DEBUG=1"), std::string::npos) << zh.out;
+  const RunResult en = run_dtriage("rules show torch.desync-report");
+  EXPECT_NE(en.out.find("With TORCH_NCCL_DESYNC_DEBUG=1"), std::string::npos) << en.out;
+  EXPECT_EQ(en.out.find("设置"), std::string::npos) << en.out;
+}
+
 // Issue 27: scan's closing line counts the jobs by status in the language asked for.
 TEST(Cli, ScanCountsJobsInTheLanguageAskedFor) {
   TempDir d;

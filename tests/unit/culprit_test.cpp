@@ -119,6 +119,71 @@ TEST(Culprit, TheOneEndingThatDiffersAmongManyAtTheSameTime) {
 // Every rank timed out and the watchdog took each process down (SIGABRT in every row): the one
 // rank that waited in another collective (the same SeqNum, another operation; or one number ahead)
 // is named, on whichever node it ran. Numbers of another process group are not compared.
+// TORCH_NCCL_DESYNC_DEBUG: a rank whose collective timed out reads every rank's trace from the
+// store and prints who lagged. Every rank timed out and aborted (no rank stands out by its ending);
+// the report names the rank: in either wording, on either node, with or without a [rankN]: prefix,
+// also a rank that wrote nothing the logs hold. Two ranks named are a tie.
+TEST(Culprit, TheDesyncReportNamesTheRankTheOthersWaitedFor) {
+  auto node = [](const std::string& host, int first, const std::string& report, bool prefixed) {
+    std::string log = "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank " + std::to_string(first / 3) +
+                      " --master_addr 172.31.4.9 --master_port 29511 finetune.py\n";
+    std::vector<Row> rows;
+    for (int r = first; r < first + 3; ++r) {
+      const std::string b = prefixed ? "[rank" + std::to_string(r) + "]:" : "";
+      log += b + "[E ProcessGroupNCCL.cpp:475] [Rank " + std::to_string(r) +
+             "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=218, OpType=ALLREDUCE, NumelIn=1048576, "
+             "NumelOut=1048576, Timeout(ms)=1200000) ran for 1200104 milliseconds before timing out.\n";
+      if (r == first && !report.empty()) {
+        log += b + "[E ProcessGroupNCCL.cpp:489] [Rank " + std::to_string(r) + "] \n";
+        std::size_t at = 0;
+        for (std::size_t nl; (nl = report.find('\n', at)) != std::string::npos; at = nl + 1) log += b + report.substr(at, nl - at) + "\n";
+      }
+      log += b + "terminate called after throwing an instance of 'c10::DistBackendError'\n";
+      rows.push_back({r, r - first, -6, 5100 + r, "2026-11-14_03:12:40", "Signal 6 (SIGABRT) received by PID " + std::to_string(5100 + r)});
+    }
+    return std::make_pair(host + "/out.log", log + failure_table(host, rows));
+  };
+  struct Case {
+    std::string report;
+    bool prefixed;
+    int rank;
+    std::string node, why;
+  };
+  const std::string header = "\t - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:\n";
+  for (const Case& c :
+       {Case{header + "\t   - [4] joined but didn't finish collective #218 (count from 1)\n\t - Snapshot of ranks' latest states:\n"
+                      "\t   #218 started ranks:\n\t     [4] started ALLREDUCE\n",
+             true, 4, "h100-b2.train.example", "Rank 3's desync report"},
+        // No prefix: the report's lines do not say whose it is.
+        Case{header + "\t     [1] finished collective #217, but didn't join collective #218 (count from 1)\n", false, 1, "h100-b1.train.example",
+             "A desync report"},
+        Case{"\t - To our best knowledge, ranks [9] are the lagging ranks that caused this timeout. They never joined any collectives\n", true,
+             9, "", "Rank 3's desync report"}}) {
+    analysis::Inputs in;
+    in.texts.push_back(node("h100-b1.train.example", 0, c.rank == 1 ? c.report : "", c.prefixed));
+    in.texts.push_back(node("h100-b2.train.example", 3, c.rank == 1 ? "" : c.report, c.prefixed));
+    const json v = report_of(std::move(in))["verdict"];
+    EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+    EXPECT_EQ(v["rule"], "torch.desync-report") << v.dump(1);
+    EXPECT_EQ(v["rank"], c.rank) << v.dump(1);
+    if (!c.node.empty()) {
+      EXPECT_EQ(v["node"], c.node) << v.dump(1);
+    }
+    ASSERT_TRUE(v.contains("why")) << v.dump(1);
+    EXPECT_EQ(v["why"][0].get<std::string>().rfind(c.why, 0), 0u) << v["why"].dump();
+    EXPECT_NE(v["summary"].get<std::string>().find("waiting for rank " + std::to_string(c.rank)), std::string::npos) << v["summary"];
+  }
+  // Two ranks of one node that never joined the next collective: a tie on that node.
+  analysis::Inputs tie;
+  tie.texts.push_back(node("h100-b1.train.example", 0, "", true));
+  tie.texts.push_back(node("h100-b2.train.example", 3, header + "\t     [4, 5] finished collective #217, but didn't join collective #218 (count from 1)\n", true));
+  const json v = report_of(std::move(tie))["verdict"];
+  EXPECT_EQ(v["rule"], "torch.desync-report") << v.dump(1);
+  EXPECT_FALSE(v.contains("rank") && !v["rank"].is_null()) << v.dump(1);
+  EXPECT_EQ(v["node"], "h100-b2.train.example") << v.dump(1);
+  EXPECT_EQ(v["ranks_tied"], json::array({4, 5})) << v.dump(1);
+}
+
 TEST(Culprit, TheRankThatTimedOutInAnotherCollectiveFellOutOfStep) {
   auto node = [](const std::string& host, int first, int odd, const std::string& common, const std::string& odd_work, const std::string& pg) {
     std::string log = "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank " + std::to_string(first / 3) + " --master_addr 10.20.0.5 --master_port 23456 sft.py\n";
@@ -784,6 +849,30 @@ TEST(Culprit, APlainStreamsRestartIsToldByItsTracebacks) {
   EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
   EXPECT_EQ(v["node"], "10-4-0-9") << v.dump(1);
   EXPECT_NE(v["summary"].get<std::string>().find("ZeroDivisionError"), std::string::npos) << v.dump(1);
+  EXPECT_FALSE(v.contains("repeated")) << v.dump(1);  // the first attempt ended otherwise (a KeyError elsewhere)
+}
+
+// The same failure, word for word, ended both attempts: the verdict says so and where the earlier
+// one is (a restart policy will not clear it). The earlier one stays a warning, the last decides.
+TEST(Culprit, TheSameFailureInEveryAttemptIsSaid) {
+  analysis::Inputs in;
+  const std::string closed = "RuntimeError: [/src/gloo/transport/tcp/pair.cc:598] Connection closed by peer [172.20.1.7]:9120";
+  const std::string oom = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.25 GiB. GPU 1 has a total capacity of 39.38 GiB";
+  in.texts.emplace_back("a100-x1/launch.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr 172.20.1.6 --master_port 29533 --max_restarts 2 sft.py\n" +
+                            traceback("", closed) + traceback("", closed) + launcher_failed(0, 8100) + traceback("", closed) + traceback("", closed) +
+                            launcher_failed(0, 8140) +
+                            failure_table("a100-x1", {{0, 0, 1, 8140, "2026-10-21_14:02:17"}, {1, 1, 1, 8141, "2026-10-21_14:02:17"}}));
+  in.texts.emplace_back("a100-x2/launch.log",
+                        "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr 172.20.1.6 --master_port 29533 --max_restarts 2 sft.py\n" +
+                            traceback("", oom) + traceback("", closed) + launcher_failed(1, 8102) + traceback("", oom) + traceback("", closed) +
+                            launcher_failed(1, 8152) +
+                            failure_table("a100-x2", {{3, 1, 1, 8152, "2026-10-21_14:02:16"}, {2, 0, 1, 8151, "2026-10-21_14:02:16"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "device-oom") << v.dump(1);
+  EXPECT_EQ(v["node"], "a100-x2") << v.dump(1);
+  ASSERT_TRUE(v.contains("repeated")) << v.dump(1);
+  EXPECT_EQ(v["repeated"], "The same failure ended an earlier restart attempt (a100-x2/launch.log:2): restarting did not clear it") << v.dump(1);
 }
 
 // Two ranks of one node fail in the same second; the failure table cannot order them (Root Cause:
