@@ -53,9 +53,6 @@ void check_translation(const Rule& r, const std::function<void(const std::string
   for (const auto& t : texts) {
     if (t.en.empty() && !t.zh.empty()) bad(std::string("zh.") + t.name + " has no English " + t.name + " beside it");
     if (t.en.empty() || (t.zh.empty() && t.en == r.id)) continue;
-    // Descriptions (what `rules show` prints) are being translated: one without Chinese is shown in
-    // English; one with Chinese is checked as the others are.
-    if (t.zh.empty() && std::string_view(t.name) == "description") continue;
     if (t.zh.empty()) {
       bad(std::string("no Chinese ") + t.name + " (zh." + t.name + "): every rule of the pack speaks both languages");
       continue;
