@@ -477,6 +477,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::CliNotACommandNear, "cli.not-a-command-near", "'{word}' is not a command; did you mean '{near}'? (commands: {commands}; dtriage --help)"},
     {Say::CliNoSuchOption, "cli.no-such-option", "{command} has no option {option}; did you mean {near}?"},
     {Say::CliNothingAnalysed, "cli.nothing-analysed", "{path}: {reason} (nothing was analysed)"},
+    {Say::CliNotExpected, "cli.not-expected", "{args}: not an option or argument this command takes"},
     {Say::CliUsageHint, "cli.usage-hint", "(dtriage --help, or dtriage COMMAND --help, lists what each command takes)"},
     {Say::ScanDoneIn, "scan.done-in", "{jobs} in {seconds} s"},
     {Say::ScanCounts, "scan.counts", " ({counts})"},

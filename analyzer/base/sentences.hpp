@@ -440,6 +440,7 @@ enum class Say : std::uint16_t {
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}
   CliNothingAnalysed,        // {path} {reason}
+  CliNotExpected,            // {args}
   CliUsageHint,
   // scan's closing line (batch/scan.cpp)
   ScanDoneIn,                // {jobs} {seconds}

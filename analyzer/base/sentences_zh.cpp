@@ -438,6 +438,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::CliNotACommandNear, "'{word}' 不是 dtriage 的命令，是否想用 '{near}'？（可用的命令：{commands}；见 dtriage --help）"},
     {Say::CliNoSuchOption, "{command} 没有选项 {option}，是否想用 {near}？"},
     {Say::CliNothingAnalysed, "{path}：{reason}（未分析任何内容）"},
+    {Say::CliNotExpected, "{args}：该命令不接受这个选项或参数"},
     {Say::CliUsageHint, "（dtriage --help 或 dtriage 命令 --help 列出各命令接受的参数）"},
     {Say::ScanDoneIn, "{jobs}，用时 {seconds} s"},
     {Say::ScanCounts, "（{counts}）"},

@@ -526,6 +526,14 @@ int run_checked(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // help and version
     // An option near one the command has: that, in the user's language, rather than CLI11's words.
     if (say_closest_options(app, argc, argv)) return 2;
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {  // "The following argument(s) was/were not expected: A B"
+      const std::string m = e.what();
+      const std::size_t colon = m.find(": ");
+      std::fprintf(stderr, "dtriage: %s\n%s\n",
+                   base::say(base::Say::CliNotExpected, {{"args", base::visible(colon == std::string::npos ? m : m.substr(colon + 2))}}).c_str(),
+                   base::say(base::Say::CliUsageHint).c_str());
+      return 2;
+    }
     app.exit(e);
     std::fprintf(stderr, "%s\n", base::say(base::Say::CliUsageHint).c_str());
     return 2;

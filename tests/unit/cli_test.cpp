@@ -97,6 +97,7 @@ TEST(Cli, UsageErrorsAreSaidInTheLanguageAskedFor) {
   EXPECT_NE(opt.err.find("analyze 没有选项 --fromat，是否想用 --format？"), std::string::npos) << opt.err;
   const RunResult far = run_dtriage("--lang=zh analyze --qqqqqqqqqq x");
   EXPECT_EQ(far.exit_code, 2);
+  EXPECT_NE(far.err.find("--qqqqqqqqqq：该命令不接受这个选项或参数"), std::string::npos) << far.err;
   EXPECT_NE(far.err.find("dtriage --help 或 dtriage 命令 --help"), std::string::npos) << far.err;
   TempDir d;
   const RunResult missing = run_dtriage("--lang zh analyze '" + d.file("no-such-dir") + "'");
@@ -104,7 +105,9 @@ TEST(Cli, UsageErrorsAreSaidInTheLanguageAskedFor) {
   EXPECT_NE(missing.err.find("（未分析任何内容）"), std::string::npos) << missing.err;
   // The same mistakes without --lang stay English (the tests run in the C locale).
   EXPECT_NE(run_dtriage("analyze --fromat json x").err.find("has no option --fromat"), std::string::npos);
-  EXPECT_NE(run_dtriage("analyze --qqqqqqqqqq x").err.find("dtriage --help, or dtriage COMMAND --help"), std::string::npos);
+  const RunResult far_en = run_dtriage("analyze --qqqqqqqqqq x");
+  EXPECT_NE(far_en.err.find("--qqqqqqqqqq: not an option or argument this command takes"), std::string::npos) << far_en.err;
+  EXPECT_NE(far_en.err.find("dtriage --help, or dtriage COMMAND --help"), std::string::npos) << far_en.err;
 }
 
 // Issue 27: `rules show` prints a rule's description in the language asked for, where it has one.
