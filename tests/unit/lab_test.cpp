@@ -164,6 +164,14 @@ const std::map<std::string, std::string> kKnownMisses = {
                              "is on the right node (its only worker), but no line gives that worker's global rank"},
     {"lab-33022-wrong-port", "two nodes, c10d, one master port each (41579 / 41580) and no node_rank: one against one, "
                              "nothing in the logs says which port the job meant; the verdict names no node"},
+    // Batch 34001-34012 (12 cases), drawn after this session's diagnosis changes: 10/12 categories,
+    // 6/8 culprits + 1 tie.
+    {"lab-34007-node-missing", "kubectl prefixes: the prefix before torchrun's blank line after its launch configs is counted "
+                               "as a worker's print, so launchers stalled in rendezvous read as healthy (a fix must tell it from "
+                               "a tqdm bar the prefix peel takes whole)"},
+    {"lab-34008-two-faults", "a ValueError (rank 1) 2.9 s before a SIGKILL (rank 0, the other node); both failure rows in one "
+                             "second (each agent notices within its monitor interval): the SIGKILL is taken as the stronger "
+                             "ending, as in 27036"},
     {"lab-19005-hang", "hang, Ray output, the workers state no rank (and Ray's driver names them by pid only, no launcher line "
                        "ties the hung one): neither the silent rank nor its node is named"},
 };
