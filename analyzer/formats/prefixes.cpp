@@ -13,7 +13,7 @@ namespace {
 
 // ---- outer prefixes -----------------------------------------------------------------------------
 DT_RE(re_viewer_lineno, R"(^\[\d+\] )")
-DT_RE(re_ray_prefix, R"(^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\) ?)")
+DT_RE(re_ray_prefix, R"(^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=([\d.]+))?\) ?)")
 DT_RE(re_vllm_logger, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[[^\]]+\] ?)")
 DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
 DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
@@ -180,6 +180,9 @@ Peel peel_paren(std::string_view& s, Prefix& p) {
   if (rx(re_ray_prefix(), s, m)) {
     if (!m[2].empty()) p.rank = int_of(m[2]);
     p.pid = int_of(m[3]);
+    // A worker's line forwarded by Ray's driver from the node at ip=: a host named before it
+    // (the driver's journal or fan-out label) is where the driver ran, not the worker.
+    if (!m[4].empty()) p.host.clear();
     p.key.append(m[0]);
     s.remove_prefix(m[0].size());
     if (rx(re_vllm_logger(), s, m)) {

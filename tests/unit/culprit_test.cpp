@@ -398,6 +398,27 @@ std::string launcher_failed(int local, int pid) {
          std::to_string(pid) + ") of binary: /usr/bin/python3\n";
 }
 
+// The same Ray driver's log handed over from the driver node's journal: every line carries that
+// node's name, but a line forwarded from "(RayTrainWorker pid=N, ip=..)" is the worker's, on the
+// node at ip=; the failure row of pid N (on another node) still names its rank and node.
+TEST(Culprit, ARayWorkersLineKeepsItsOwnNodeUnderTheDriversJournal) {
+  const std::string journal = "Aug 14 06:30:03 headnode-7 python3[5120]: ";
+  analysis::Inputs in;
+  in.texts.emplace_back(
+      "driver/job-driver.log",
+      prefixed(journal, traceback("(RayTrainWorker pid=48213, ip=10.2.0.5) ", "ZeroDivisionError: division by zero") +
+                            traceback("(RayTrainWorker pid=48190, ip=10.2.0.4) ",
+                                      "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.2.0.5]:3321")));
+  in.texts.emplace_back("w2/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --redirects 3 train.py\n" +
+                                               failure_table("w2", {{3, 1, 1, 48213, "2026-08-14_06:30:02"}}));
+  in.texts.emplace_back("w1/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --redirects 3 train.py\n" +
+                                               failure_table("w1", {{0, 0, 1, 48190, "2026-08-14_06:30:02"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+  EXPECT_EQ(v["node"], "w2") << v.dump(1);
+}
+
 // One launcher's output holds every restart attempt (--tee into one file, kubectl logs): torchrun
 // logs "failed (exitcode" when a worker fails, starts the workers again, and gives up at the end.
 // Attempt 0 failed on rank 3 (ValueError), the last attempt on rank 1 (OSError): the last attempt
