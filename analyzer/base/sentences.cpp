@@ -52,6 +52,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::WhyVictims, "why.victims", "{count} other rank(s) only timed out or lost a peer"},
     {Say::WhyDistinct, "why.distinct", "Rank {rank} ended with {what}; {count} other rank(s) failing at the same time ended with {common}"},
     {Say::WhyStronger, "why.stronger", "Rank {rank} ended with {what}, which says more than {others} at the same time"},
+    {Say::WhyOwnBeforeKill, "why.own-before-kill",
+     "Rank {rank} ended with {what}, an error of its own that no peer's loss causes; {others} at the same time may have followed it (srun, a scheduler or a launcher stopping the rest)"},
     {Say::WhySilentStopped, "why.silent-stopped",
      "{count} rank(s) timed out or lost a peer; rank {rank} never did: it was still busy when its launcher stopped it ({signal})"},
     {Say::WhySilentRunning, "why.silent-running",

@@ -42,6 +42,7 @@ enum class Say : std::uint16_t {
   WhyVictims,          // {count}
   WhyDistinct,         // {rank} {what} {count} {common}
   WhyStronger,         // {rank} {what} {others}
+  WhyOwnBeforeKill,    // {rank} {what} {others}
   WhySilentStopped,    // {count} {rank} {signal}
   WhySilentRunning,    // {count} {rank}
   WhySilentAbsent,     // {count} {rank}

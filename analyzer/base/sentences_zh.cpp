@@ -36,6 +36,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::WhyVictims, "另有 {count} 个 rank 只是超时或丢失对端"},
     {Say::WhyDistinct, "rank {rank} 以 {what} 结束；同时失败的另外 {count} 个 rank 均以 {common} 结束"},
     {Say::WhyStronger, "rank {rank} 以 {what} 结束，比同一时间的 {others} 提供了更多信息"},
+    {Say::WhyOwnBeforeKill, "rank {rank} 以 {what} 结束，这是它自身的错误，不会由对端退出引起；同一时间的 {others} 可能随之发生（srun、调度器或启动器终止了其余进程）"},
     {Say::WhySilentStopped, "{count} 个 rank 超时或丢失对端；rank {rank} 没有：启动器停止它时它仍在忙（{signal}）"},
     {Say::WhySilentRunning, "{count} 个 rank 超时或丢失对端；rank {rank} 没有：日志结束时它仍在运行"},
     {Say::WhySilentAbsent,

@@ -417,21 +417,30 @@ struct Chooser {
   }
 
   // One traceback among endings without one (the rank that said why it failed); among exit codes
-  // alone, the one code that differs from the others' (3 among 1s). Not beside a kill or a crash.
+  // alone, the one code that differs from the others' (3 among 1s), not beside a kill. Neither
+  // beside the OOM killer's kill, which says more.
   static std::optional<Pick> said_why(const std::vector<const RankRecord*>& tied) {
     std::vector<const RankRecord*> exc, exits;
     for (const RankRecord* r : tied) {
       if (r->ending == Ending::Exception) exc.push_back(r);
       if (r->ending == Ending::Exited) exits.push_back(r);
     }
-    if (std::any_of(tied.begin(), tied.end(), [](const RankRecord* r) { return strength(*r) > 3; })) return std::nullopt;
+    // A SIGKILL whose sender no line names may be what followed another rank's failure (srun's
+    // kill of a failed step's other tasks, a scheduler's cancel, a launcher's escalation after its
+    // SIGTERM): an exception of the program's own (not a timeout, not a lost peer) cannot follow a
+    // peer's death, so in the same second it is the one that came first.
+    const bool kill_may_follow = std::all_of(tied.begin(), tied.end(), [](const RankRecord* r) {
+      return strength(*r) <= 3 || (r->ending == Ending::Signal && r->signal == "SIGKILL" && r->sent_by != "oom-killer");
+    });
+    if (!kill_may_follow) return std::nullopt;
+    const bool beside_kill = std::any_of(tied.begin(), tied.end(), [](const RankRecord* r) { return strength(*r) > 3; });
     if (exc.size() == 1)
       return Pick{exc.front(), CulpritBasis::StrongerEnding,
-                  base::say(base::Say::WhyStronger, {{"rank", std::to_string(exc.front()->rank)},
+                  base::say(beside_kill ? base::Say::WhyOwnBeforeKill : base::Say::WhyStronger, {{"rank", std::to_string(exc.front()->rank)},
                                                      {"what", what(*exc.front())},
                                                      {"others", others_of(tied, exc.front())}}),
                   {}};
-    if (!exc.empty() || exits.size() < 3) return std::nullopt;
+    if (!exc.empty() || exits.size() < 3 || beside_kill) return std::nullopt;
     std::map<std::int64_t, std::vector<const RankRecord*>> by_code;
     for (const RankRecord* r : exits) by_code[r->exit_code.value_or(0)].push_back(r);
     const RankRecord* single = nullptr;

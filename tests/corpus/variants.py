@@ -303,13 +303,9 @@ KNOWN_MISSES = {
     # so another pod's rank 0 is that host's and is lent to the failed worker.
     ("lab-22005-before-init", "journal"),
     # A collector's time stacked on lines that carried their own: one constant time in these
-    # variants, a year before the failure table's own times. 6044: the SIGKILL's row is then later
-    # than the exception's traceback, which the variant names (the truth); the case as it is ties
-    # them in one second and the kill outranks the exception. 8028, 18011: the first fault is
+    # variants, a year before the failure table's own times. 8028, 18011: the first fault is
     # dated by its own python logging line, which the constant time hides. 12028: the true order
     # puts the SIGKILL first (the plain logs only have its launcher's late notice of it).
-    ("lab-6044-two-faults", "docker-json"),
-    ("lab-6044-two-faults", "kubectl"),
     ("lab-8028-two-faults", "docker-json"),
     ("lab-8028-two-faults", "kubectl"),
     ("lab-18011-two-faults", "docker-json"),

@@ -100,6 +100,35 @@ TEST(Culprit, TheFirstOwnFailureInTimeWinsOverALaterKill) {
   EXPECT_TRUE(kill_kept) << rep["findings"].dump(1);
 }
 
+// An exception of the program's own and a SIGKILL on another node, both rows in one second: the
+// kill may have followed the exception (srun, a scheduler, a launcher stopping the rest), the
+// exception cannot have followed the kill, so it is named. When the host's kernel log says the OOM
+// killer sent that SIGKILL, the kill is a failure of its own that says more, and it is named.
+TEST(Culprit, AnOwnExceptionBeforeAKillOfNoKnownSenderInOneSecond) {
+  auto job = [](bool oom) {
+    analysis::Inputs in;
+    in.texts.emplace_back("qa-113/out.log",
+                          "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr qa-113 finetune.py\n" +
+                              traceback("[rank0]:", "IndexError: index 4096 is out of bounds for dimension 0 with size 4096") +
+                              failure_table("qa-113", {{0, 0, 1, 61200, "2026-09-17_22:41:05"}}));
+    in.texts.emplace_back("qa-114/out.log",
+                          "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr qa-113 finetune.py\n" +
+                              failure_table("qa-114", {{3, 1, -9, 7021, "2026-09-17_22:41:05", "Signal 9 (SIGKILL) received by PID 7021"}}));
+    if (oom)
+      in.texts.emplace_back("qa-114/dmesg.txt",
+                            "[1904411.200311] Out of memory: Killed process 7021 (python3) total-vm:181220112kB, anon-rss:120331008kB\n");
+    return report_of(std::move(in))["verdict"];
+  };
+  const json plain = job(false);
+  EXPECT_EQ(plain["rank"], 0) << plain.dump(1);
+  EXPECT_EQ(plain["node"], "qa-113") << plain.dump(1);
+  EXPECT_EQ(plain["category"], "worker-exception") << plain.dump(1);
+  EXPECT_NE(plain["why"].dump().find("may have followed it"), std::string::npos) << plain.dump(1);
+  const json oom = job(true);
+  EXPECT_EQ(oom["rank"], 3) << oom.dump(1);
+  EXPECT_EQ(oom["node"], "qa-114") << oom.dump(1);
+}
+
 // One node of six workers: five lost a peer (plain output, no rank prefixes), one exited with code 3
 // and printed nothing. Its launcher saw them all in the same second; the odd exit code is the one.
 TEST(Culprit, TheOneEndingThatDiffersAmongManyAtTheSameTime) {
@@ -934,7 +963,8 @@ TEST(Culprit, UndatedFailuresAreOrderedByTheirOutputAndSaidSo) {
 // One srun stream of two nodes' launchers, every failure row in one second: rank 1 raised, and rank
 // 3, whose kill the table alone shows, went on printing its steps after that traceback: it was
 // still running, so the exception came first. When its last step came before the traceback, the
-// stream cannot order them and the kill, saying more, is named.
+// stream cannot order them: the exception, which no peer's loss causes, is named, and the why says
+// the kill, whose sender no line names, may have followed it.
 TEST(Culprit, ARankStillPrintingAfterAnotherFailedFailedLater) {
   auto job = [](bool printed_after) {
     std::string out;
@@ -962,7 +992,8 @@ TEST(Culprit, ARankStillPrintingAfterAnotherFailedFailedLater) {
   EXPECT_EQ(after["category"], "worker-exception") << after.dump(1);
   EXPECT_NE(after["why"].dump().find("still printing progress"), std::string::npos) << after.dump(1);
   const json before = job(false);
-  EXPECT_EQ(before["rank"], 3) << before.dump(1);
+  EXPECT_EQ(before["rank"], 1) << before.dump(1);
+  EXPECT_NE(before["why"].dump().find("may have followed it"), std::string::npos) << before.dump(1);
 }
 
 // Python logging with times: a rank's ERROR line seconds before another rank's crash makes it the

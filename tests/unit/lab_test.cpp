@@ -36,7 +36,6 @@ const std::map<std::string, std::string> kKnownMisses = {
                            "that the time limit stopped: the last attempt decides, and it was stopped from outside"},
     {"lab-6036-slow", "slow rank alone on its node, c10d, launcher output: the restart's workers all joined (each stated its "
                       "rank) and the time limit stopped them before the stall timed out again: read as stopped from outside"},
-    {"lab-6044-two-faults", "two faults, Ray output: a SIGKILL in the same second outranks the earlier exception"},
     {"lab-7012-slow", "slow rank, then the job stopped from outside (time limit) before any timeout fired: external "
                       "termination is what the logs show; the stall before it is not measured (no per-rank progress yet)"},
     {"lab-7021-wrong-port", "c10d, one node against one with another --master_port: category right, neither node is the odd one"},
@@ -80,8 +79,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // statements (not fitted on it): 47/48, 28/33. These five are still missed.
     {"lab-13001-oom", "OOM kills of rank 10 in two attempts, docker json-file, launcher output: category and node right; the "
                       "killed pid is on no failure row of the last attempt, so no rank"},
-    {"lab-13007-exit", "exit 1 without a traceback on rank 1 of a two-process node in each attempt, c10d: both ranks exit 1 in "
-                       "one second and the peer loss traceback is tied to neither; the launcher's Root Cause row (rank 0) is taken"},
     {"lab-13012-two-faults", "an exception (rank 5), then a SIGSEGV (rank 6) 2.4 s later, srun labels: category and node right "
                              "since the untied traceback's node no longer drops the other nodes' failures; ranks 4 and 5 exit in "
                              "one second, the traceback tied to neither, the Root Cause row's rank 4 is taken"},
@@ -105,8 +102,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-16006-two-faults", "two faults 3 s apart, Ray output: the SIGABRT and the later SIGSEGV tie in the launchers' "
                              "second; the other fault's rank (trn13 rank 0) is taken"},
     {"lab-16011-hang", "hang during a restart, c10d, launcher output only: node right, the hung rank not named"},
-    {"lab-16027-two-faults", "two faults 2 s apart, --redirects: the MemoryError is undated and ties with the later SIGKILL "
-                             "in the launchers' second; the tie goes to the kill"},
     // The fresh batch 17001-17048 (47 cases; the generator removed one run), drawn at the start of
     // the session of 2026-12-03 (09:37) and scored with 48c76db before any change: 45/47
     // categories, 27/32 culprits; after the session's culprit work 47/47, 29/32.
@@ -169,9 +164,9 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-34007-node-missing", "kubectl prefixes: the prefix before torchrun's blank line after its launch configs is counted "
                                "as a worker's print, so launchers stalled in rendezvous read as healthy (a fix must tell it from "
                                "a tqdm bar the prefix peel takes whole)"},
-    {"lab-34008-two-faults", "a ValueError (rank 1) 2.9 s before a SIGKILL (rank 0, the other node); both failure rows in one "
-                             "second (each agent notices within its monitor interval): the SIGKILL is taken as the stronger "
-                             "ending, as in 27036"},
+    {"lab-27011-two-faults", "a SIGKILL (rank 2) 2.3 s before a ValueError (rank 1, the other node), Ray output, both rows in "
+                             "one second: the exception is taken as first (a kill no line says the OOM killer sent may follow "
+                             "another rank's failure; a ValueError cannot), which independent faults in this order defeat"},
     {"lab-19005-hang", "hang, Ray output, the workers state no rank (and Ray's driver names them by pid only, no launcher line "
                        "ties the hung one): neither the silent rank nor its node is named"},
 };
@@ -220,6 +215,9 @@ TEST(Lab, NamesTheCategoryNodeAndRankOfEachJob) {
     const bool case_ok = ok && line.find(", got ") == std::string::npos;
     if (kKnownMisses.count(c.filename().string()) == 0) {
       EXPECT_TRUE(case_ok) << line;
+    } else {
+      // a record of what fails, not a list to keep: the entry goes once the case is right
+      EXPECT_FALSE(case_ok) << line << " (listed as a known miss: take it off kKnownMisses)";
     }
   }
   std::printf("lab: categories %zu of %zu, culprit node and rank %zu of %zu (and %zu more with the node named and the rank among "
