@@ -32,6 +32,7 @@ struct Prefix {
   // (pod_task), a view into the line; the event's `task` is "srun task 3" or "pod/NAME".
   std::string_view task;
   bool pod_task = false;
+  bool bar = false;  // a progress bar was peeled from the front (a tqdm redraw): a print, even with nothing after it
   // As new, keeping the strings' room (a parser reads one line after another with one Prefix).
   void clear() {
     rank.reset();
@@ -44,6 +45,7 @@ struct Prefix {
     key.clear();
     task = {};
     pod_task = false;
+    bar = false;
   }
 };
 

@@ -36,6 +36,8 @@ struct Block {
 
 bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
 bool blank(std::string_view s) { return trim(s).empty(); }
+// Nothing after a line's prefixes but a progress bar's redraw was not one of them.
+bool blank_after_prefixes(std::string_view rest, const Prefix& p) { return !p.bar && blank(rest); }
 // Whether `part` is a view into `whole` (not into a copy read out of it: container JSON, escapes).
 bool within(std::string_view whole, std::string_view part) {
   return part.data() >= whole.data() && part.data() <= whole.data() + whole.size();
@@ -603,6 +605,7 @@ struct SourceParser::Impl {
       return;
     }
     if (options.all_lines) {
+      if (blank_after_prefixes(rest, p)) return;  // prints nothing, as a blank line
       e.kind = model::Kind::Line;
       // A line read from its container's JSON or without its terminal escapes: what it says is
       // the text read, which rules match too (the raw line escapes '<' as \u003c).
@@ -774,8 +777,12 @@ struct SourceParser::Impl {
   // (the gate found no literal): read by a family without markers, else a "line" event that no rule
   // matches, counted and skipped. Its progress is noted, dated by its prefixes' time.
   bool skip_plain(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
-    // A blank line is no worker's print (the collector counts none): left to the full path.
-    if (options.gate->open(model::Kind::Line) || line.text.find_first_not_of(" \t\r") == std::string_view::npos) return false;
+    // A blank line is no worker's print (the collector counts none), nor one that is blank after
+    // its prefixes (kubectl's pod, srun's task, a journal header before an empty line): left to
+    // the full path, which emits neither.
+    if (options.gate->open(model::Kind::Line) || line.text.find_first_not_of(" \t\r") == std::string_view::npos ||
+        blank_after_prefixes(rest, p))
+      return false;
     if (!rest.empty() && rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
     if ((look == Gate::Look::Marked && options.gate->marked(rest)) || may_be_glued(rest)) return false;
     if (unmarked_family_may_read(rest)) {

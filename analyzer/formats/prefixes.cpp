@@ -295,6 +295,7 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
     }
   }
   if (const std::size_t len = bar ? progress_bar(s) : 0; len != 0) {
+    p.bar = true;
     s.remove_prefix(len);
     return Peel::Peeled;
   }

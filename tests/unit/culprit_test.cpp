@@ -1469,4 +1469,36 @@ TEST(Culprit, AnOwnExitElsewhereIsNotDroppedForAnUntiedTraceback) {
 }
 
 }  // namespace
+
+// torchrun prints an empty line after its launch configs; behind kubectl's pod prefix or srun's task
+// label that line is not empty, but it prints nothing: launchers stalled in rendezvous with no
+// other output are a rendezvous failure, not a job whose workers printed. A tqdm bar's redraw,
+// which the prefix peel takes whole, is a worker's print.
+TEST(Prints, ALineBlankAfterItsPrefixesIsNoWorkersPrint) {
+  auto launcher = [](int nproc, int port) {
+    return "+ torchrun --nnodes 4 --nproc_per_node " + std::to_string(nproc) + " --rdzv_backend c10d --rdzv_endpoint mlp-0:" +
+           std::to_string(port) + " --rdzv_id ft7 train.py\n"
+           "INFO:torch.distributed.launcher.api:Starting elastic_operator with launch configs:\n"
+           "  entrypoint       : train.py\n  min_nodes        : 4\n  max_nodes        : 4\n  nproc_per_node   : " +
+           std::to_string(nproc) + "\n  rdzv_backend     : c10d\n  max_restarts     : 0\n  metrics_cfg      : {}\n\n"
+           "INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous'ing worker group\n";
+  };
+  for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{{"[pod/mlp-0/trainer] ", "[pod/mlp-3/trainer] "},
+                                                                            {"0: ", "1: "},
+                                                                            {"  2: ", "  13: "}}) {
+    for (const bool bar : {false, true}) {
+      std::string out = prefixed(a, launcher(8, 23456)) + prefixed(b, launcher(8, 23456));
+      if (bar) out += b + " 41%|████      | 164/400 [01:10<01:41,  2.33it/s]\n";
+      analysis::Inputs in;
+      in.texts.emplace_back("job-7/launchers.log", out);
+      const json v = report_of(std::move(in))["verdict"];
+      if (bar) {
+        EXPECT_NE(v["category"], "rendezvous-failure") << a << v.dump(1);
+      } else {
+        EXPECT_EQ(v["category"], "rendezvous-failure") << a << v.dump(1);
+      }
+    }
+  }
+}
+
 }  // namespace dtriage::test

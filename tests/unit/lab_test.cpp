@@ -161,9 +161,6 @@ const std::map<std::string, std::string> kKnownMisses = {
                              "nothing in the logs says which port the job meant; the verdict names no node"},
     // Batch 34001-34012 (12 cases), drawn after this session's diagnosis changes: 10/12 categories,
     // 6/8 culprits + 1 tie.
-    {"lab-34007-node-missing", "kubectl prefixes: the prefix before torchrun's blank line after its launch configs is counted "
-                               "as a worker's print, so launchers stalled in rendezvous read as healthy (a fix must tell it from "
-                               "a tqdm bar the prefix peel takes whole)"},
     {"lab-27011-two-faults", "a SIGKILL (rank 2) 2.3 s before a ValueError (rank 1, the other node), Ray output, both rows in "
                              "one second: the exception is taken as first (a kill no line says the OOM killer sent may follow "
                              "another rank's failure; a ValueError cannot), which independent faults in this order defeat"},
