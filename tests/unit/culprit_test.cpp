@@ -391,25 +391,6 @@ TEST(Culprit, ARestartThatRecoveredLeavesAHealthyRun) {
   EXPECT_EQ(w["category"], "worker-exception");
 }
 
-// A worker's traceback behind a Ray prefix names its pid, not its rank; the launcher's failure row
-// of that pid does. The traceback is tied to the rank and node, and the verdict names them.
-TEST(Culprit, RanksBehindAPlatformPrefixAreTiedBackThroughTheirPid) {
-  analysis::Inputs in;
-  in.texts.emplace_back("driver/job-driver-raysubmit_x.log",
-                        traceback("(RayTrainWorker pid=48213, ip=10.2.0.5) ", "ZeroDivisionError: division by zero") +
-                            traceback("(RayTrainWorker pid=48190, ip=10.2.0.4) ",
-                                      "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.2.0.5]:3321"));
-  in.texts.emplace_back("w2/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --redirects 3 train.py\n" +
-                                               failure_table("w2", {{3, 1, 1, 48213, "2026-08-14_06:30:02"}}));
-  in.texts.emplace_back("w1/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --redirects 3 train.py\n" +
-                                               failure_table("w1", {{0, 0, 1, 48190, "2026-08-14_06:30:02"}}));
-  const json v = report_of(std::move(in))["verdict"];
-  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
-  EXPECT_EQ(v["rank"], 3) << v.dump(1);
-  EXPECT_EQ(v["node"], "w2") << v.dump(1);
-}
-
-
 // `text` with `label` before each of its lines (srun -l, kubectl logs --prefix).
 std::string prefixed(const std::string& label, const std::string& text) {
   std::string out;
@@ -422,30 +403,32 @@ std::string prefixed(const std::string& label, const std::string& text) {
   return out;
 }
 
+// A worker's traceback behind a Ray prefix names its pid, not its rank; the launcher's failure row
+// of that pid does. The traceback is tied to the rank and node, and the verdict names them. The same
+// when the driver's log comes from the driver node's journal: every line then carries that node's
+// name, but a line forwarded from "(RayTrainWorker pid=N, ip=..)" is the worker's, on its own node.
+TEST(Culprit, RanksBehindAPlatformPrefixAreTiedBackThroughTheirPid) {
+  for (const std::string journal : {"", "Aug 14 06:30:03 headnode-7 python3[5120]: "}) {
+    analysis::Inputs in;
+    const std::string driver =
+        traceback("(RayTrainWorker pid=48213, ip=10.2.0.5) ", "ZeroDivisionError: division by zero") +
+        traceback("(RayTrainWorker pid=48190, ip=10.2.0.4) ",
+                  "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.2.0.5]:3321");
+    in.texts.emplace_back("driver/job-driver-raysubmit_x.log", journal.empty() ? driver : prefixed(journal, driver));
+    in.texts.emplace_back("w2/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --redirects 3 train.py\n" +
+                                                 failure_table("w2", {{3, 1, 1, 48213, "2026-08-14_06:30:02"}}));
+    in.texts.emplace_back("w1/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --redirects 3 train.py\n" +
+                                                 failure_table("w1", {{0, 0, 1, 48190, "2026-08-14_06:30:02"}}));
+    const json v = report_of(std::move(in))["verdict"];
+    EXPECT_EQ(v["category"], "worker-exception") << journal << v.dump(1);
+    EXPECT_EQ(v["rank"], 3) << journal << v.dump(1);
+    EXPECT_EQ(v["node"], "w2") << journal << v.dump(1);
+  }
+}
+
 std::string launcher_failed(int local, int pid) {
   return "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: " + std::to_string(local) + " (pid: " +
          std::to_string(pid) + ") of binary: /usr/bin/python3\n";
-}
-
-// The same Ray driver's log handed over from the driver node's journal: every line carries that
-// node's name, but a line forwarded from "(RayTrainWorker pid=N, ip=..)" is the worker's, on the
-// node at ip=; the failure row of pid N (on another node) still names its rank and node.
-TEST(Culprit, ARayWorkersLineKeepsItsOwnNodeUnderTheDriversJournal) {
-  const std::string journal = "Aug 14 06:30:03 headnode-7 python3[5120]: ";
-  analysis::Inputs in;
-  in.texts.emplace_back(
-      "driver/job-driver.log",
-      prefixed(journal, traceback("(RayTrainWorker pid=48213, ip=10.2.0.5) ", "ZeroDivisionError: division by zero") +
-                            traceback("(RayTrainWorker pid=48190, ip=10.2.0.4) ",
-                                      "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.2.0.5]:3321")));
-  in.texts.emplace_back("w2/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --redirects 3 train.py\n" +
-                                               failure_table("w2", {{3, 1, 1, 48213, "2026-08-14_06:30:02"}}));
-  in.texts.emplace_back("w1/launcher.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --redirects 3 train.py\n" +
-                                               failure_table("w1", {{0, 0, 1, 48190, "2026-08-14_06:30:02"}}));
-  const json v = report_of(std::move(in))["verdict"];
-  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
-  EXPECT_EQ(v["rank"], 3) << v.dump(1);
-  EXPECT_EQ(v["node"], "w2") << v.dump(1);
 }
 
 // One launcher's output holds every restart attempt (--tee into one file, kubectl logs): torchrun
