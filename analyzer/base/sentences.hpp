@@ -43,6 +43,8 @@ enum class Say : std::uint16_t {
   WhyDistinct,         // {rank} {what} {count} {common}
   WhyStronger,         // {rank} {what} {others}
   WhyOwnBeforeKill,    // {rank} {what} {others}
+  WhyUntiedException,  // {exception} {node} {ranks} {others}
+  WhyRankEnding,       // {rank} {what}
   WhySilentStopped,    // {count} {rank} {signal}
   WhySilentRunning,    // {count} {rank}
   WhySilentAbsent,     // {count} {rank}

@@ -86,6 +86,11 @@ struct Chooser {
   Facts& f;
   const std::vector<model::Event>& ev;
   const std::vector<std::uint8_t>& reports;
+  // Plain output: the one node whose worker printed a traceback of its own that no line ties to a
+  // rank (none of any other node, no rank's own exception known), and that traceback.
+  std::string untied_node;
+  std::optional<EventIndex> untied_traceback;
+
 
   // Ranks tied in time, each with a line of its own failure (its own words, its traceback) or its
   // launcher's "failed (exitcode" line for it in one stream (a node's --tee file, one srun task's
@@ -390,6 +395,42 @@ struct Chooser {
     return others;
   }
 
+  // Tied in time: exits with code 1 on the node of an untied traceback of a worker's own, beside
+  // endings that may follow another's failure (a crash, often a teardown; a SIGKILL no line says the
+  // OOM killer sent). That traceback is one of those exits' (an uncaught exception exits with code
+  // 1), and an exception of the program's own follows no peer's death: the culprit is among them.
+  // One such exit is named; several are a tie on that node, said as such.
+  std::optional<Pick> untied_exception(const std::vector<const RankRecord*>& tied, std::vector<const RankRecord*>& among) const {
+    if (untied_node.empty() || !untied_traceback) return std::nullopt;
+    std::vector<const RankRecord*> exits;
+    for (const RankRecord* r : tied) {
+      if (r->node == untied_node && r->ending == Ending::Exited && r->exit_code.value_or(1) == 1) exits.push_back(r);
+      else if (strength(*r) > 3 && !(r->signal == "SIGKILL" && r->sent_by != "oom-killer")) return std::nullopt;
+      else if (r->ending == Ending::Exception || (r->ending == Ending::Exited && r->exit_code.value_or(1) != 1)) return std::nullopt;
+    }
+    if (exits.empty() || exits.size() == tied.size()) return std::nullopt;
+    std::string others;
+    std::size_t shown = 0;
+    for (const RankRecord* r : tied) {
+      if (std::find(exits.begin(), exits.end(), r) != exits.end()) continue;
+      if (shown++ == 2) {
+        others += ", ...";
+        break;
+      }
+      others += (shown > 1 ? ", " : "") + base::say(base::Say::WhyRankEnding, {{"rank", std::to_string(r->rank)}, {"what", what(*r)}});
+    }
+    std::vector<std::int64_t> ranks;
+    for (const RankRecord* r : exits) ranks.push_back(r->rank);
+    const std::string exception = ev[*untied_traceback].get_str("exception");
+    std::string why = base::say(base::Say::WhyUntiedException, {{"exception", exception},
+                                                                {"node", untied_node},
+                                                                {"ranks", join_ints(ranks)},
+                                                                {"others", others}});
+    if (exits.size() == 1) return Pick{exits.front(), CulpritBasis::StrongerEnding, std::move(why), {*untied_traceback}};
+    among = std::move(exits);
+    return Pick{nullptr, CulpritBasis::StrongerEnding, std::move(why), {}};
+  }
+
   // The one of its kind among two or more of another (by type, signal or exit code).
   static std::optional<Pick> distinct_ending(const std::vector<const RankRecord*>& tied, const std::vector<model::Event>& ev) {
     std::map<std::string, std::vector<const RankRecord*>> by;
@@ -582,8 +623,21 @@ struct Chooser {
     std::vector<std::int64_t> tie;
     for (const RankRecord* r : first) tie.push_back(r->rank);
     std::sort(tie.begin(), tie.end());
+    std::vector<const RankRecord*> among;
+    std::optional<Pick> p = untied_exception(first, among);
+    if (p && p->rank == nullptr) {  // one of several exits on the traceback's node: a tie said as such
+      tie.clear();
+      for (const RankRecord* r : among) tie.push_back(r->rank);
+      std::sort(tie.begin(), tie.end());
+      f.culprit_tie = tie;
+      f.culprit_tie_why = std::move(p->why);
+      for (const RankRecord* r : first)
+        if (std::find(among.begin(), among.end(), r) == among.end()) f.culprit_tie_passed.push_back(r->rank);
+      f.culprit_node = untied_node;
+      return false;
+    }
     const bool one_node = std::all_of(first.begin(), first.end(), [&](const RankRecord* r) { return r->node == first.front()->node; });
-    std::optional<Pick> p = distinct_ending(first, ev);
+    if (!p) p = distinct_ending(first, ev);
     if (!p) p = said_why(first);
     if (!p) p = strongest(first);
     // No first-observed pick: within one second a launcher's "Root Cause (first observed failure)"
@@ -928,7 +982,9 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
   f.culprit.reset();
   f.culprit_node.clear();
   f.culprit_tie.clear();
-  Chooser c{f, events, reports};
+  f.culprit_tie_why.clear();
+  f.culprit_tie_passed.clear();
+  Chooser c{f, events, reports, {}, {}};
   std::vector<std::string> notes;
   const std::set<std::int64_t> plain = c.plain_victims(notes);
   std::vector<const RankRecord*> cand;
@@ -948,7 +1004,9 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
       const model::Event& e = events[i];
       if (e.rank || f.is_replaced(i) || (i < reports.size() && reports[i] != 0) || !own_traceback(e)) continue;
       nodes.insert(e.node);
+      if (!c.untied_traceback) c.untied_traceback = i;
     }
+    if (!ranked_exception && nodes.size() == 1) c.untied_node = *nodes.begin();
     if (!ranked_exception && nodes.size() == 1 && !nodes.begin()->empty()) {
       const std::string& node = *nodes.begin();
       // Ranks elsewhere whose ending no uncaught traceback gives (a signal, an exit code other

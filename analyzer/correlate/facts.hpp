@@ -213,6 +213,8 @@ struct Facts {
   std::optional<Culprit> culprit;      // the rank the job's failure started from (choose_culprit)
   std::string culprit_node;            // its node; also set when the rank is ambiguous but the node is not
   std::vector<std::int64_t> culprit_tie;  // no culprit: the ranks the policy could not tell apart
+  std::string culprit_tie_why;            // why they tie, when not the plain "same time, same way"
+  std::vector<std::int64_t> culprit_tie_passed;  // ranks of the same second the tie was preferred to
   std::string quiet_node;              // no rank known: the one launched node that reported no timeout or lost peer
   std::string late_node;               // no rank known: the one node whose ranks lost their peers while the others timed out
   // Every reporting rank timed out, one in another collective than all the others (OutOfStep):

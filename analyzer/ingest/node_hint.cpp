@@ -16,7 +16,8 @@ const re2::RE2& component_re() {
   // A whole path component that names a host:
   //  - a node-ish word with a number: node3, node-03, worker-2, gpu-a03, host_12, npu7, cn042
   //  - pod names ending in -worker-N / -master-N / -node-N
-  //  - an IPv4 address
+  //  - an IPv4 address, or one written with dashes as cloud hosts and pods name themselves
+  //    (EC2's ip-10-0-4-26, a pod's 10-0-5-13)
   //  - a fully qualified name whose host label has a number: c017.hpc.example.edu, dgx12.cluster.local
   //    (three labels or more, the last all letters and no file extension: file_like)
   //  - a location name: rack, chassis, node as three or four letter-number groups (r07-c11-n12,
@@ -26,7 +27,7 @@ const re2::RE2& component_re() {
       R"((?i)(?:(?:node|host|worker|server|gpu|npu|compute|machine|cn|gn|dn|slave|master)[-_]?[a-z]{0,3}[0-9][-a-z0-9_]*)"
       R"(|w[-_][0-9]+|[a-z0-9][-a-z0-9_]*-(?:worker|master|node|host)-?[0-9]+)"
       R"(|[a-z]{1,4}[0-9]{1,4}(?:-[a-z]{1,4}[0-9]{1,4}){2,3}|x[0-9]{1,5}c[0-9]{1,2}s[0-9]{1,2}b[0-9]n[0-9])"
-      R"(|[0-9]{1,3}(?:\.[0-9]{1,3}){3})"
+      R"(|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|(?:ip-)?[0-9]{1,3}(?:-[0-9]{1,3}){3})"
       R"(|[a-z][-a-z0-9]*[0-9][-a-z0-9]*(?:\.[a-z0-9][-a-z0-9]*)+\.[a-z]{2,12}))");
   return re;
 }

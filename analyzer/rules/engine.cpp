@@ -669,9 +669,20 @@ void defer_to_culprit(const std::vector<model::Event>& events, const correlate::
 // whole job (a launch setting) stays the root, with every rank's failure its consequence.
 // Returns whether any finding was passed over.
 bool pass_over_later_failures(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a, int root) {
-  if (!facts.culprit || !facts.culprit->own_failure() || facts.culprit->passed_over.empty() || root < 0) return false;
-  const correlate::Culprit& c = *facts.culprit;
-  const std::set<std::int64_t> others(c.passed_over.begin(), c.passed_over.end());
+  // The culprit, or the ranks of a tie the policy passed the others over for (an untied traceback's).
+  std::vector<std::int64_t> chosen;
+  std::string chosen_node;
+  std::set<std::int64_t> others;
+  if (facts.culprit && facts.culprit->own_failure()) {
+    chosen = {facts.culprit->rank};
+    chosen_node = facts.culprit->node;
+    others.insert(facts.culprit->passed_over.begin(), facts.culprit->passed_over.end());
+  } else if (!facts.culprit && !facts.culprit_tie.empty()) {
+    chosen = facts.culprit_tie;
+    chosen_node = facts.culprit_node;
+    others.insert(facts.culprit_tie_passed.begin(), facts.culprit_tie_passed.end());
+  }
+  if (others.empty() || root < 0) return false;
   // A line no rank is tied to (plain output) is about the others when its node ran only them.
   std::map<std::string, bool> only_others;  // node -> every rank it ran was passed over
   for (const correlate::RankRecord& r : facts.rank_table) {
@@ -680,12 +691,13 @@ bool pass_over_later_failures(const std::vector<model::Event>& events, const cor
   }
   auto of_others = [&](const model::Event& e) {
     if (e.rank) return others.count(*e.rank) != 0;
-    if (e.node.empty() || e.node == c.node) return false;
+    if (e.node.empty() || e.node == chosen_node) return false;
     const auto it = only_others.find(e.node);
     return it != only_others.end() && it->second;
   };
   auto about_others = [&](const Finding& y) {
-    return y.rule->scope == Scope::Event && y.rule->reports.empty() && !cites_rank(y, events, c.rank) &&
+    const bool cites_chosen = std::any_of(chosen.begin(), chosen.end(), [&](std::int64_t r) { return cites_rank(y, events, r); });
+    return y.rule->scope == Scope::Event && y.rule->reports.empty() && !cites_chosen &&
            std::any_of(y.events.begin(), y.events.end(), [&](auto i) { return of_others(events[i]); });
   };
   if (!about_others(a.findings[static_cast<std::size_t>(root)])) return false;
@@ -1141,7 +1153,8 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
   } else if (!facts.culprit_tie.empty() && !v.rank && (v.node.empty() || v.node == facts.culprit_node)) {
     if (v.node.empty()) v.node = facts.culprit_node;
     v.tied = facts.culprit_tie;
-    v.why.push_back(base::say(base::Say::WhyTie, {{"ranks", correlate::join_ints(facts.culprit_tie)}}));
+    v.why.push_back(facts.culprit_tie_why.empty() ? base::say(base::Say::WhyTie, {{"ranks", correlate::join_ints(facts.culprit_tie)}})
+                                                  : facts.culprit_tie_why);
   } else if (!facts.culprit_tie.empty() && !v.rank && facts.culprit_node.empty() && f.rule->scope == Scope::Event) {
     // Ranks of several nodes tied, and the root's line (no rank of its own) is from one of them:
     // it is the line of that node's one rank that failed on its own, when that rank is tied.

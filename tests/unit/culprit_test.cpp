@@ -129,6 +129,37 @@ TEST(Culprit, AnOwnExceptionBeforeAKillOfNoKnownSenderInOneSecond) {
   EXPECT_EQ(oom["node"], "qa-114") << oom.dump(1);
 }
 
+// Plain output of one node (no rank prefixes): a KeyError traceback and lost-peer tracebacks tie to
+// no rank; the failure table puts a SIGSEGV and exits with code 1 in one second. The traceback is one
+// of the exits' (an uncaught exception exits with code 1), and an error of the program's own follows
+// no peer's loss, while a crash often is a teardown: the exception is the cause, its rank one of
+// the exits. Several such exits are a tie on the node, said as such; one is named.
+TEST(Culprit, AnUntiedTracebackIsOneOfItsNodesExitsNotTheCrashBesideThem) {
+  auto job = [](int exits) {
+    std::string log = "+ torchrun --nnodes 1 --nproc_per_node " + std::to_string(exits + 1) + " --max_restarts 0 sft.py\n" +
+                      traceback("", "KeyError: 'attention_mask'");
+    std::vector<Row> rows;
+    for (int k = 0; k < exits; ++k) {
+      if (k > 0) log += peer_lost("", "127.0.0.1");
+      rows.push_back({k == 0 ? 0 : k + 1, k == 0 ? 0 : k + 1, 1, 30410 + k, "2026-07-09_03:14:52"});
+    }
+    rows.push_back({1, 1, -11, 30499, "2026-07-09_03:14:52", "Signal 11 (SIGSEGV) received by PID 30499"});
+    log += failure_table("a100-17", rows);
+    analysis::Inputs in;
+    in.texts.emplace_back("a100-17/sft.log", log);
+    return report_of(std::move(in))["verdict"];
+  };
+  const json three = job(3);
+  EXPECT_EQ(three["category"], "worker-exception") << three.dump(1);
+  EXPECT_TRUE(three["rank"].is_null()) << three.dump(1);
+  EXPECT_EQ(three["node"], "a100-17") << three.dump(1);
+  EXPECT_EQ(three["ranks_tied"], json::parse("[0, 2, 3]")) << three.dump(1);
+  EXPECT_NE(three["why"].dump().find("names no rank"), std::string::npos) << three.dump(1);
+  const json one = job(1);
+  EXPECT_EQ(one["category"], "worker-exception") << one.dump(1);
+  EXPECT_EQ(one["rank"], 0) << one.dump(1);
+}
+
 // One node of six workers: five lost a peer (plain output, no rank prefixes), one exited with code 3
 // and printed nothing. Its launcher saw them all in the same second; the odd exit code is the one.
 TEST(Culprit, TheOneEndingThatDiffersAmongManyAtTheSameTime) {

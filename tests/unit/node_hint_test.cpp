@@ -21,6 +21,10 @@ TEST(NodeHints, DirectoryPerHost) {
   EXPECT_EQ(h.infer("r07-c11-n12/torchrun.log"), "r07-c11-n12");
   EXPECT_EQ(h.infer("dump/RK2-CH04-SL1-N3/a.log"), "RK2-CH04-SL1-N3");
   EXPECT_EQ(h.infer("x1000c0s7b0n1/slurm-1.out"), "x1000c0s7b0n1");
+  // Addresses written with dashes: EC2's own host names, pods named after their address.
+  EXPECT_EQ(h.infer("ip-172-31-20-118/job.out"), "ip-172-31-20-118");
+  EXPECT_EQ(h.infer("dump.tar.gz!IP-10-0-4-26.tgz!torchrun.log"), "IP-10-0-4-26");
+  EXPECT_EQ(h.infer("k8s/10-244-3-17/stdout"), "10-244-3-17");
 }
 
 TEST(NodeHints, PerNodeArchive) {
@@ -50,6 +54,10 @@ TEST(NodeHints, FileNameAndOtherDirectoriesDoNotCount) {
   // Two letter-number groups are a run's name as often as a place's.
   EXPECT_EQ(h.infer("exp1-run2/a.log"), "");
   EXPECT_EQ(h.infer("v1-2-3/a.log"), "");
+  // Dates and version triples with dashes are no addresses.
+  EXPECT_EQ(h.infer("2026-12-05/a.log"), "");
+  EXPECT_EQ(h.infer("run-1-2-3/a.log"), "");
+  EXPECT_EQ(h.infer("ip-10-0-4/a.log"), "");
 }
 
 TEST(NodeHints, UserPatternCaptureGroup) {
