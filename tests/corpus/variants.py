@@ -205,7 +205,9 @@ def v_journal(logs, dest, verdict):
     # journalctl's short format, the job run as a systemd unit: "Mar 04 05:06:07 HOST UNIT[PID]: line".
     # HOST: the node's folder where the dump has one per node (the verdict's node is one of the top
     # folders), else the verdict's node.
-    default = (verdict.get("node") or "trainhost").split(".")[0]
+    # (a launcher named by its srun task or pod, "srun task 1", is no host: the journal's is then "trainhost")
+    node = verdict.get("node") or ""
+    default = node.split(".")[0] if node and not re.search(r"[\s/]", node) else "trainhost"
     top = lambda rel: re.sub(r"\.(tar\.gz|tgz|tar|zip)$", "", rel.split("/")[0]) if "/" in rel else None
     per_node = verdict.get("node") in {top(os.path.relpath(f, logs)) for f in files_of(logs)}
 
@@ -274,17 +276,20 @@ KNOWN_MISSES = {
     ("lab-14044-hang", "hosts"),
     ("lab-17007-hang", "hosts"),
     # The journal's one host on every line merges what told the launchers apart: srun tasks
-    # (5028, 6003, 6022, 10041, 19037), pods (8026). (Ray workers' lines keep their own node: the
+    # (5028, 6003, 6022, 10041, 19037; 36006, whose four tasks then read as one launcher of a job
+    # of four nodes: nodes missing, not a port that differs), pods (8026). (Ray workers' lines keep their own node: the
     # host before "(RayTrainWorker pid=N, ip=..)" is the driver's, and is not taken for theirs.)
     ("lab-5028-wrong-port", "journal"),
     ("lab-6003-wrong-port", "journal"),
     ("lab-6022-nnodes-differ", "journal"),
     ("lab-10041-nnodes-differ", "journal"),
     ("lab-19037-nnodes-differ", "journal"),
+    ("lab-36006-wrong-port", "journal"),
     ("lab-8026-hang", "journal"),
     # journald's host field is the short name of the FQDN the folders give (gpu001 for
     # gpu001.ai.example.org): the verdict names the node as the journal spells it.
     ("lab-33026-port-busy", "journal"),
+    ("lab-36007-hang", "journal"),
     # c10d agents that are not the store's host log EADDRINUSE and go on as clients; with every
     # node's lines under one host, the bind failures read as that host's port in use.
     ("lab-15013-node-missing", "journal"),
@@ -307,13 +312,16 @@ KNOWN_MISSES = {
     ("lab-22005-before-init", "journal"),
     # A collector's time stacked on lines that carried their own: one constant time in these
     # variants, a year before the failure table's own times. 8028, 18011: the first fault is
-    # dated by its own python logging line, which the constant time hides. 12028: the true order
+    # dated by its own python logging line, which the constant time hides (36010: an exit 42 five
+    # seconds before a ValueError; in one second the traceback is taken). 12028: the true order
     # puts the SIGKILL first (the plain logs only have its launcher's late notice of it).
     ("lab-8028-two-faults", "docker-json"),
     ("lab-8028-two-faults", "kubectl"),
     ("lab-18011-two-faults", "docker-json"),
     ("lab-18011-two-faults", "kubectl"),
     ("lab-12028-two-faults", "kubectl"),
+    ("lab-36010-two-faults", "docker-json"),
+    ("lab-36010-two-faults", "kubectl"),
     # The corpus's st-single-node-8p-patchwork under the journal's "trainhost": its device logs lie
     # in a folder named after the host its lines name, which is now that host's node (two nodes).
     ("st-single-node-8p-patchwork", "journal"),

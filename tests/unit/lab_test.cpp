@@ -170,6 +170,10 @@ const std::map<std::string, std::string> kKnownMisses = {
                              "the odd launcher would be 'srun task N' anyway"},
     {"lab-35026-wrong-port", "srun -l labels with no host in any line: the launcher whose master port differs is 'srun task 1', "
                              "its host is named nowhere (as 27024)"},
+    // Batch 36001-36024 (24 cases), drawn after all of this session's changes: categories 24/24,
+    // culprits 15/16.
+    {"lab-36006-wrong-port", "srun -l labels in one stdout file, no host in any line: the launcher whose master port differs "
+                             "is 'srun task 1', its host is named nowhere (as 27024)"},
     {"lab-19005-hang", "hang, Ray output, the workers state no rank (and Ray's driver names them by pid only, no launcher line "
                        "ties the hung one): neither the silent rank nor its node is named"},
 };
