@@ -134,6 +134,7 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
       const std::string_view name = s.substr(5, close - 5);
       p.task = name.substr(0, name.find('/'));
       p.pod_task = true;
+      p.host.clear();  // a host named before it (a journal's) is where the lines were collected
       s.remove_prefix(close + 2);
       return Peel::Peeled;
     }
@@ -290,6 +291,9 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
       p.key.append(s.substr(0, j + 2));
       p.task = s.substr(i, j - i);
       p.pod_task = false;
+      // srun gathers every task's output where it runs: a host named before the label (its
+      // journal's, a fan-out tool's) is that one, not the task's.
+      p.host.clear();
       s.remove_prefix(j + 2);
       return Peel::Peeled;
     }

@@ -260,8 +260,8 @@ KNOWN_MISSES = {
     # A hosts rename of the verdict's node that the verdict does not follow: with a tar.gz per node
     # the rename reaches the archive's name (and a Ray driver's log) but not the lines inside it
     # (6034, 8038, 20001, 22020, 23027; 11040, whose folder inside the archive, 10-0-1-30, is
-    # a node's name since dashed addresses are); the others (FQDN, rack and IP-style names in folders) move
-    # to another node or lose their rank for reasons not analysed one by one yet.
+    # a node's name since dashed addresses are); the others (FQDN, rack and IP-style names in
+    # folders) move to another node or lose their rank for reasons not analysed one by one yet.
     ("lab-6034-exception", "hosts"),
     ("lab-8038-exception", "hosts"),
     ("lab-20001-sigbus", "hosts"),
@@ -275,41 +275,15 @@ KNOWN_MISSES = {
     ("lab-12036-exit", "hosts"),
     ("lab-14044-hang", "hosts"),
     ("lab-17007-hang", "hosts"),
-    # The journal's one host on every line merges what told the launchers apart: srun tasks
-    # (5028, 6003, 6022, 10041, 19037; 36006, whose four tasks then read as one launcher of a job
-    # of four nodes: nodes missing, not a port that differs), pods (8026). (Ray workers' lines keep their own node: the
-    # host before "(RayTrainWorker pid=N, ip=..)" is the driver's, and is not taken for theirs.)
-    ("lab-5028-wrong-port", "journal"),
-    ("lab-6003-wrong-port", "journal"),
-    ("lab-6022-nnodes-differ", "journal"),
-    ("lab-10041-nnodes-differ", "journal"),
-    ("lab-19037-nnodes-differ", "journal"),
-    ("lab-36006-wrong-port", "journal"),
-    ("lab-8026-hang", "journal"),
-    # journald's host field is the short name of the FQDN the folders give (gpu001 for
-    # gpu001.ai.example.org): the verdict names the node as the journal spells it.
-    ("lab-33026-port-busy", "journal"),
-    ("lab-36007-hang", "journal"),
+    # (The journal's one host no longer merges what tells launchers apart: a host before an srun
+    # task label, a kubectl pod prefix or a Ray worker's "(.. pid=N, ip=..)" is where the lines
+    # were gathered, not the process's.)
     # c10d agents that are not the store's host log EADDRINUSE and go on as clients; with every
-    # node's lines under one host, the bind failures read as that host's port in use.
+    # node's lines under one host (plain output, no task or pod label), the bind failures read as
+    # that host's port in use.
     ("lab-15013-node-missing", "journal"),
-    ("lab-35004-node-missing", "journal"),
     ("lab-15032-node-missing", "journal"),
-    ("lab-17005-wrong-port", "journal"),
-    # Two ranks of the merged stream tied in one second: the tie is said, no rank named (the
-    # launcher's Root Cause row, the lowest local rank, is no order in time); in the case as it is
-    # the pod prefixes tell the nodes apart and one rank stands alone (10030, 20033); 20010's ranks
-    # tie the other way; 20015's hung rank's node merges with the others.
-    ("lab-10030-before-init", "journal"),
-    ("lab-20033-before-init", "journal"),
-    ("lab-20010-two-faults", "journal"),
-    ("lab-20015-hang", "journal"),
-    # 18007 under the journal's one time ties the exception with the crash the other way.
-    ("lab-18007-two-faults", "journal"),
-    # 22005: the base verdict names no rank (a known miss: no line states the failed worker's
-    # global rank); the variant writes the one shared file's every line under the verdict's host,
-    # so another pod's rank 0 is that host's and is lent to the failed worker.
-    ("lab-22005-before-init", "journal"),
+    ("lab-35004-node-missing", "journal"),
     # A collector's time stacked on lines that carried their own: one constant time in these
     # variants, a year before the failure table's own times. 8028, 18011: the first fault is
     # dated by its own python logging line, which the constant time hides (36010: an exit 42 five

@@ -1515,4 +1515,30 @@ TEST(Prints, ALineBlankAfterItsPrefixesIsNoWorkersPrint) {
   }
 }
 
+// srun gathers every task's output where it runs; a journal on that host (srun run as a systemd
+// unit) puts its host before every task's label. The task labels, not the journal's one host, tell
+// the launchers apart: the one whose master port differs is named, as without the journal. The same
+// for kubectl's pod prefixes behind a journal.
+TEST(Prints, ATaskOrPodLabelBehindAJournalHostIsItsOwnLauncher) {
+  auto launch = [](int port) {
+    return "+ torchrun --nnodes 3 --nproc_per_node 4 --node_rank 0 --master_addr 10.30.1.5 --master_port " + std::to_string(port) +
+           " pretrain.py\n";
+  };
+  for (const bool journal : {false, true}) {
+    for (const std::string kind : {"srun", "pod"}) {
+      auto label = [&](int k) { return kind == "srun" ? std::to_string(k) + ": " : "[pod/gpt-ft-" + std::to_string(k) + "/main] "; };
+      std::string out;
+      const int ports[] = {29500, 29501, 29500};
+      for (int k = 0; k < 3; ++k) out += prefixed(label(k), launch(ports[k]));
+      if (journal) out = prefixed("Nov 28 02:13:44 login-02 slurm-job[88120]: ", out);
+      analysis::Inputs in;
+      in.texts.emplace_back("job-5521/out.log", out);
+      const json v = report_of(std::move(in))["verdict"];
+      EXPECT_EQ(v["category"], "rendezvous-failure") << kind << " " << journal << v.dump(1);
+      const std::string odd = kind == "srun" ? "srun task 1" : "gpt-ft-1";
+      EXPECT_NE(v["summary"].get<std::string>().find(odd), std::string::npos) << kind << " " << journal << v.dump(1);
+    }
+  }
+}
+
 }  // namespace dtriage::test
