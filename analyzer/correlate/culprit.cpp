@@ -607,6 +607,13 @@ struct Chooser {
     f.culprit->passed_over = std::move(passed);
   }
 
+  // A tie: the candidates outside it (later in time, or ended less tellingly) are passed over as
+  // the root, as they are beside a named culprit.
+  void pass_over_all_but(const std::vector<const RankRecord*>& cand, const std::vector<const RankRecord*>& tied) {
+    for (const RankRecord* r : cand)
+      if (std::find(tied.begin(), tied.end(), r) == tied.end()) f.culprit_tie_passed.push_back(r->rank);
+  }
+
   // Steps 2 and 3 over the candidates; true when one was named.
   bool from_own_failures(std::vector<const RankRecord*> cand, std::size_t victims, const std::vector<std::string>& notes) {
     std::string stream_order;  // the sentence that says which stream ordered the tied ranks
@@ -631,8 +638,7 @@ struct Chooser {
       std::sort(tie.begin(), tie.end());
       f.culprit_tie = tie;
       f.culprit_tie_why = std::move(p->why);
-      for (const RankRecord* r : first)
-        if (std::find(among.begin(), among.end(), r) == among.end()) f.culprit_tie_passed.push_back(r->rank);
+      pass_over_all_but(cand, among);
       f.culprit_node = untied_node;
       return false;
     }
@@ -649,6 +655,7 @@ struct Chooser {
     }
     // Ambiguous: the ranks, and the node when they share one.
     f.culprit_tie = tie;
+    pass_over_all_but(cand, first);
     if (one_node) f.culprit_node = first.front()->node;
     return false;
   }

@@ -160,6 +160,28 @@ TEST(Culprit, AnUntiedTracebackIsOneOfItsNodesExitsNotTheCrashBesideThem) {
   EXPECT_EQ(one["rank"], 0) << one.dump(1);
 }
 
+// Two ranks of one node tie in the first second (an untied KeyError traceback among them); a rank
+// of another node crashed a second later. The tie is the verdict (its node, its ranks): the later
+// crash, which the rule pack would rank as the stronger root, is passed over as it is beside a
+// named culprit.
+TEST(Culprit, ALaterCrashIsPassedOverForATieThatCameFirst) {
+  std::string a = "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr h-07 --master_port 29400 dpo.py\n" +
+                  traceback("", "KeyError: 'chosen_input_ids'") + peer_lost("", "10.8.0.8") +
+                  failure_table("h-07", {{0, 0, 1, 51200, "2026-10-02_19:40:05"}, {1, 1, 1, 51201, "2026-10-02_19:40:05"}});
+  std::string b = "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr h-07 --master_port 29400 dpo.py\n" +
+                  peer_lost("", "10.8.0.7") +
+                  failure_table("h-08", {{2, 0, -11, 61300, "2026-10-02_19:40:06", "Signal 11 (SIGSEGV) received by PID 61300"},
+                                         {3, 1, 1, 61301, "2026-10-02_19:40:06"}});
+  analysis::Inputs in;
+  in.texts.emplace_back("h-07/dpo.log", a);
+  in.texts.emplace_back("h-08/dpo.log", b);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "h-07") << v.dump(1);
+  EXPECT_TRUE(v["rank"].is_null()) << v.dump(1);
+  EXPECT_EQ(v["ranks_tied"], json::parse("[0, 1]")) << v.dump(1);
+}
+
 // One node of six workers: five lost a peer (plain output, no rank prefixes), one exited with code 3
 // and printed nothing. Its launcher saw them all in the same second; the odd exit code is the one.
 TEST(Culprit, TheOneEndingThatDiffersAmongManyAtTheSameTime) {

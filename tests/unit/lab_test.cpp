@@ -79,9 +79,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // statements (not fitted on it): 47/48, 28/33. These five are still missed.
     {"lab-13001-oom", "OOM kills of rank 10 in two attempts, docker json-file, launcher output: category and node right; the "
                       "killed pid is on no failure row of the last attempt, so no rank"},
-    {"lab-13012-two-faults", "an exception (rank 5), then a SIGSEGV (rank 6) 2.4 s later, srun labels: category and node right "
-                             "since the untied traceback's node no longer drops the other nodes' failures; ranks 4 and 5 exit in "
-                             "one second, the traceback tied to neither, the Root Cause row's rank 4 is taken"},
     {"lab-13037-slow", "slow rank in both attempts, the last stopped by the time limit, c10d pods: category right, the late rank's "
                        "node is not named (its stall in the last attempt is not measured)"},
     {"lab-13041-slow", "slow rank in both attempts, the last stopped by the time limit, srun --tee: category right, every "
