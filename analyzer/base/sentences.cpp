@@ -56,7 +56,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "Rank {rank} ended with {what}, an error of its own that no peer's loss causes; {others} at the same time may have followed it (srun, a scheduler or a launcher stopping the rest)"},
     {Say::WhyUntiedException, "why.untied-exception",
      "The {exception} traceback on {node} names no rank: it is one of rank(s) {ranks}, which exited with code 1 (as an uncaught exception does) in the same second as {others}; an error of the program's own follows no peer's loss, so it came first"},
-    {Say::WhyRankEnding, "why.rank-ending", "rank {rank} ({what})"},
+    {Say::WhyRankEnding, "why.rank-ending", "rank {rank}'s {what}"},
     {Say::WhySilentStopped, "why.silent-stopped",
      "{count} rank(s) timed out or lost a peer; rank {rank} never did: it was still busy when its launcher stopped it ({signal})"},
     {Say::WhySilentRunning, "why.silent-running",
