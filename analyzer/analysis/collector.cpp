@@ -82,7 +82,7 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
       ++inv_.events_not_kept;
       ++plain;
       plain_last = e.line;
-    } else if (e.text.find_first_not_of(" \t\r") != std::string::npos) {  // a blank line prints nothing
+    } else {  // a line no parser knew (the parsers emit no blank one: it prints nothing)
       ++unparsed_;
       ++plain;
       plain_last = e.line;

@@ -82,6 +82,11 @@ int strength(const RankRecord& r) {
   }
 }
 
+// A kill the kernel log gives to the OOM killer: a failure of its own that says more than an
+// exception. Any other SIGKILL may have followed another rank's failure (srun stopping a failed
+// step's tasks, a scheduler's cancel, a launcher's escalation after its SIGTERM).
+bool oom_killed(const RankRecord& r) { return r.ending == Ending::Signal && r.sent_by == "oom-killer"; }
+
 struct Chooser {
   Facts& f;
   const std::vector<model::Event>& ev;
@@ -380,17 +385,20 @@ struct Chooser {
     std::vector<EventIndex> evidence;
   };
 
-  // "what" of the tied ranks but `chosen`, the first two and "..." for more.
-  static std::string others_of(const std::vector<const RankRecord*>& tied, const RankRecord* chosen) {
+  // "what" of the tied ranks but those `chosen`, the first two and "..." for more; with
+  // `named`, each as "rank N's what".
+  static std::string others_of(const std::vector<const RankRecord*>& tied, const std::vector<const RankRecord*>& chosen,
+                               bool named = false) {
     std::string others;
     std::size_t shown = 0;
     for (const RankRecord* r : tied) {
-      if (r == chosen) continue;
+      if (std::find(chosen.begin(), chosen.end(), r) != chosen.end()) continue;
       if (shown++ == 2) {
         others += ", ...";
         break;
       }
-      others += (shown > 1 ? ", " : "") + what(*r);
+      others += (shown > 1 ? ", " : "") +
+                (named ? base::say(base::Say::WhyRankEnding, {{"rank", std::to_string(r->rank)}, {"what", what(*r)}}) : what(*r));
     }
     return others;
   }
@@ -405,20 +413,10 @@ struct Chooser {
     std::vector<const RankRecord*> exits;
     for (const RankRecord* r : tied) {
       if (r->node == untied_node && r->ending == Ending::Exited && r->exit_code.value_or(1) == 1) exits.push_back(r);
-      else if (strength(*r) > 3 && !(r->signal == "SIGKILL" && r->sent_by != "oom-killer")) return std::nullopt;
-      else if (r->ending == Ending::Exception || (r->ending == Ending::Exited && r->exit_code.value_or(1) != 1)) return std::nullopt;
+      else if (oom_killed(*r) || r->ending == Ending::Exception || (r->ending == Ending::Exited && r->exit_code.value_or(1) != 1)) return std::nullopt;
     }
     if (exits.empty() || exits.size() == tied.size()) return std::nullopt;
-    std::string others;
-    std::size_t shown = 0;
-    for (const RankRecord* r : tied) {
-      if (std::find(exits.begin(), exits.end(), r) != exits.end()) continue;
-      if (shown++ == 2) {
-        others += ", ...";
-        break;
-      }
-      others += (shown > 1 ? ", " : "") + base::say(base::Say::WhyRankEnding, {{"rank", std::to_string(r->rank)}, {"what", what(*r)}});
-    }
+    const std::string others = others_of(tied, exits, true);
     std::vector<std::int64_t> ranks;
     for (const RankRecord* r : exits) ranks.push_back(r->rank);
     const std::string exception = ev[*untied_traceback].get_str("exception");
@@ -466,20 +464,15 @@ struct Chooser {
       if (r->ending == Ending::Exception) exc.push_back(r);
       if (r->ending == Ending::Exited) exits.push_back(r);
     }
-    // A SIGKILL whose sender no line names may be what followed another rank's failure (srun's
-    // kill of a failed step's other tasks, a scheduler's cancel, a launcher's escalation after its
-    // SIGTERM): an exception of the program's own (not a timeout, not a lost peer) cannot follow a
-    // peer's death, so in the same second it is the one that came first.
-    const bool kill_may_follow = std::all_of(tied.begin(), tied.end(), [](const RankRecord* r) {
-      return strength(*r) <= 3 || (r->ending == Ending::Signal && r->signal == "SIGKILL" && r->sent_by != "oom-killer");
-    });
-    if (!kill_may_follow) return std::nullopt;
+    // Beside a SIGKILL of no known sender (which may have followed), an exception of the program's
+    // own (not a timeout, not a lost peer) came first: it cannot follow a peer's death.
+    if (std::any_of(tied.begin(), tied.end(), [](const RankRecord* r) { return oom_killed(*r); })) return std::nullopt;
     const bool beside_kill = std::any_of(tied.begin(), tied.end(), [](const RankRecord* r) { return strength(*r) > 3; });
     if (exc.size() == 1)
       return Pick{exc.front(), CulpritBasis::StrongerEnding,
                   base::say(beside_kill ? base::Say::WhyOwnBeforeKill : base::Say::WhyStronger, {{"rank", std::to_string(exc.front()->rank)},
                                                      {"what", what(*exc.front())},
-                                                     {"others", others_of(tied, exc.front())}}),
+                                                     {"others", others_of(tied, exc)}}),
                   {}};
     if (!exc.empty() || exits.size() < 3 || beside_kill) return std::nullopt;
     std::map<std::int64_t, std::vector<const RankRecord*>> by_code;
@@ -607,11 +600,17 @@ struct Chooser {
     f.culprit->passed_over = std::move(passed);
   }
 
-  // A tie: the candidates outside it (later in time, or ended less tellingly) are passed over as
-  // the root, as they are beside a named culprit.
-  void pass_over_all_but(const std::vector<const RankRecord*>& cand, const std::vector<const RankRecord*>& tied) {
+  // No rank named: the tied ranks, and their node when they share one. The candidates outside the
+  // tie (later in time, or ended less tellingly) are passed over as the root, as they are beside a
+  // named culprit. Returns false (no culprit).
+  bool tie_of(const std::vector<const RankRecord*>& tied, const std::vector<const RankRecord*>& cand) {
+    for (const RankRecord* r : tied) f.culprit_tie.push_back(r->rank);
+    std::sort(f.culprit_tie.begin(), f.culprit_tie.end());
     for (const RankRecord* r : cand)
       if (std::find(tied.begin(), tied.end(), r) == tied.end()) f.culprit_tie_passed.push_back(r->rank);
+    if (std::all_of(tied.begin(), tied.end(), [&](const RankRecord* r) { return r->node == tied.front()->node; }))
+      f.culprit_node = tied.front()->node;
+    return false;
   }
 
   // Steps 2 and 3 over the candidates; true when one was named.
@@ -627,22 +626,12 @@ struct Chooser {
       choose({&r, only && stream_order.empty() ? CulpritBasis::OnlyFailure : CulpritBasis::FirstFailure, std::move(why), {}}, cand, victims, notes);
       return true;
     }
-    std::vector<std::int64_t> tie;
-    for (const RankRecord* r : first) tie.push_back(r->rank);
-    std::sort(tie.begin(), tie.end());
     std::vector<const RankRecord*> among;
     std::optional<Pick> p = untied_exception(first, among);
     if (p && p->rank == nullptr) {  // one of several exits on the traceback's node: a tie said as such
-      tie.clear();
-      for (const RankRecord* r : among) tie.push_back(r->rank);
-      std::sort(tie.begin(), tie.end());
-      f.culprit_tie = tie;
       f.culprit_tie_why = std::move(p->why);
-      pass_over_all_but(cand, among);
-      f.culprit_node = untied_node;
-      return false;
+      return tie_of(among, cand);
     }
-    const bool one_node = std::all_of(first.begin(), first.end(), [&](const RankRecord* r) { return r->node == first.front()->node; });
     if (!p) p = distinct_ending(first, ev);
     if (!p) p = said_why(first);
     if (!p) p = strongest(first);
@@ -653,11 +642,7 @@ struct Chooser {
       choose(std::move(*p), cand, victims, notes);
       return true;
     }
-    // Ambiguous: the ranks, and the node when they share one.
-    f.culprit_tie = tie;
-    pass_over_all_but(cand, first);
-    if (one_node) f.culprit_node = first.front()->node;
-    return false;
+    return tie_of(first, cand);  // ambiguous
   }
 
   // The one rank whose value is not everyone else's: exactly two values among the ranks, one held by
@@ -1013,9 +998,9 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
       nodes.insert(e.node);
       if (!c.untied_traceback) c.untied_traceback = i;
     }
-    if (!ranked_exception && nodes.size() == 1) c.untied_node = *nodes.begin();
     if (!ranked_exception && nodes.size() == 1 && !nodes.begin()->empty()) {
       const std::string& node = *nodes.begin();
+      c.untied_node = node;
       // Ranks elsewhere whose ending no uncaught traceback gives (a signal, an exit code other
       // than 1: the program's own choice) stay: they are failures of their own, for time to order.
       std::vector<const RankRecord*> here;

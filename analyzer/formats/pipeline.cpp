@@ -777,12 +777,9 @@ struct SourceParser::Impl {
   // (the gate found no literal): read by a family without markers, else a "line" event that no rule
   // matches, counted and skipped. Its progress is noted, dated by its prefixes' time.
   bool skip_plain(const lines::Line& line, std::string_view rest, const Prefix& p, Gate::Look look) {
-    // A blank line is no worker's print (the collector counts none), nor one that is blank after
-    // its prefixes (kubectl's pod, srun's task, a journal header before an empty line): left to
-    // the full path, which emits neither.
-    if (options.gate->open(model::Kind::Line) || line.text.find_first_not_of(" \t\r") == std::string_view::npos ||
-        blank_after_prefixes(rest, p))
-      return false;
+    // A blank line is no worker's print, nor one that is blank after its prefixes (kubectl's pod,
+    // srun's task, a journal header before an empty line): left to the full path, which emits neither.
+    if (options.gate->open(model::Kind::Line) || blank_after_prefixes(rest, p)) return false;
     if (!rest.empty() && rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
     if ((look == Gate::Look::Marked && options.gate->marked(rest)) || may_be_glued(rest)) return false;
     if (unmarked_family_may_read(rest)) {
