@@ -7,7 +7,13 @@ way real dumps differ from the pasted excerpts, then the verdict of the variant 
 the verdict of the case as it is: same status, category and rank, and the same node (renamed where
 the variant renames hosts). A difference is a verdict that hangs on the wording of one dump.
 
-  tests/corpus/variants.py DTRIAGE [CASES_DIR] [--only VARIANT,...]
+  tests/corpus/variants.py DTRIAGE [CASES_DIR] [--only VARIANT,...] [--per-case N]
+
+--per-case N gives each case N of the variants, drawn by a hash of the case's folder name and the
+variant's (the same draw whatever other cases the folder holds), so that every variant still meets
+about 1/13 of the cases times N: for the slow builds (sanitizers, emulated aarch64), where all of
+them over the lab's thousand jobs would take most of an hour. Known misses are checked only where
+drawn; the full run also fails on a known miss that is no longer one.
 
 Variants:
   ansi         colour resets around every line (output captured from a terminal)
@@ -29,6 +35,7 @@ The cases, copied as they are, and then all their variants are judged by two `dt
 Exit 0 when every variant of every case keeps its verdict, 1 otherwise (77: no corpus).
 """
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -243,8 +250,9 @@ def same(base, got, renamed):
     for k in ("status", "category", "rank"):
         if base.get(k) != got.get(k):
             diffs.append("%s %s -> %s" % (k, base.get(k), got.get(k)))
-    if base.get("node") is None and got.get("node") is None:
-        pass  # a verdict that names no node may stay so when a variant adds a host name
+    if base.get("node") is None and (got.get("node") is None or got["node"].startswith(("srun task ", "pod/trainjob-"))):
+        pass  # a verdict that names no node may stay so when a variant adds a host name, or name the
+        # launcher by the srun task or pod label the variant put on its lines
     elif want_node != got.get("node") and not (want_node and got.get("node") and got["node"].startswith("dump/")):
         # a folder-named node moves under the archive's top folder in the tgz variant
         if not (want_node and got.get("node") and got["node"].endswith("/" + want_node)):
@@ -308,6 +316,8 @@ def main():
     ap.add_argument("binary")
     ap.add_argument("corpus", nargs="?", default=os.path.join(HERE, "..", "shared", "corpus"))
     ap.add_argument("--only", help="comma-separated variants (default: all): " + ", ".join(sorted(VARIANTS)))
+    ap.add_argument("--per-case", type=int, default=0, metavar="N",
+                    help="each case gets N variants drawn by a stable hash (default: every variant)")
     a = ap.parse_args()
     binary, corpus = a.binary, a.corpus
     only = set(a.only.split(",")) if a.only else None
@@ -336,9 +346,12 @@ def main():
         variant_jobs = {}
         for k, case in enumerate(all_cases):
             logs, base = os.path.join(case, "logs"), bases["c%04d" % k]
-            for name, fn in VARIANTS.items():
-                if only and name not in only:
-                    continue
+            names = [n for n in VARIANTS if not only or n in only]
+            if a.per_case:
+                draw = lambda n: hashlib.sha256((os.path.basename(case) + "/" + n).encode()).digest()
+                names = sorted(names, key=draw)[:a.per_case]
+            for name in names:
+                fn = VARIANTS[name]
                 job = "c%04d.%s" % (k, name)
                 renamed = fn(logs, os.path.join(variants_root, job, "logs"), base)
                 if renamed is not None:
