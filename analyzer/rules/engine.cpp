@@ -1123,6 +1123,15 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
   v.remedy = f.remedy;
   v.node = f.node;
   v.rank = f.rank;
+  // No host known, and a launch failure's lines are all one srun task's launcher's (srun -l, one
+  // torchrun per node): that task is as far as the logs name its node (task N runs on the
+  // allocation's N-th node), as a launch option's odd launcher is named.
+  if (v.node.empty() && f.rule->launch_phase && !f.events.empty()) {
+    const std::string& task = events[f.events.front()].task;
+    if (!task.empty() && facts.job.task_launches.count(task) != 0 &&
+        std::all_of(f.events.begin(), f.events.end(), [&](correlate::EventIndex i) { return events[i].task == task; }))
+      v.node = task;
+  }
   // The same failure, word for word but for process ids (each attempt starts new processes), ended
   // an earlier restart attempt: restarting did not clear it (a bug in the code or the data, a bad
   // node), which tells the reader what a restart policy will do.

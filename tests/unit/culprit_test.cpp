@@ -580,6 +580,33 @@ TEST(Culprit, AnSrunTaskWhoseMasterPortDiffersIsNamed) {
   EXPECT_EQ(v["node"], "srun task 2") << v.dump(1);
 }
 
+// srun -l, one torchrun per task, no host in any line: the launcher that could not bind the store's
+// port is named by its task (task N runs on the allocation's N-th node). Where the tasks are the
+// ranks themselves (no launcher), a task is no node and none is named.
+TEST(Culprit, AnSrunTaskWhoseStorePortIsTakenIsNamed) {
+  std::string out;
+  for (int t = 0; t < 4; ++t)
+    out += std::to_string(t) + ": + torchrun --nnodes=4 --nproc-per-node=8 --node-rank=" + std::to_string(3 - t) +
+           " --master-addr=gn-7 --master-port=41877 pretrain.py\n";
+  out += "3: [W socket.cpp:464] [c10d] The server socket has failed to bind to [::]:41877 (errno: 98 - Address already in use).\n"
+         "3: [W socket.cpp:464] [c10d] The server socket has failed to bind to 0.0.0.0:41877 (errno: 98 - Address already in use).\n"
+         "3: [E socket.cpp:500] [c10d] The server socket has failed to listen on any local network address.\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("job-88213/slurm-88213.out", out);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "port-in-use") << v.dump(1);
+  EXPECT_EQ(v["node"], "srun task 3") << v.dump(1);
+
+  analysis::Inputs ranks;
+  ranks.texts.emplace_back("job-88214/slurm-88214.out",
+                           "2: [W socket.cpp:464] [c10d] The server socket has failed to bind to [::]:41877 (errno: 98 - Address "
+                           "already in use).\n"
+                           "2: [E socket.cpp:500] [c10d] The server socket has failed to listen on any local network address.\n");
+  const json w = report_of(std::move(ranks))["verdict"];
+  EXPECT_EQ(w["category"], "port-in-use") << w.dump(1);
+  EXPECT_TRUE(w["node"].is_null()) << w.dump(1);
+}
+
 // --redirects sends the workers' output to files of their own; the launchers' logs end at their
 // "failed (exitcode" lines while the restarted workers go on in a platform's log (a Ray driver's).
 // No launcher gave up: the restart recovered.

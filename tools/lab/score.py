@@ -43,6 +43,17 @@ def verdict(binary, logs):
         return None, f"no JSON on stdout (exit {p.returncode})"
 
 
+def srun_task_is(truth, node):
+    """Under `srun -l` with one task per node, task N runs on the allocation's N-th node (the lab
+    starts task N on truth["nodes"][N]): where no line names a host, "srun task N" is as far as the
+    logs go, and it names the truth's node."""
+    if truth.get("output") != "srun" or not isinstance(node, str) or not node.startswith("srun task "):
+        return False
+    n = node[len("srun task "):]
+    nodes = truth.get("nodes") or []
+    return n.isdigit() and int(n) < len(nodes) and nodes[int(n)] == truth.get("node")
+
+
 def dims(t):
     shape = "+".join(str(n) for n in t.get("nproc_per_node", [])) if isinstance(t.get("nproc_per_node"), list) else str(t.get("nproc_per_node"))
     parts = [f"shape {shape}", f"which {t.get('which')}", f"when {t.get('when')}",
@@ -79,7 +90,7 @@ def main(argv):
         line = f"{'ok  ' if ok else 'MISS'} {name}: want {want}" + ("" if ok else f", got {got}")
         if truth.get("node") is not None or truth.get("rank") is not None:
             named += 1
-            node_ok = truth.get("node") is None or v.get("node") == truth.get("node")
+            node_ok = truth.get("node") is None or v.get("node") == truth.get("node") or srun_task_is(truth, v.get("node"))
             rank_ok = truth.get("rank") is None or v.get("rank") == truth.get("rank")
             # No rank named, the node right, the truth among the ranks said to be tied.
             tied = node_ok and not rank_ok and v.get("rank") is None and truth.get("rank") in v.get("ranks_tied", [])
