@@ -77,6 +77,16 @@ bool exists(const std::string& path);
 // The ../shared/corpus folder beside the checkout, or "" when absent (tests then skip).
 std::string corpus_dir();
 
+// Builds that run 5-30 times slower (sanitizers: a Debug build; qemu-user): tests that go over
+// every lab job (a thousand and growing) take one in kSlowBuildShare of them there, chosen by a hash
+// of the job's folder name (the same whatever else the folder holds); the dev build takes them all.
+#if defined(DTRIAGE_SANITIZED) || defined(DTRIAGE_EMULATED)
+inline constexpr unsigned kSlowBuildShare = 4;
+#else
+inline constexpr unsigned kSlowBuildShare = 1;
+#endif
+bool in_this_builds_share(const std::string& name);
+
 // The head of an `npu-smi info` table of a 910B host, down to the first device row.
 inline constexpr const char* kNpuSmi910Header =
       "+------------------------------------------------------------------------------------------------+\n"
