@@ -409,9 +409,13 @@ class Scan {
     diff::Side bad = diff::read_side({jobs_[i].second}, jobs_[i].first, book_, opt, std::move(job));
     const diff::Diff d = diff::compare(good, bad);
     meta.baseline_change = d.relevant_key;
-    if (!s_.redact) {
-      meta.baseline_sentence = d.sentence;
-      meta.baseline_sentence_en = d.sentence_en;
+    meta.baseline_sentence = d.sentence;
+    meta.baseline_sentence_en = d.sentence_en;
+    if (s_.redact) {  // BAD's names first, numbered as the job's redacted line numbers its nodes
+      report::Redactor red;
+      diff::learn_names(good, bad, red);
+      meta.baseline_sentence = red.apply(meta.baseline_sentence);
+      meta.baseline_sentence_en = red.apply(meta.baseline_sentence_en);
     }
     return bad;
   }

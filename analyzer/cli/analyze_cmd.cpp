@@ -125,7 +125,11 @@ int cmd_analyze(Config& config) {
                             kVersion,    inputs,      analysis_time(), config.context > 0 ? &context : nullptr, config.full};
   // --redact masks the analysis itself, before any format renders it.
   std::optional<report::RedactedReport> masked;
-  if (config.redact) masked = report::redact(full);
+  report::Redactor red;  // kept for the comparison with --baseline: its names are masked alike
+  if (config.redact) {
+    red.add_report(full);
+    masked = report::redact(full, red);
+  }
   std::string text = render(masked ? masked->view() : full, config.format, use_color(config, out));
   // --baseline: what changed since the run that worked, as a section of this report.
   if (!config.baseline.empty()) {
@@ -136,7 +140,8 @@ int cmd_analyze(Config& config) {
       return 2;
     }
     bad = diff::read_side(config.paths, inputs, *book, config.analysis, std::move(owned));
-    const diff::Diff d = diff::compare(*good, *bad);
+    diff::Diff d = diff::compare(*good, *bad);
+    if (config.redact) diff::redact(*good, *bad, d, red);
     std::string section = diff::render_section(*good, *bad, d, config.format);
     if (config.format == "json") {
       // A member of the report's object, indented as the report is.

@@ -186,7 +186,6 @@ base::Result<Config> validate(const RawArgs& raw) {
   c.baseline = raw.baseline;
   c.context = raw.context;
   c.full = raw.full;
-  if (!c.baseline.empty() && c.redact) return base::err("--baseline and --redact: the comparison is not redacted yet; run them apart");
   if (!c.baseline.empty() && (c.baseline == "-" || std::find(c.paths.begin(), c.paths.end(), "-") != c.paths.end()))
     return base::err("--baseline reads each side twice: give files or folders, not - (standard input)");
   c.parse.all_lines = raw.all_lines;
@@ -237,6 +236,7 @@ CLI::App* add_diff(CLI::App& app, RawArgs& raw) {
   cmd->add_option("--format", raw.format, "text, json, markdown or html (default: from -o's extension, else text)")
       ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
   cmd->add_flag("--json", raw.json, "The same as --format json");
+  cmd->add_flag("--redact", raw.redact, "Mask identities in both runs (hosts as node#1, host#1, IP addresses, users, secrets); keep what changed");
   add_rules_options(*cmd, raw);
   return cmd;
 }

@@ -21,8 +21,8 @@ int cmd_diff(Config& config) {
   if (!open_output(out, config.output)) return 2;
   const auto book = load_rules(config);
   if (!book) return 2;
-  const diff::Side good = diff::read_side(config.paths[0], *book, config.analysis);
-  const diff::Side bad = diff::read_side(config.paths[1], *book, config.analysis);
+  diff::Side good = diff::read_side(config.paths[0], *book, config.analysis);
+  diff::Side bad = diff::read_side(config.paths[1], *book, config.analysis);
   int code = 0;
   for (const diff::Side* s : {&good, &bad}) {
     print_problems(s->job->inventory);
@@ -32,7 +32,11 @@ int cmd_diff(Config& config) {
     }
     code = std::max(code, exit_code(s->job->read_anything, s->job->inventory));
   }
-  const diff::Diff d = diff::compare(good, bad);
+  diff::Diff d = diff::compare(good, bad);
+  if (config.redact) {  // after the comparison, which is of the real names
+    report::Redactor red;
+    diff::redact(good, bad, d, red);
+  }
   const std::string& f = config.format;
   out.buffer() += f == "json" ? diff::render_json(good, bad, d) : f == "markdown" ? diff::render_markdown(good, bad, d)
                   : f == "html" ? diff::render_html(good, bad, d) : diff::render_text(good, bad, d);

@@ -32,16 +32,6 @@ bool error_code(std::string_view w) {
   return true;
 }
 
-bool contains_ci(std::string_view hay, std::string_view needle) {
-  if (needle.size() > hay.size()) return false;
-  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
-    std::size_t k = 0;
-    while (k < needle.size() && std::tolower(static_cast<unsigned char>(hay[i + k])) == needle[k]) ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
-}
-
 // The environment variables lines print: "NCCL_IB_HCA=mlx5", "NCCL_SOCKET_IFNAME set by
 // environment to eth0", "export HCCL_CONNECT_TIMEOUT=1200", "'CUDA_VISIBLE_DEVICES': '0,1'".
 constexpr std::string_view kEnvPrefixes[] = {"NCCL_", "HCCL_", "ASCEND_", "CUDA_", "TORCH_", "PYTORCH_", "GLOO_", "OMP_",
@@ -253,11 +243,26 @@ std::string template_of(std::string_view line) {
   return o;
 }
 
+// A level word as a word of the message, not a piece of a file or field name: "error.json",
+// "--error_file", "/errors/" and "on_failure_hook" say nothing of the line's level.
+bool level_word_in(const std::string& lower, std::string_view w) {
+  auto name_byte = [](char c) { return c == '.' || c == '_' || c == '/' || c == '-'; };
+  for (std::size_t at = lower.find(w); at != std::string::npos; at = lower.find(w, at + 1)) {
+    const std::size_t end = at + w.size();
+    const bool glued_before = at > 0 && name_byte(lower[at - 1]);
+    const bool glued_after = end + 1 < lower.size() && name_byte(lower[end]) && lower[end + 1] != ' ';
+    if (!glued_before && !glued_after) return true;
+  }
+  return false;
+}
+
 const char* level_of_template(const std::string& t) {
+  std::string lower(t);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (std::string_view w : {"error", "exception", "traceback", "fatal", "failed", "failure", "killed", "abort", "timed out", "timeout",
                              "segmentation fault", "out of memory", "cannot", "refused", "[e]"})
-    if (contains_ci(t, w)) return "error";
-  if (contains_ci(t, "warn")) return "warning";
+    if (level_word_in(lower, w)) return "error";
+  if (lower.find("warn") != std::string::npos) return "warning";
   return "info";
 }
 
@@ -524,6 +529,54 @@ std::string render_section(const Side& good, const Side& bad, const Diff& d, con
   if (format == "html") return html_body(good, bad, d, "h2");
   if (format == "markdown") return "\n" + render_markdown(good, bad, d);
   return "\n" + render_text(good, bad, d);
+}
+
+void learn_names(const Side& good, const Side& bad, report::Redactor& red) {
+  static const std::vector<rules::LoadProblem> kNoProblems;
+  for (const Side* s : {&bad, &good}) {
+    const analysis::Analysis& a = *s->job;
+    red.add_report(report::Report{a.events, a.facts, a.outcome, a.inventory, kNoProblems});
+  }
+  // What the second read kept beyond the events: the lines of the templates, the environment.
+  for (const Side* s : {&bad, &good}) {
+    for (const auto& [key, t] : s->templates) red.learn(t.first);
+    for (const auto& [name, value] : s->env) red.learn(name + "=" + value);
+    for (const auto& [key, value] : s->config) red.learn(key + "=" + value);
+  }
+}
+
+void redact(Side& good, Side& bad, Diff& d, report::Redactor& red) {
+  learn_names(good, bad, red);
+  for (Side* s : {&good, &bad}) {
+    s->path = red.apply(s->path);
+    for (std::string& n : s->nodes) n = red.apply(n);
+    for (auto& [key, value] : s->config) value = red.apply(value);
+    for (auto& [name, value] : s->env) value = red.apply(value);
+    for (auto& [key, t] : s->templates) {
+      t.text = red.apply(t.text);
+      t.path = red.apply(t.path);
+      t.first = red.apply(t.first);
+    }
+    rules::Verdict& v = s->job->outcome.verdict;
+    v.summary = red.apply(v.summary);
+    v.summary_en = red.apply(v.summary_en);
+    v.node = red.apply(v.node);
+  }
+  for (std::vector<Change>* list : {&d.changed, &d.one_sided})
+    for (Change& c : *list) {
+      c.good = red.apply(c.good);
+      c.bad = red.apply(c.bad);
+    }
+  for (std::vector<std::string>* list : {&d.nodes_added, &d.nodes_removed})
+    for (std::string& n : *list) n = red.apply(n);
+  for (std::vector<Template>* list : {&d.new_messages, &d.gone_messages})
+    for (Template& t : *list) {
+      t.text = red.apply(t.text);
+      t.path = red.apply(t.path);
+      t.first = red.apply(t.first);
+    }
+  d.sentence = red.apply(d.sentence);
+  d.sentence_en = red.apply(d.sentence_en);
 }
 
 std::string render_json(const Side& good, const Side& bad, const Diff& d) {

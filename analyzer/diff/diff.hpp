@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/analysis.hpp"
+#include "report/report.hpp"
 
 namespace dtriage::diff {
 
@@ -79,6 +80,16 @@ struct Diff {
 };
 
 Diff compare(const Side& good, const Side& bad);
+
+// `--redact`: masks, in both sides and the comparison, every host, address, user and secret that
+// `red` knows or learns from them (keys, levels, counts and the templates' shape stay). `red` is
+// the BAD report's (analyze --baseline) or new (diff); BAD's names are learned before GOOD's, so
+// BAD's nodes are node#1, ... as in BAD's own redacted report. Run after compare(): the comparison
+// is of the real names.
+void redact(Side& good, Side& bad, Diff& d, report::Redactor& red);
+// What redact() learns first: every name both sides use for a host (BAD's nodes first), and the
+// hosts and users their lines, templates, environment and configuration name.
+void learn_names(const Side& good, const Side& bad, report::Redactor& red);
 
 std::string render_text(const Side& good, const Side& bad, const Diff& d);
 std::string render_markdown(const Side& good, const Side& bad, const Diff& d);

@@ -192,7 +192,7 @@ void redact_json(Redactor& r, nlohmann::ordered_json& j) {
 
 }  // namespace
 
-Redactor::Redactor(const Report& r) {
+void Redactor::add_report(const Report& r) {
   for (const auto& node : r.facts.nodes) add_node(node.name);
   // Every name the job uses for a host: launchers' master addresses, the hosts lines name.
   for (const auto& node : r.facts.nodes)
@@ -564,6 +564,10 @@ std::string masked_job_name(const std::string& name) {
 
 RedactedReport redact(const Report& r) {
   Redactor red(r);
+  return redact(r, red);
+}
+
+RedactedReport redact(const Report& r, Redactor& red) {
   RedactedReport o;
   o.events = r.events;
   o.facts = r.facts;

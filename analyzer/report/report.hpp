@@ -67,7 +67,10 @@ std::string render_html(const Report& r);
 class Redactor {
  public:
   Redactor() = default;
-  explicit Redactor(const Report& r);
+  explicit Redactor(const Report& r) { add_report(r); }
+  // Every name a job's report uses for a host, its nodes first (numbered after those already met),
+  // and the hosts and users its lines name.
+  void add_report(const Report& r);
   // A host the caller knows of (a node first: they are numbered node#N in the order given).
   void add_node(const std::string& name);
   void add_host(const std::string& name);
@@ -110,5 +113,8 @@ struct RedactedReport {
   }
 };
 RedactedReport redact(const Report& r);
+// The same with a Redactor the caller keeps (given `r` already: Redactor(r) or add_report(r)), so
+// that what is shown beside the report (analyze --baseline's comparison) masks the same names alike.
+RedactedReport redact(const Report& r, Redactor& red);
 
 }  // namespace dtriage::report

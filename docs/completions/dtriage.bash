@@ -9,7 +9,7 @@ _dtriage() {
   cmd="${COMP_WORDS[1]}"
   case "$cmd" in
     analyze) opts="--baseline --ci --color --context --follow-outside-links --format --full --help --jobs --json --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -C -h -j -o" ;;
-    diff) opts="--follow-outside-links --format --help --jobs --json --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --rules --zstd-window-log-max -h -j -o" ;;
+    diff) opts="--follow-outside-links --format --help --jobs --json --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --redact --rules --zstd-window-log-max -h -j -o" ;;
     scan) opts="--baseline --follow-outside-links --format --help --job-timeout --jobs --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --no-default-rules --no-gate --node-from-path --output --quiet --redact --report-format --reports --resume --rules --shard --summary --zstd-window-log-max -h -j -o -q" ;;
     summary) opts="--format --help --lang --output --since --until -h -o" ;;
     merge) opts="--help --lang --output -h -o" ;;

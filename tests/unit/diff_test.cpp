@@ -25,6 +25,11 @@ TEST(Diff, TemplatesMaskWhatDiffersAndKeepCodes) {
   EXPECT_STREQ(diff::level_of_template("torch.distributed.DistNetworkError: The server socket has failed"), "error");
   EXPECT_STREQ(diff::level_of_template("[W] NCCL WARN something odd"), "warning");
   EXPECT_STREQ(diff::level_of_template("step <*>/<*> loss <*>"), "info");
+  // A level word that is part of a file or option name says nothing about the line.
+  EXPECT_STREQ(diff::level_of_template("Setting worker<*> reply file to: <*>/error.json"), "info");
+  EXPECT_STREQ(diff::level_of_template("passing --error_file <*> to the worker"), "info");
+  EXPECT_STREQ(diff::level_of_template("ValueError: bad value. Stopping"), "error");
+  EXPECT_STREQ(diff::level_of_template("the step failed."), "error");
 }
 
 json run_diff(const std::string& good, const std::string& bad) {
@@ -132,7 +137,53 @@ TEST(Diff, AnalyzeWithABaselineAddsTheSection) {
     EXPECT_EQ(o.exit_code, 0) << f << o.err;
     EXPECT_NE(o.out.find("GOOD ran 16"), std::string::npos) << f;
   }
-  EXPECT_EQ(run_dtriage("analyze --redact --baseline '" + d.file("good") + "' '" + bad + "'").exit_code, 2);
+}
+
+// --redact on a comparison: no host of either run shows in any format (nodes, master address,
+// the lines of new messages, the sentence), the change named is the same, and analyze --baseline
+// numbers BAD's nodes in its comparison as in its own redacted report.
+TEST(Diff, RedactMasksBothRunsAndKeepsTheChange) {
+  TempDir d;
+  ASSERT_EQ(sh("python3 '" + std::string(DTRIAGE_SOURCE_DIR) + "/tools/make-samples.py' --seed-good '" + d.file("seed-good") + "'"), 0);
+  const std::string pairs = std::string(DTRIAGE_SOURCE_DIR) + "/tests/lab/pairs/";
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {d.file("seed-good"), std::string(DTRIAGE_SOURCE_DIR) + "/samples/seed-nproc-sdma"},
+      {pairs + "26003-port-busy/good/logs", pairs + "26003-port-busy/bad/logs"},
+      {pairs + "28004-nodes/good/logs", pairs + "28004-nodes/bad/logs"}};
+  for (const auto& [good, bad] : runs) {
+    const json plain = run_diff(good, bad);
+    std::set<std::string> hosts;
+    for (const char* side : {"good", "bad"})
+      for (const auto& n : plain[side]["nodes"]) hosts.insert(n.get<std::string>());
+    for (const char* list : {"changed", "one_sided"})
+      for (const auto& c : plain[list])
+        if (c["key"] == "master_addr")
+          for (const char* side : {"good", "bad"})
+            if (c[side].is_string() && c[side] != "127.0.0.1" && c[side] != "localhost") hosts.insert(c[side].get<std::string>());
+    ASSERT_FALSE(hosts.empty()) << plain.dump(1);
+    const RunResult j = run_dtriage("diff --redact --format json '" + good + "' '" + bad + "'");
+    ASSERT_LE(j.exit_code, 1) << j.err;
+    const json masked = json::parse(j.out);
+    EXPECT_EQ(masked["relevant_change"], plain["relevant_change"]) << bad;
+    EXPECT_EQ(masked["new_messages"]["templates"], plain["new_messages"]["templates"]) << bad;
+    EXPECT_EQ(masked["bad"]["nodes"].size(), plain["bad"]["nodes"].size()) << bad;
+    EXPECT_FALSE(masked["sentence"].get<std::string>().empty());
+    for (const char* f : {"text", "markdown", "html"}) {
+      const RunResult o = run_dtriage(std::string("diff --redact --format ") + f + " '" + good + "' '" + bad + "'");
+      for (const std::string& h : hosts) EXPECT_EQ(o.out.find(h), std::string::npos) << f << ": " << h << " shown, " << bad;
+    }
+    for (const std::string& h : hosts) EXPECT_EQ(j.out.find(h), std::string::npos) << h << " shown in " << j.out;
+    // analyze --redact --baseline: the report and its comparison mask the same names alike.
+    const RunResult a = run_dtriage("analyze --redact --format json --baseline '" + good + "' '" + bad + "'");
+    ASSERT_LE(a.exit_code, 1) << a.err;
+    for (const std::string& h : hosts) EXPECT_EQ(a.out.find(h), std::string::npos) << h << " shown, " << bad;
+    const json r = json::parse(a.out);
+    std::set<std::string> report_nodes, compared_nodes;
+    for (const auto& n : r["nodes"])
+      if (n["name"].is_string()) report_nodes.insert(n["name"].get<std::string>());
+    for (const auto& n : r["baseline"]["bad"]["nodes"]) compared_nodes.insert(n.get<std::string>());
+    EXPECT_EQ(report_nodes, compared_nodes) << a.out;
+  }
 }
 
 // Real torchrun jobs from the lab (tests/lab/pairs): one seed run healthy, then with one fault; the
@@ -207,7 +258,11 @@ TEST(Diff, ScanComparesEachJobWithItsNamesake) {
     const json& j1 = lines[0]["category"] == "port-in-use" ? lines[0] : lines[1];
     const json& j2 = lines[0]["category"] == "port-in-use" ? lines[1] : lines[0];
     EXPECT_EQ(j1["baseline"]["relevant_change"], "master_port") << j1.dump();
-    EXPECT_EQ(j1["baseline"]["sentence"].is_null(), redact) << j1.dump();
+    EXPECT_FALSE(j1["baseline"]["sentence"].is_null()) << j1.dump();
+    // redacted, the sentence names no host of either run (the pair's nodes are gpuNN)
+    if (redact) {
+      EXPECT_EQ(j1["baseline"]["sentence"].get<std::string>().find("gpu"), std::string::npos) << j1.dump();
+    }
     EXPECT_FALSE(j2.contains("baseline")) << j2.dump();
   }
 }
