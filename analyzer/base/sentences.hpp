@@ -354,6 +354,9 @@ enum class Say : std::uint16_t {
   SummaryWeeks,
   SummaryNotAnalysed,
   SummaryMore,
+  SummaryChanges,
+  SummaryNoChange,
+  SummaryNotCompared,         // {jobs}
   // diff (diff/diff.cpp)
   DiffOutcomeFailed,         // {status} {category} {summary}
   DiffOutcomeFailedPlain,    // {status} {summary}
@@ -426,6 +429,8 @@ enum class Say : std::uint16_t {
   SumColReason,
   SumChartCategories,
   SumChartWeeks,
+  SumChangesHeading,
+  SumColChange,
   // culprit (correlate/culprit.cpp), added after the rest
   WhySameSecond,             // {count} {rank} {what} {when}
   WhyOutOfStep,              // {count} {common} {rank} {what}

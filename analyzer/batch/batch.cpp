@@ -217,6 +217,11 @@ std::optional<ResultLine> parse_result_line(const std::string& line) {
   if (auto it = j.find("nodes"); it != j.end() && it->is_array())
     for (const auto& n : *it)
       if (n.is_string()) l.nodes.push_back(n.get<std::string>());
+  if (auto b = j.find("baseline"); b != j.end() && b->is_object()) {
+    l.baseline_change = str(*b, "relevant_change");
+    const auto c = b->find("compared");
+    l.compared = c != b->end() && c->is_boolean() ? c->get<bool>() : !l.baseline_change.empty();
+  }
   l.files = num(j, "files");
   l.bytes = num(j, "bytes");
   return l;
@@ -319,8 +324,9 @@ void Summarizer::add(const ResultLine& l) {
   const std::string status = l.status.empty() ? "unknown" : l.status;
   ++s_.by_status[status];
   if (l.date_from == "files") ++s_.dated_by_files;
-  // --redact names a job's nodes node#1, node#2 ... afresh per job: no node to rank across jobs.
-  auto pseudonym = [](const std::string& n) { return n.rfind("node#", 0) == 0 || n.rfind("host#", 0) == 0; };
+  // --redact names a job's nodes node#1, node#2 ... afresh per job, and "srun task 3" is a place in
+  // one job's allocation: no node to rank across jobs.
+  auto pseudonym = [](const std::string& n) { return n.rfind("node#", 0) == 0 || n.rfind("host#", 0) == 0 || n.rfind("srun task ", 0) == 0; };
   for (const std::string& n : l.nodes)
     if (!pseudonym(n)) ran(n);
   if (status == "error" || status == "skipped") {
@@ -365,6 +371,17 @@ void Summarizer::add(const ResultLine& l) {
     if (g.nodes.size() < kGroupNodes) g.nodes.insert(l.node);
     else ++g.more_nodes;
   }
+  // What changed since the job's baseline: failed jobs grouped by the change its diff named.
+  if (!l.compared) {
+    ++s_.not_compared;
+    return;
+  }
+  if (changes_.size() >= kMaxNodes && changes_.count(l.baseline_change) == 0) return;  // keys come from files anyone writes
+  ChangeGroup& c = changes_[l.baseline_change];
+  c.change = l.baseline_change;
+  ++c.jobs;
+  ++c.by_category[category];
+  keep_first(c.examples, Example{l.job, l.summary, l.report}, kExamples, [](const Example& a, const Example& b) { return a.job < b.job; });
 }
 
 BadNode* Summarizer::node(const std::string& name, const std::string& device, std::size_t most) {
@@ -401,6 +418,13 @@ Summary Summarizer::finish() {
     else s.bad_devices.push_back(std::move(n));
   }
   nodes_.clear();
+  if (changes_.empty()) s.not_compared = 0;  // no scan with --baseline: nothing to say
+  for (auto& [key, c] : changes_) s.changes.push_back(std::move(c));
+  changes_.clear();
+  std::stable_sort(s.changes.begin(), s.changes.end(), [](const ChangeGroup& a, const ChangeGroup& b) {
+    if (a.jobs != b.jobs) return a.jobs > b.jobs;
+    return a.change.empty() < b.change.empty();  // "no change" after the changes of as many jobs
+  });
   for (auto* v : {&s.bad_nodes, &s.bad_devices})
     std::sort(v->begin(), v->end(), [](const BadNode& a, const BadNode& b) {
       if (a.culprit != b.culprit) return a.culprit > b.culprit;
@@ -472,6 +496,13 @@ std::string node_name(const BadNode& n) {
 
 inline constexpr std::size_t kBadShown = 20;  // nodes and devices listed in text, Markdown and HTML
 
+std::string change_name(const ChangeGroup& c) { return c.change.empty() ? base::say(base::Say::SummaryNoChange) : c.change; }
+std::string example_jobs(const ChangeGroup& c) {
+  std::string jobs;
+  for (std::size_t i = 0; i < c.examples.size(); ++i) jobs += (i ? ", " : "") + c.examples[i].job;
+  return jobs;
+}
+
 std::string md(const std::string& s) { return base::markdown_inline(s); }
 
 // A fingerprint as results files should hold it (hex digits); any other text is shown escaped.
@@ -540,6 +571,16 @@ std::string render_summary_text(const Summary& s) {
     }
     if (s.bad_devices.size() > kBadShown)
       o += "  " + base::say(Say::SummaryMoreDevices, {{"count", std::to_string(s.bad_devices.size() - kBadShown)}}) + "\n";
+  }
+  if (!s.changes.empty()) {
+    o += "\n" + base::say(Say::SummaryChanges) + "\n";
+    for (const ChangeGroup& c : s.changes) {
+      char count[32];
+      std::snprintf(count, sizeof count, "  %6llu ", static_cast<unsigned long long>(c.jobs));
+      o += count + base::pad_columns(c.jobs == 1 ? job_word : jobs_word_, word_width) + "  " + visible(change_name(c)) + " (" +
+           visible(counts_text(c.by_category)) + ")\n           " + base::say(Say::SummaryExamples, {{"jobs", visible(example_jobs(c))}}) + "\n";
+    }
+    if (s.not_compared != 0) o += "  " + base::say(Say::SummaryNotCompared, {{"jobs", jobs_word(s.not_compared)}}) + "\n";
   }
   if (!s.weeks.empty()) {
     o += "\n" + base::say(Say::SummaryWeeks) + "\n";
@@ -614,6 +655,16 @@ std::string render_summary_json(const Summary& s) {
   j["causes"] = groups;
   j["bad_nodes"] = bad_json(s.bad_nodes);
   j["bad_devices"] = bad_json(s.bad_devices);
+  if (!s.changes.empty()) {
+    ojson changes = ojson::array();
+    for (const ChangeGroup& c : s.changes) {
+      ojson per = ojson::array(), ex = ojson::array();
+      for (const auto& [cat, k] : by_count(c.by_category)) per.push_back({{"category", cat}, {"jobs", k}});
+      for (const Example& e : c.examples) ex.push_back({{"job", e.job}, {"summary", e.summary}});
+      changes.push_back({{"change", text_or_null(c.change)}, {"jobs", c.jobs}, {"by_category", per}, {"examples", ex}});
+    }
+    j["changes"] = {{"groups", changes}, {"not_compared", s.not_compared}};
+  }
   ojson weeks = ojson::array();
   for (const auto& [week, c] : s.weeks) {
     std::uint64_t total = 0;
@@ -684,6 +735,16 @@ std::string render_summary_markdown(const Summary& s) {
   };
   bad(s.bad_nodes, Say::SumNodesHeading, Say::SumColNode);
   bad(s.bad_devices, Say::SumDevicesHeading, Say::SumColDevice);
+  if (!s.changes.empty()) {
+    o += "\n### " + say(Say::SumChangesHeading) + "\n\n| " + say(Say::SumColChange) + " | " + say(Say::SumColJobs) + " | " + say(Say::SumColCategories) +
+         " | " + say(Say::SumColExamples) + " |\n|---|---:|---|---|\n";
+    for (const ChangeGroup& c : s.changes) {
+      o += "| " + md(change_name(c)) + " | " + std::to_string(c.jobs) + " | " + md(counts_text(c.by_category)) + " | ";
+      for (std::size_t i = 0; i < c.examples.size(); ++i) o += (i ? ", " : "") + md_job(c.examples[i].job, c.examples[i].report);
+      o += " |\n";
+    }
+    if (s.not_compared != 0) o += "\n" + md(say(Say::SummaryNotCompared, {{"jobs", jobs_word(s.not_compared)}})) + "\n";
+  }
   if (!s.weeks.empty()) {
     o += "\n### " + say(Say::SumWeeksHeading) + "\n\n| " + say(Say::SumColWeek) + " | " + say(Say::SumColJobs) + " | " + say(Say::SumColCategories) +
          " |\n|---|---:|---|\n";
@@ -775,6 +836,18 @@ std::string render_summary_html(const Summary& s) {
   };
   bad(s.bad_nodes, Say::SumNodesHeading, Say::SumColNode);
   bad(s.bad_devices, Say::SumDevicesHeading, Say::SumColDevice);
+  if (!s.changes.empty()) {
+    o += "<h2>" + esc(say(Say::SumChangesHeading)) + "</h2>\n<table><tr><th>" + esc(say(Say::SumColChange)) + "</th><th>" + esc(say(Say::SumColJobs)) +
+         "</th><th>" + esc(say(Say::SumColCategories)) + "</th><th>" + esc(say(Say::SumColExamples)) + "</th></tr>\n";
+    for (const ChangeGroup& c : s.changes) {
+      o += "<tr><td class=\"c\">" + esc(change_name(c)) + "</td><td class=\"n\">" + std::to_string(c.jobs) + "</td><td>" + esc(counts_text(c.by_category)) +
+           "</td><td>";
+      for (std::size_t i = 0; i < c.examples.size(); ++i) o += (i ? "<br>" : "") + html_job(c.examples[i].job, c.examples[i].report);
+      o += "</td></tr>\n";
+    }
+    o += "</table>\n";
+    if (s.not_compared != 0) o += "<p>" + esc(say(Say::SummaryNotCompared, {{"jobs", jobs_word(s.not_compared)}})) + "</p>\n";
+  }
   if (!s.weeks.empty()) {
     // Weeks as stacked bars (one colour per category of the top ones) and a table with the counts.
     o += "<h2>" + esc(say(Say::SumWeeksHeading)) + "</h2>\n";

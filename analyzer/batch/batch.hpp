@@ -53,6 +53,8 @@ struct ResultLine {
   std::string device;              // the culprit's device on `node`, when the evidence names one
   std::string report;              // the job's own report (scan --reports), as written
   std::vector<std::string> nodes;  // every node the job ran on
+  bool compared = false;           // scan --baseline found the job's good run and compared
+  std::string baseline_change;     // the change it named as the most relevant ("" when none)
   std::uint64_t files = 0, bytes = 0;
   std::string raw;          // the line as written
   std::string path;         // file it came from
@@ -90,6 +92,13 @@ struct BadNode {
   std::uint64_t culprit = 0, ran = 0;     // jobs that name it as the culprit's, jobs that ran on it
   std::map<std::string, std::uint64_t> by_category;  // of the culprit jobs
 };
+// Failed jobs whose scan compared them with their baseline, grouped by the change named.
+struct ChangeGroup {
+  std::string change;  // the diff's key ("nproc_per_node", "env NCCL_ALGO", ...); "" = no change found
+  std::uint64_t jobs = 0;
+  std::map<std::string, std::uint64_t> by_category;
+  std::vector<Example> examples;  // the first kExamples jobs by name
+};
 // A job that was not analysed (error: unreadable, timed out; skipped: not a job).
 struct NotAnalysed {
   std::string job, status, reason;
@@ -101,6 +110,8 @@ struct Summary {
   std::map<std::string, std::uint64_t> by_category;
   std::vector<Group> groups;  // most jobs first
   std::vector<BadNode> bad_nodes, bad_devices;  // most culprit jobs first, then most jobs ran
+  std::vector<ChangeGroup> changes;  // most jobs first; empty when no failed job was compared
+  std::uint64_t not_compared = 0;    // failed jobs without a baseline (counted when any was compared)
   // Failed jobs per week (ISO 8601 week of the job's day, "2026-W48") and category.
   std::map<std::string, std::map<std::string, std::uint64_t>> weeks;
   std::uint64_t undated = 0;             // failed jobs with no day
@@ -133,6 +144,7 @@ class Summarizer {
   Summary s_;
   std::map<std::string, Group> groups_;
   std::map<std::pair<std::string, std::string>, BadNode> nodes_;
+  std::map<std::string, ChangeGroup> changes_;
   std::set<std::string> jobs_seen_;
   std::uint64_t repeated_ = 0;
 };

@@ -167,6 +167,7 @@ std::string line_of(const std::string& name, const report::Report& job, double s
   if (!meta.report.empty()) j["report"] = meta.report;
   if (!meta.baseline.empty())
     j["baseline"] = ordered_json{{"path", meta.baseline},
+                                 {"compared", meta.baseline_compared},
                                  {"relevant_change", text_or_null(meta.baseline_change)},
                                  {"sentence", text_or_null(meta.baseline_sentence)},
                                  {"sentence_en", text_or_null(meta.baseline_sentence_en.empty() ? meta.baseline_sentence : meta.baseline_sentence_en)}};
@@ -408,6 +409,7 @@ class Scan {
     }
     diff::Side bad = diff::read_side({jobs_[i].second}, jobs_[i].first, book_, opt, std::move(job));
     const diff::Diff d = diff::compare(good, bad);
+    meta.baseline_compared = true;
     meta.baseline_change = d.relevant_key;
     meta.baseline_sentence = d.sentence;
     meta.baseline_sentence_en = d.sentence_en;

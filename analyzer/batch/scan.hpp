@@ -45,8 +45,9 @@ struct JobMeta {
   std::string path;    // where its files are: their newest modification day dates a job whose logs give none
   std::string report;  // path of its report, "" when none
   // scan --baseline: the job's run that worked ("yes" under --redact), the configuration change
-  // `diff` ties to its failure, and its sentence (not under --redact).
+  // `diff` ties to its failure, and its sentence (masked under --redact).
   std::string baseline, baseline_change, baseline_sentence, baseline_sentence_en;
+  bool baseline_compared = false;  // the baseline was read and the two runs compared
 };
 
 // Each entry directly below a ROOT (a directory or an archive / compressed file) is one job:

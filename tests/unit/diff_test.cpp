@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "diff/diff.hpp"
 #include "test_util.hpp"
@@ -265,6 +266,45 @@ TEST(Diff, ScanComparesEachJobWithItsNamesake) {
     }
     EXPECT_FALSE(j2.contains("baseline")) << j2.dump();
   }
+}
+
+// summary over a scan with --baseline: the failed jobs grouped by the change each job's diff
+// named (two master-port changes are one group), the jobs with no change and without a baseline counted.
+TEST(Diff, SummaryGroupsFailedJobsByTheChangeNamed) {
+  TempDir d;
+  const std::string pairs = std::string(DTRIAGE_SOURCE_DIR) + "/tests/lab/pairs/";
+  std::string copy = "mkdir -p '" + d.file("bad") + "' '" + d.file("good") + "'";
+  for (const auto& [job, pair, with_good] : {std::tuple{"busy", "26003-port-busy", true}, std::tuple{"wrong", "26002-wrong-port", true},
+                                             std::tuple{"raise", "26001-exception", true}, std::tuple{"alone", "26001-exception", false}}) {
+    copy += " && cp -r '" + pairs + pair + "/bad/logs' '" + d.file(std::string("bad/") + job) + "'";
+    if (with_good) copy += " && cp -r '" + pairs + pair + "/good/logs' '" + d.file(std::string("good/") + job) + "'";
+  }
+  ASSERT_EQ(sh(copy), 0);
+  const RunResult scan = run_dtriage("scan --baseline '" + d.file("good") + "' -o '" + d.file("r.jsonl") + "' '" + d.file("bad") + "'");
+  ASSERT_EQ(scan.exit_code, 0) << scan.err;
+  const RunResult r = run_dtriage("summary --format json '" + d.file("r.jsonl") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_TRUE(j.contains("changes")) << r.out;
+  const json& groups = j["changes"]["groups"];
+  ASSERT_EQ(groups.size(), 2u) << r.out;
+  EXPECT_EQ(groups[0]["change"], "master_port");
+  EXPECT_EQ(groups[0]["jobs"], 2);
+  EXPECT_EQ(groups[0]["examples"][0]["job"], "busy");
+  EXPECT_TRUE(groups[1]["change"].is_null());
+  EXPECT_EQ(groups[1]["examples"][0]["job"], "raise");
+  EXPECT_EQ(j["changes"]["not_compared"], 1);
+  for (const char* format : {"text", "markdown", "html"}) {
+    const RunResult t = run_dtriage(std::string("summary --format ") + format + " '" + d.file("r.jsonl") + "'");
+    EXPECT_NE(t.out.find(std::string(format) == "markdown" ? "master\\_port" : "master_port"), std::string::npos) << format << "\n" << t.out;
+    EXPECT_NE(t.out.find("1 job without a baseline"), std::string::npos) << format << "\n" << t.out;
+  }
+  // "srun task 1" is a place in one job's allocation, not a node to rank across jobs.
+  EXPECT_EQ(j["bad_nodes"].dump().find("srun task"), std::string::npos) << r.out;
+  // A scan without --baseline says nothing of changes.
+  const RunResult plain = run_dtriage("scan -o '" + d.file("p.jsonl") + "' '" + d.file("bad") + "'");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(json::parse(run_dtriage("summary --format json '" + d.file("p.jsonl") + "'").out).contains("changes"));
 }
 
 TEST(Diff, WantsTwoPathsNotStandardInput) {
