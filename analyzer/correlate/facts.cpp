@@ -745,6 +745,82 @@ void replaced_by_restatement(const std::vector<model::Event>& events, std::vecto
     if (events[i].pid && events[i].kind != model::Kind::Torchrun && gone.count({events[i].path, *events[i].pid}) != 0) replaced[i] = true;
 }
 
+// Worker processes a platform's log names by pid alone (a Ray driver's "(RayTrainWorker pid=N,
+// ip=...)" lines, no rank stated): where the rank table shows a whole group of W ranks restarted
+// (A attempts), the first W x (A - 1) processes of a file by first line are the earlier attempts'
+// (torchrun stops the whole group before it starts the next, so their lines all come first). Only
+// when the file holds more than that and at most W x A, the earlier ones' lines all end before the
+// first line of the rest, every pid the launchers' lines place (the rank table's attempts) falls
+// in its own attempt, at least one on each side, and, when some process of the last attempt is not
+// in the file, every one that is is placed (else one earlier process that printed nothing would
+// move a last one across). Marks the earlier attempts' events replaced; true when any was not yet.
+bool replaced_by_generation(const Facts& f, const std::vector<model::Event>& events, std::vector<bool>& replaced) {
+  if (!f.job.world_size || *f.job.world_size <= 0 || *f.job.world_size > 65536) return false;
+  const std::size_t world = static_cast<std::size_t>(*f.job.world_size);
+  std::size_t attempts = 0;
+  for (const RankRecord& r : f.rank_table) attempts = std::max(attempts, r.attempts.size());
+  if (attempts < 2) return false;
+  // A rank the table shows in one attempt only (no line of it replaced) was seen in the last.
+  std::map<std::int64_t, bool> placed;  // pid -> in the last attempt
+  auto place = [&](std::int64_t pid, bool last) {
+    const auto [it, fresh] = placed.emplace(pid, last);
+    return fresh || it->second == last;
+  };
+  for (const RankRecord& r : f.rank_table) {
+    for (const RankAttempt& a : r.attempts)
+      for (std::int64_t pid : a.pids)
+        if (!place(pid, !a.replaced)) return false;  // one pid, two places (two nodes' processes)
+    if (r.attempts.empty())
+      for (std::int64_t pid : r.pids)
+        if (!place(pid, true)) return false;
+  }
+  struct Lines {
+    std::uint64_t first = 0, last = 0;
+  };
+  std::map<std::string_view, std::map<std::int64_t, Lines>> spans;  // path -> pid -> its lines
+  for (const model::Event& e : events)
+    if (e.pid && *e.pid > 0 && e.kind != model::Kind::Torchrun) {
+      auto [it, fresh] = spans[e.path].try_emplace(*e.pid, Lines{e.line, std::max(e.line, e.end_line)});
+      if (!fresh) {
+        it->second.first = std::min(it->second.first, e.line);
+        it->second.last = std::max({it->second.last, e.line, e.end_line});
+      }
+    }
+  const std::size_t before = world * (attempts - 1);
+  bool changed = false;
+  for (const auto& [path, pids] : spans) {
+    if (pids.size() <= before || pids.size() > world * attempts) continue;
+    std::vector<std::pair<std::uint64_t, std::int64_t>> order;  // (first line, pid)
+    for (const auto& [pid, lines] : pids) order.emplace_back(lines.first, pid);
+    std::sort(order.begin(), order.end());
+    std::set<std::int64_t> earlier;
+    std::uint64_t earlier_end = 0;
+    bool agrees = true, saw_earlier = false, saw_last = false;
+    for (std::size_t k = 0; k < order.size() && agrees; ++k) {
+      const bool last = k >= before;
+      if (!last) {
+        earlier.insert(order[k].second);
+        earlier_end = std::max(earlier_end, pids.at(order[k].second).last);
+      }
+      const auto it = placed.find(order[k].second);
+      if (it != placed.end()) {
+        agrees = it->second == last;
+        (last ? saw_last : saw_earlier) = true;
+      } else if (last && pids.size() < world * attempts) {
+        agrees = false;
+      }
+    }
+    if (!agrees || !saw_earlier || !saw_last || earlier_end >= order[before].first) continue;
+    for (EventIndex i = 0; i < events.size(); ++i)
+      if (events[i].path == path && events[i].pid && earlier.count(*events[i].pid) != 0 && events[i].kind != model::Kind::Torchrun &&
+          !replaced[i]) {
+        replaced[i] = true;
+        changed = true;
+      }
+  }
+  return changed;
+}
+
 // "13/14" when every last progress print (of each rank and file) outside the superseded files that
 // says of how many steps had reached the last one (step N-1 of N counted from 0, or N of N), else "".
 std::string steps_done(const std::vector<model::Sighting>& sightings, const std::set<std::string>& superseded) {
@@ -912,6 +988,10 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
   replaced_by_restatement(events, f.replaced);
   f.superseded = std::move(log_dir.superseded);
   build_rank_table(f, events, inputs.reports, sightings);
+  if (replaced_by_generation(f, events, f.replaced)) {  // the table's attempts placed more lines: built again
+    f.rank_table.clear();
+    build_rank_table(f, events, inputs.reports, sightings);
+  }
   choose_culprit(f, events, inputs.reports);
   f.recovered = went_on(f, events);
   derive(f, events);

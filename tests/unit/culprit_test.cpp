@@ -623,6 +623,51 @@ TEST(Culprit, ARestartSeenGoingOnInAnotherLogRecovered) {
   EXPECT_EQ(v["status"], "healthy") << v.dump(1);
 }
 
+// A Ray driver's log names workers by pid alone. The group of 4 ranks was restarted once: the
+// first 4 processes by first line are attempt 0's (the launchers place two of them there, and the
+// last attempt's three that printed), so attempt 0's ValueError of a process no launcher names is
+// no longer the last attempt's failure: the last attempt hung on rank 0 (its launcher stopped it,
+// every other rank timed out). Where the file's processes do not split so (one more process first:
+// the fourth by first line is then one the launcher places in attempt 0), nothing is placed and
+// the ValueError stands.
+TEST(Culprit, AnUnrankedWorkersExceptionInAPlatformLogBelongsToItsAttempt) {
+  auto job = [](bool extra) {
+    auto ray = [](int pid, const std::string& ip, const std::string& text) {
+      return prefixed("(RayTrainWorker pid=" + std::to_string(pid) + ", ip=" + ip + ") ", text);
+    };
+    const std::string timeout =
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete";
+    std::string driver = extra ? ray(3290, "10.8.0.11", peer_lost("", "10.8.0.12")) : "";
+    driver += ray(3301, "10.8.0.11", peer_lost("", "10.8.0.12")) + ray(3302, "10.8.0.11", peer_lost("", "10.8.0.12")) +
+                         ray(3412, "10.8.0.12", traceback("", "ValueError: shapes (16, 512) and (384,) not aligned")) +
+                         ray(3411, "10.8.0.12", peer_lost("", "10.8.0.11"));
+    driver += ray(3351, "10.8.0.11", traceback("", timeout)) + ray(3450, "10.8.0.12", traceback("", timeout)) +
+              ray(3451, "10.8.0.12", traceback("", timeout));
+    const std::string restart =
+        "INFO:torch.distributed.elastic.agent.server.api:[default] Worker group FAILED. 1/1 attempts left; will restart worker group\n";
+    analysis::Inputs in;
+    in.texts.emplace_back("ray/job-driver-raysubmit_7Hq2.log", driver);
+    in.texts.emplace_back("tr-a7/torchrun.out",
+                          "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr tr-a7 --master_port 29611 --max_restarts 1 "
+                          "--redirects 3 fit.py\n" +
+                              launcher_failed(0, 3301) + restart +
+                              "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 3350 closing signal SIGTERM\n" +
+                              launcher_failed(1, 3351) + failure_table("tr-a7", {{1, 1, 1, 3351, "2026-10-21_04:12:55"}}));
+    in.texts.emplace_back("tr-b2/torchrun.out",
+                          "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr tr-a7 --master_port 29611 --max_restarts 1 "
+                          "--redirects 3 fit.py\n" +
+                              launcher_failed(0, 3411) + restart + launcher_failed(0, 3450) +
+                              failure_table("tr-b2", {{2, 0, 1, 3450, "2026-10-21_04:12:55"}, {3, 1, 1, 3451, "2026-10-21_04:12:55"}}));
+    return report_of(std::move(in))["verdict"];
+  };
+  const json v = job(false);
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["node"], "tr-a7") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  const json w = job(true);
+  EXPECT_EQ(w["category"], "worker-exception") << w.dump(1);
+}
+
 
 // kubectl logs --prefix puts every pod in one stream; no line but a pod's failure table names its
 // host. Plain worker output: the one traceback of a worker's own is tied to no rank, yet it is on
