@@ -787,21 +787,17 @@ bool replaced_by_generation(const Facts& f, const std::vector<model::Event>& eve
       }
     }
   const std::size_t before = world * (attempts - 1);
-  bool changed = false;
+  std::set<std::pair<std::string_view, std::int64_t>> earlier;  // (path, pid) of an earlier attempt
   for (const auto& [path, pids] : spans) {
     if (pids.size() <= before || pids.size() > world * attempts) continue;
     std::vector<std::pair<std::uint64_t, std::int64_t>> order;  // (first line, pid)
     for (const auto& [pid, lines] : pids) order.emplace_back(lines.first, pid);
     std::sort(order.begin(), order.end());
-    std::set<std::int64_t> earlier;
     std::uint64_t earlier_end = 0;
     bool agrees = true, saw_earlier = false, saw_last = false;
     for (std::size_t k = 0; k < order.size() && agrees; ++k) {
       const bool last = k >= before;
-      if (!last) {
-        earlier.insert(order[k].second);
-        earlier_end = std::max(earlier_end, pids.at(order[k].second).last);
-      }
+      if (!last) earlier_end = std::max(earlier_end, pids.at(order[k].second).last);
       const auto it = placed.find(order[k].second);
       if (it != placed.end()) {
         agrees = it->second == last;
@@ -811,12 +807,15 @@ bool replaced_by_generation(const Facts& f, const std::vector<model::Event>& eve
       }
     }
     if (!agrees || !saw_earlier || !saw_last || earlier_end >= order[before].first) continue;
-    for (EventIndex i = 0; i < events.size(); ++i)
-      if (events[i].path == path && events[i].pid && earlier.count(*events[i].pid) != 0 && events[i].kind != model::Kind::Torchrun &&
-          !replaced[i]) {
-        replaced[i] = true;
-        changed = true;
-      }
+    for (std::size_t k = 0; k < before; ++k) earlier.emplace(path, order[k].second);
+  }
+  bool changed = false;  // one pass over the events, whatever the number of files
+  for (EventIndex i = 0; i < events.size() && !earlier.empty(); ++i) {
+    const model::Event& e = events[i];
+    if (!replaced[i] && e.pid && e.kind != model::Kind::Torchrun && earlier.count({e.path, *e.pid}) != 0) {
+      replaced[i] = true;
+      changed = true;
+    }
   }
   return changed;
 }
