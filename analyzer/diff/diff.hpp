@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/analysis.hpp"
@@ -22,6 +23,7 @@ namespace dtriage::diff {
 // one; at most kTemplateMax bytes of the line are read.
 inline constexpr std::size_t kTemplateMax = 240;
 std::string template_of(std::string_view line);
+void template_into(std::string& out, std::string_view line);  // the same into `out` (its buffer reused)
 // error, warning or info, from the words of a template.
 const char* level_of_template(const std::string& t);
 
@@ -43,7 +45,10 @@ inline constexpr std::size_t kMaxEnv = 1000;  // environment variables per side
 struct Side {
   std::string path;
   std::unique_ptr<analysis::Analysis> job;
-  std::map<std::string, Template> templates;
+  // By template text; a hash map: every line of both jobs looks its template up, and a tree's
+  // compares of long shared prefixes ("[default5]: iteration <*>/ <*> | ...") were an eighth of the
+  // pass. Anything shown comes out sorted by level and `order`, never in the map's order.
+  std::unordered_map<std::string, Template> templates;
   std::uint64_t lines = 0, lines_untemplated = 0;
   std::map<std::string, std::string> env;  // NAME -> value as printed ("a | b" when lines disagree)
   // The configuration the facts give, key -> value (values of several nodes sorted and joined).
