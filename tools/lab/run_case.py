@@ -380,6 +380,8 @@ def main():
     # twice, the second time with one of these.
     ap.add_argument("--nproc", type=int, help="processes on every node (instead of the drawn ones)")
     ap.add_argument("--nodes", type=int, help="number of nodes (1-5, instead of the drawn one)")
+    ap.add_argument("--port", type=int, help="the master / rendezvous port (default: a free one drawn for each run); a pair "
+                    "gives both runs the same, as a job script with a fixed MASTER_PORT does")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="exported by each node's launch script, which prints it as `set -x` does ('+ export NAME=VALUE')")
     args = ap.parse_args()
@@ -421,7 +423,7 @@ def sweep(token):
 def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
     r_odd = {"first": 1, "middle": max(1, n // 2), "last": n - 1, "alone": 1, None: 1}
     odd_node = min(r_odd.get(d["which"], 1), n - 1) if n > 1 else 0  # the node a launch fault hits (never the first)
-    port = free_port()
+    port = args.port if args.port else free_port()
     records, events = os.path.join(work, "records.jsonl"), os.path.join(work, "events.jsonl")
     ckpt, marks = os.path.join(work, "checkpoints"), os.path.join(work, "marks")
     os.makedirs(ckpt)
