@@ -255,6 +255,9 @@ std::vector<RankAttempt> attempts_of(Building& b, const std::string& node, const
   for (const auto& [pid, key] : placed) b.attempts[key].pids.push_back(pid);
   std::vector<RankAttempt> out;
   for (auto& [key, a] : b.attempts) out.push_back(std::move(a));
+  // A restart starts the whole group again: a rank none of whose lines is the last attempt's still
+  // had one (no pid known: "101->-").
+  if (!out.empty() && out.back().replaced) out.emplace_back();
   return out;
 }
 
