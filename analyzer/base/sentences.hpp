@@ -172,6 +172,7 @@ enum class Say : std::uint16_t {
   CheckReportWarnings,           // {checks}
   CheckReportUnreadable,         // {path} {reason}
   CheckReportUnreadableMarkdown, // {path} {reason}
+  CheckValuesNotKept,            // {count} {limit}
   CheckReportJob,
   CheckReportColumns,
   // input error reasons (ingest): why an input, or part of one, was not read
@@ -184,6 +185,7 @@ enum class Say : std::uint16_t {
   InputUnsupportedFormat,
   InputManyJobs,
   InputNestedTooDeep,            // {depth}
+  InputSnapshotCut,              // {lines} {bytes} {count}
   InputShrank,                   // {read} {size}
   InputSymlinkOutside,           // {target} {root}
   InputBrokenSymlink,            // {error}

@@ -53,7 +53,6 @@ Evidence section_evidence(const Snapshot& s, std::string_view section) {
   return Evidence{s.path, sec->line, text};
 }
 
-Evidence event_evidence(const model::Event& e) { return Evidence{e.path, e.line, e.text}; }
 Evidence smoke_evidence(const SmokeRank& r) { return Evidence{r.path, r.line, r.text}; }
 
 // The value most nodes hold; a tie goes to the master node's value, then to the first node's.
@@ -173,6 +172,10 @@ class Builder {
     n.node = std::move(node);
     n.status = st;
     n.message = std::move(message);
+    r_.results.push_back(std::move(n));
+    return r_.results.back();
+  }
+  NodeResult& add(NodeResult n) {
     r_.results.push_back(std::move(n));
     return r_.results.back();
   }
@@ -697,28 +700,17 @@ void check_smoke_world(Builder& b, const SmokeGroups& g) {
     }
 }
 
-// Training logs: events that tie a rank to a device on a node, and NCCL's own report. Without a smoke
-// test, logs that tie every rank to a device of its own pass.
+// Training logs: NCCL's lines that tie a rank to a device on a node, and NCCL's own report.
+// Without a smoke test, logs that tie every rank to a device of its own pass.
 void check_log_binding(Builder& b, const Input& in) {
-  std::map<std::pair<std::string, std::int64_t>, std::set<std::int64_t>> ranks_on;
-  std::map<std::pair<std::string, std::int64_t>, const model::Event*> first;
-  for (const model::Event& e : in.events) {
-    if (e.text.find("Duplicate GPU detected") != std::string::npos) {
-      NodeResult& n = with_category("device-binding-duplicate", b.add(e.node, Status::Fail, say(Say::CheckNcclDuplicateGpu, {{"message", std::string(trim(e.message.empty() ? e.text : e.message))}})));
-      n.evidence.push_back(event_evidence(e));
-    }
-    if (!e.rank || !e.device || *e.device < 0 || e.kind != model::Kind::Nccl) continue;
-    ranks_on[{e.node, *e.device}].insert(*e.rank);
-    first.emplace(std::make_pair(e.node, *e.device), &e);
-  }
-  for (const auto& [key, ranks] : ranks_on) {
+  const LogFacts& d = in.logs;
+  for (const NodeResult& n : d.duplicate_gpu) b.add(n);
+  for (const auto& [key, ranks] : d.ranks_on) {
     if (ranks.size() < 2) continue;
     NodeResult& n = with_category("device-binding-duplicate", b.add(key.first, Status::Fail, say(Say::CheckLogRanksOnOneDevice, {{"ranks", ranks_list(ranks)}, {"device", std::to_string(key.second)}})));
-    n.evidence.push_back(event_evidence(*first.at(key)));
+    n.evidence.push_back(d.ranks_on_first.at(key));
   }
-  bool log_binding = false;
-  for (const auto& [key, ranks] : ranks_on) log_binding = log_binding || !ranks.empty();
-  if (in.smoke.empty() && log_binding)
+  if (in.smoke.empty() && !d.ranks_on.empty())
     b.add("", Status::Pass, say(Say::CheckLogBindingPass));
 }
 
@@ -737,11 +729,6 @@ CheckResult check_binding(const Input& in) {
 }
 
 // ---- 6 data and checkpoints ----
-struct DataLine {
-  std::string key;  // rank as text, else node:pid
-  const model::Event* event = nullptr;
-};
-
 // The smoke test's data lines: the ranks that iterate the whole dataset per host, and the ranks
 // (with their hosts and first line) per first batch and per checkpoint path.
 struct SmokeData {
@@ -780,43 +767,6 @@ SmokeData smoke_data(const std::vector<SmokeRank>& smoke) {
   return d;
 }
 
-// The training logs' data lines per rank (else node:pid): first batches, checkpoint saves, and
-// sampler and dataset lengths.
-struct LogData {
-  std::map<std::string, std::map<std::string, const model::Event*>> batches;  // content -> rank -> event
-  std::map<std::string, std::map<std::string, const model::Event*>> saves;    // path -> rank -> event
-  std::map<std::string, std::string> per_rank_len, full_len;                  // rank -> count
-  std::map<std::string, const model::Event*> len_event;
-};
-
-LogData log_data(const std::vector<model::Event>& events) {
-  static const RE2 save_re(
-      R"((?i)\bsav(?:e|es|ed|ing)\b.{0,80}?(?:checkpoint|ckpt|model|state[_ ]?dict|weights).{0,80}?(/[^\s'",;]+|\.{1,2}/[^\s'",;]+|[^\s'",;/]+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar)\b))");
-  static const RE2 batch_re(R"((?i)(?:first[ _]batch|batch[ _]?(?:0|\[0\])|sample[ _](?:ids|indices))\s*[:=]\s*(\S.{0,300}))");
-  static const RE2 per_rank_re(R"((?i)(?:len\(?\s*(?:train_)?(?:sampler|dataloader|loader)\)?|(?:samples|examples) (?:per|on this) (?:rank|process|gpu|device))\s*[:=]?\s*(\d[\d,]*))");
-  static const RE2 full_re(R"((?i)(?:len\(?\s*(?:train_)?dataset\)?|dataset (?:size|length|len)|num[ _]examples|total samples)\s*[:=]?\s*(\d[\d,]*))");
-  LogData d;
-  for (const model::Event& e : events) {
-    if (e.kind == model::Kind::Snapshot) continue;
-    const std::string who = e.rank ? std::to_string(*e.rank) : (e.pid ? e.node + ":" + std::to_string(*e.pid) : "");
-    if (who.empty()) continue;
-    std::string cap;
-    const std::string& t = e.text;
-    if (RE2::PartialMatch(t, save_re, &cap)) d.saves[cap].emplace(who, &e);
-    if (RE2::PartialMatch(t, batch_re, &cap)) d.batches[std::string(trim(cap))].emplace(who, &e);
-    if (RE2::PartialMatch(t, per_rank_re, &cap)) {
-      cap.erase(std::remove(cap.begin(), cap.end(), ','), cap.end());
-      d.per_rank_len.emplace(who, cap);
-      d.len_event.emplace(who, &e);
-    }
-    if (RE2::PartialMatch(t, full_re, &cap)) {
-      cap.erase(std::remove(cap.begin(), cap.end(), ','), cap.end());
-      d.full_len.emplace(who, cap);
-    }
-  }
-  return d;
-}
-
 // Smoke-test ranks that iterate the whole dataset (no DistributedSampler), start from one batch or
 // write one checkpoint path.
 void check_smoke_data(Builder& b, const SmokeData& d) {
@@ -845,38 +795,28 @@ void check_smoke_data(Builder& b, const SmokeData& d) {
     }
 }
 
-// The ranks (or node:pid) that logged a line, in order.
-std::string who_list(const std::map<std::string, const model::Event*>& m) {
-  std::vector<std::string> v;
-  for (const auto& [k, e] : m) v.push_back(k);
-  return join(v);
-}
-
 // Ranks whose logs show one first batch or one checkpoint path, or a sampler as long as the dataset.
-void check_log_data(Builder& b, const LogData& d) {
-  for (const auto& [content, who] : d.batches) {
-    if (who.size() < 2) continue;
-    NodeResult& n = b.add(who.begin()->second->node, Status::Fail,
-                          say(Say::CheckLogSameBatch, {{"ranks", who_list(who)}, {"batch", content.substr(0, 60)}}));
-    for (const auto& [k, e] : who)
-      if (n.evidence.size() < 4) n.evidence.push_back(event_evidence(*e));
+void check_log_data(Builder& b, const LogFacts& d) {
+  auto who_list = [](const std::set<std::string>& who) { return join(std::vector<std::string>(who.begin(), who.end())); };
+  for (const auto& [content, seen] : d.batches) {
+    if (seen.who.size() < 2) continue;
+    NodeResult& n = b.add(seen.node, Status::Fail,
+                          say(Say::CheckLogSameBatch, {{"ranks", who_list(seen.who)}, {"batch", content.substr(0, 60)}}));
+    n.evidence = seen.evidence;
   }
-  for (const auto& [path, who] : d.saves) {
-    if (who.size() < 2) continue;
-    NodeResult& n = b.add(who.begin()->second->node, Status::Fail, say(Say::CheckLogSameCheckpoint, {{"ranks", who_list(who)}, {"path", path}}));
-    for (const auto& [k, e] : who)
-      if (n.evidence.size() < 4) n.evidence.push_back(event_evidence(*e));
+  for (const auto& [path, seen] : d.saves) {
+    if (seen.who.size() < 2) continue;
+    NodeResult& n = b.add(seen.node, Status::Fail, say(Say::CheckLogSameCheckpoint, {{"ranks", who_list(seen.who)}, {"path", path}}));
+    n.evidence = seen.evidence;
   }
   if (d.per_rank_len.size() > 1) {
+    std::set<std::string> full;
+    for (const auto& [who, len] : d.full_len) full.insert(len);
     for (const auto& [who, len] : d.per_rank_len) {
-      bool full = false;
-      for (const auto& [w2, f] : d.full_len)
-        if (f == len) full = true;
-      if (full) {
-        NodeResult& n = b.add(d.len_event.at(who)->node, Status::Fail,
-                              say(Say::CheckLogWholeDataset, {{"rank", who}, {"count", len}}));
-        n.evidence.push_back(event_evidence(*d.len_event.at(who)));
-      }
+      if (full.count(len) == 0) continue;
+      const auto& [node, line] = d.len_line.at(who);
+      NodeResult& n = b.add(node, Status::Fail, say(Say::CheckLogWholeDataset, {{"rank", who}, {"count", len}}));
+      n.evidence.push_back(line);
     }
   }
 }
@@ -887,7 +827,7 @@ CheckResult check_data(const Input& in) {
   const SmokeData smoke = smoke_data(in.smoke);
   check_smoke_data(b, smoke);
   // From training logs: first-batch lines, dataset / sampler lengths and checkpoint saves per rank.
-  const LogData logs = log_data(in.events);
+  const LogFacts& logs = in.logs;
   check_log_data(b, logs);
   const bool any = smoke.any || !logs.batches.empty() || !logs.saves.empty() || logs.per_rank_len.size() > 1;
   CheckResult r = b.done();
@@ -984,6 +924,99 @@ Launch parse_launch(const std::string& command) {
   static_cast<formats::LaunchCommand&>(l) = formats::parse_launch_command(command);
   l.command = command;
   return l;
+}
+
+namespace {
+
+// A line as evidence, cut to LogFacts::kMaxText.
+Evidence kept_evidence(const model::Event& e) {
+  Evidence ev{e.path, e.line, e.text.substr(0, LogFacts::kMaxText)};
+  return ev;
+}
+
+bool mentions_any(std::string_view text, std::initializer_list<std::string_view> words) {
+  for (std::string_view w : words) {
+    auto it = std::search(text.begin(), text.end(), w.begin(), w.end(),
+                          [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+    if (it != text.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void LogFacts::add(const model::Event& e) {
+  if (e.kind == model::Kind::Snapshot) return;
+  const std::string& t = e.text;
+  if (t.find("DTRIAGE_SMOKE") != std::string::npos) return;
+  if (t.find("Duplicate GPU detected") != std::string::npos) {
+    bool seen = false;
+    const std::string message(trim(e.message.empty() ? t : e.message));
+    for (const NodeResult& n : duplicate_gpu) seen = seen || (n.node == e.node && n.values.front().second == message);
+    if (!seen && duplicate_gpu.size() < kMaxValues) {
+      NodeResult n;
+      n.node = e.node;
+      n.status = Status::Fail;
+      n.category = "device-binding-duplicate";
+      n.message = say(Say::CheckNcclDuplicateGpu, {{"message", message.substr(0, kMaxText)}});
+      n.values.emplace_back("message", message);
+      n.evidence.push_back(kept_evidence(e));
+      duplicate_gpu.push_back(std::move(n));
+    } else if (!seen) {
+      ++values_not_kept;
+    }
+  }
+  if (e.kind == model::Kind::Nccl && e.rank && e.device && *e.device >= 0) {
+    const auto key = std::make_pair(e.node, *e.device);
+    auto it = ranks_on.find(key);
+    if (it == ranks_on.end() && ranks_on.size() >= kMaxValues) {
+      ++values_not_kept;
+    } else {
+      if (it == ranks_on.end()) {
+        it = ranks_on.emplace(key, std::set<std::int64_t>{}).first;
+        ranks_on_first.emplace(key, kept_evidence(e));
+      }
+      it->second.insert(*e.rank);
+    }
+  }
+  if (!mentions_any(t, {"batch", "sav", "len(", "sampl", "exampl", "dataset"})) return;
+  static const RE2 save_re(
+      R"((?i)\bsav(?:e|es|ed|ing)\b.{0,80}?(?:checkpoint|ckpt|model|state[_ ]?dict|weights).{0,80}?(/[^\s'",;]+|\.{1,2}/[^\s'",;]+|[^\s'",;/]+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar)\b))");
+  static const RE2 batch_re(R"((?i)(?:first[ _]batch|batch[ _]?(?:0|\[0\])|sample[ _](?:ids|indices))\s*[:=]\s*(\S.{0,300}))");
+  static const RE2 per_rank_re(R"((?i)(?:len\(?\s*(?:train_)?(?:sampler|dataloader|loader)\)?|(?:samples|examples) (?:per|on this) (?:rank|process|gpu|device))\s*[:=]?\s*(\d[\d,]*))");
+  static const RE2 full_re(R"((?i)(?:len\(?\s*(?:train_)?dataset\)?|dataset (?:size|length|len)|num[ _]examples|total samples)\s*[:=]?\s*(\d[\d,]*))");
+  const std::string who = e.rank ? std::to_string(*e.rank) : (e.pid ? e.node + ":" + std::to_string(*e.pid) : "");
+  if (who.empty()) return;
+  // One more rank (or line) for a value; a value past the bound is counted, not kept.
+  auto note = [&](std::map<std::string, Seen>& m, std::string value) {
+    if (value.size() > 512) value.resize(512);
+    auto it = m.find(value);
+    if (it == m.end()) {
+      if (m.size() >= kMaxValues) {
+        ++values_not_kept;
+        return;
+      }
+      it = m.emplace(std::move(value), Seen{}).first;
+      it->second.node = e.node;
+    }
+    if (it->second.who.insert(who).second && it->second.evidence.size() < kMaxEvidence)
+      it->second.evidence.push_back(kept_evidence(e));
+  };
+  auto count = [&](std::map<std::string, std::string>& m, std::string value) {
+    value.erase(std::remove(value.begin(), value.end(), ','), value.end());
+    if (m.count(who) != 0) return false;
+    if (m.size() >= kMaxValues) {
+      ++values_not_kept;
+      return false;
+    }
+    m.emplace(who, value.substr(0, 40));
+    return true;
+  };
+  std::string cap;
+  if (RE2::PartialMatch(t, save_re, &cap)) note(saves, cap);
+  if (RE2::PartialMatch(t, batch_re, &cap)) note(batches, std::string(trim(cap)));
+  if (RE2::PartialMatch(t, per_rank_re, &cap) && count(per_rank_len, cap)) len_line.emplace(who, std::make_pair(e.node, kept_evidence(e)));
+  if (RE2::PartialMatch(t, full_re, &cap)) count(full_len, cap);
 }
 
 Report run_checks(const Input& input) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,10 +73,36 @@ struct CheckResult {
   std::vector<NodeResult> results;
 };
 
+// What checks 5 and 6 read in training logs, gathered as the lines go by: a rank's device from
+// NCCL's lines, NCCL's duplicate-GPU report, first batches, checkpoint paths, sampler and dataset
+// lengths. The values are kept, not the lines, so memory follows the ranks and the distinct
+// values (each bounded), not the length of the logs.
+class LogFacts {
+ public:
+  static constexpr std::size_t kMaxValues = 20000;   // distinct batches, paths, (node, device), ranks
+  static constexpr std::size_t kMaxEvidence = 4;     // lines kept per value
+  static constexpr std::size_t kMaxText = 4096;      // bytes of a line kept as evidence
+
+  void add(const model::Event& e);  // any training-log event (every line, kind "line" included)
+
+  struct Seen {
+    std::set<std::string> who;  // ranks as text, else node:pid
+    std::string node;           // the node of the first line
+    std::vector<Evidence> evidence;
+  };
+  std::map<std::pair<std::string, std::int64_t>, std::set<std::int64_t>> ranks_on;  // (node, device)
+  std::map<std::pair<std::string, std::int64_t>, Evidence> ranks_on_first;
+  std::vector<NodeResult> duplicate_gpu;                   // NCCL's report, one per node and message
+  std::map<std::string, Seen> batches, saves;               // first-batch content / checkpoint path
+  std::map<std::string, std::string> per_rank_len, full_len;  // who -> count
+  std::map<std::string, std::pair<std::string, Evidence>> len_line;  // who -> node, line
+  std::uint64_t values_not_kept = 0;  // values past kMaxValues (counted, not judged)
+};
+
 struct Input {
   std::vector<formats::Snapshot> snapshots;
   std::vector<SmokeRank> smoke;
-  std::vector<model::Event> events;  // training logs (every line, kind "line" included)
+  LogFacts logs;
   Launch launch;
 };
 
@@ -84,6 +111,7 @@ struct Report {
   std::vector<CheckResult> checks;
   Status status = Status::Skip;
   std::uint64_t files = 0;
+  std::uint64_t values_not_kept = 0;  // LogFacts::values_not_kept
   std::vector<std::pair<std::string, std::string>> unreadable;  // path, reason
 };
 

@@ -33,6 +33,10 @@ std::string failed_names(const Report& r, Status which) {
 std::string md_cell(const std::string& s) { return base::markdown_inline(s); }
 std::string md_code(const std::string& s) { return base::markdown_code(s); }
 
+std::string not_kept(const Report& r) {
+  return say(Say::CheckValuesNotKept, {{"count", std::to_string(r.values_not_kept)}, {"limit", std::to_string(LogFacts::kMaxValues)}});
+}
+
 }  // namespace
 
 std::string render_text(const Report& r) {
@@ -56,6 +60,7 @@ std::string render_text(const Report& r) {
   }
   for (const auto& [path, reason] : r.unreadable)
     o += say(Say::CheckReportUnreadable, {{"path", base::visible(path)}, {"reason", base::visible(reason)}}) + "\n";
+  if (r.values_not_kept != 0) o += not_kept(r) + "\n";
   o += say(Say::CheckReportResult, {{"status", upper(status_name(r.status))}});
   if (r.status == Status::Fail) o += say(Say::CheckReportFailed, {{"checks", failed_names(r, Status::Fail)}});
   else if (r.status == Status::Warn) o += say(Say::CheckReportWarnings, {{"checks", failed_names(r, Status::Warn)}});
@@ -95,7 +100,7 @@ std::string render_json(const Report& r) {
   j["checks"] = checks;
   nlohmann::ordered_json unreadable = nlohmann::ordered_json::array();
   for (const auto& [path, reason] : r.unreadable) unreadable.push_back({{"path", path}, {"reason", reason}});
-  j["inputs"] = {{"files", r.files}, {"unreadable", unreadable}};
+  j["inputs"] = {{"files", r.files}, {"unreadable", unreadable}, {"values_not_kept", r.values_not_kept}};
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -120,6 +125,7 @@ std::string render_markdown(const Report& r) {
     }
   for (const auto& [path, reason] : r.unreadable)
     o += "\n" + say(Say::CheckReportUnreadableMarkdown, {{"path", md_code(path)}, {"reason", md_cell(reason)}}) + "\n";
+  if (r.values_not_kept != 0) o += "\n" + not_kept(r) + "\n";
   return o;
 }
 

@@ -13,14 +13,6 @@
 namespace dtriage::cli {
 namespace {
 
-bool mentions(const std::string& text, std::initializer_list<std::string_view> words) {
-  std::string low(text.size(), ' ');
-  for (std::size_t i = 0; i < text.size(); ++i) low[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
-  for (std::string_view w : words)
-    if (low.find(w) != std::string::npos) return true;
-  return false;
-}
-
 // Reads each source once: a snapshot is parsed whole; any other text is parsed for the smoke
 // test's lines and for the training-log events checks 5 and 6 read.
 class CheckSink final : public ingest::Sink {
@@ -32,21 +24,18 @@ class CheckSink final : public ingest::Sink {
     lines::Line line;
     if (!reader.next(line)) return;
     if (formats::is_snapshot_header(line.text)) {
-      std::vector<std::string> all{std::string(line.text)};
-      while (reader.next(line)) all.emplace_back(line.text);
-      formats::Snapshot s = formats::parse_snapshot(all, source.path);
+      formats::SnapshotBuilder builder(source.path);
+      do builder.add(line.text);
+      while (reader.next(line));
+      if (builder.lines_not_kept() != 0) inv_.add_unreadable(source.path, formats::snapshot_cut_reason(builder.lines_not_kept()));
+      formats::Snapshot s = builder.finish();
       if (s.host.empty()) s.host = source.node.empty() ? source.path : source.node;
       in_.snapshots.push_back(std::move(s));
       return;
     }
     formats::ParseOptions opt;
     opt.all_lines = true;
-    formats::SourceParser parser(source, opt, [this](model::Event&& e) {
-      if (e.text.find("DTRIAGE_SMOKE") != std::string::npos) return;
-      const bool binding = e.kind == model::Kind::Nccl && e.rank && e.device;
-      if (binding || mentions(e.text, {"duplicate gpu", "batch", "sav", "len(", "sampl", "exampl", "dataset"}))
-        in_.events.push_back(std::move(e));
-    });
+    formats::SourceParser parser(source, opt, [this](model::Event&& e) { in_.logs.add(e); });
     do {
       for (check::SmokeRank& r : check::parse_smoke_lines(line.text)) {
         r.path = source.path;
@@ -123,6 +112,7 @@ int cmd_check(CheckArgs& args) {
     return 2;
   }
   report.files = sink.files();
+  report.values_not_kept = input.logs.values_not_kept;
   for (const auto& p : inv.unreadable) report.unreadable.emplace_back(p.path, p.reason);
   if (args.redact) redact(report, input);
   if (args.format == "json") out.buffer() += check::render_json(report);

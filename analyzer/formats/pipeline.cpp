@@ -449,12 +449,17 @@ struct SourceParser::Impl {
 
   // ---- snapshots (snapshot.hpp): the whole file is one record, read at the end ----
   bool snapshot = false;
-  std::vector<std::string> snapshot_lines;
-  static constexpr std::size_t kSnapshotMaxLines = 200000;
+  std::optional<SnapshotBuilder> snapshot_builder;
+  std::string snapshot_header;
+  std::uint64_t snapshot_not_kept = 0;
   bool take_snapshot_line(const lines::Line& line) {
-    if (line.number == 1 && !options.raw && is_snapshot_header(line.text)) snapshot = true;
+    if (line.number == 1 && !options.raw && is_snapshot_header(line.text)) {
+      snapshot = true;
+      snapshot_builder.emplace(source.path);
+      snapshot_header = std::string(line.text);
+    }
     if (!snapshot) return false;
-    if (snapshot_lines.size() < kSnapshotMaxLines) snapshot_lines.emplace_back(line.text);
+    snapshot_builder->add(line.text);
     return true;
   }
   // One inventory event for the node the snapshot describes: its devices, versions and launch
@@ -462,12 +467,13 @@ struct SourceParser::Impl {
   // version fields mean what those lines mean: cuda_version is the driver's CUDA, as nvidia-smi
   // prints it). A version a log line states wins over the snapshot's (correlate/facts.cpp).
   void emit_snapshot() {
-    const Snapshot snap = parse_snapshot(snapshot_lines, source.path);
+    snapshot_not_kept = snapshot_builder->lines_not_kept();
+    const Snapshot snap = snapshot_builder->finish();
+    snapshot_builder.reset();
     model::Event e;
     e.path = source.path;
     e.line = 1;
-    e.text = snapshot_lines.front();
-    snapshot_lines.clear();
+    e.text = std::move(snapshot_header);
     e.kind = model::Kind::Snapshot;
     e.level = model::Level::Info;
     e.code = "inventory";
@@ -973,6 +979,7 @@ void SourceParser::feed_many(const std::vector<lines::Line>& lines) { impl_->fee
 void SourceParser::finish() { impl_->finish(); }
 std::uint64_t SourceParser::skipped_info() const { return impl_->skipped_info; }
 std::uint64_t SourceParser::skipped_plain() const { return impl_->skipped_plain; }
+std::uint64_t SourceParser::snapshot_lines_not_kept() const { return impl_->snapshot_not_kept; }
 std::uint64_t SourceParser::plain_last() const { return impl_->plain_last; }
 const std::vector<model::Sighting>& SourceParser::sightings() const { return impl_->sightings; }
 
@@ -999,6 +1006,7 @@ ParseCounts parse_stream(ingest::ByteReader& text, const ingest::Source& source,
   counts.skipped_info = parser.skipped_info();
   counts.skipped_plain = parser.skipped_plain();
   counts.plain_last = parser.plain_last();
+  counts.snapshot_not_kept = parser.snapshot_lines_not_kept();
   counts.sightings = parser.sightings();
   return counts;
 }

@@ -39,6 +39,7 @@ class SourceParser {
   std::uint64_t skipped_info() const;
   std::uint64_t skipped_plain() const;
   std::uint64_t plain_last() const;  // the line number of the last line skipped (plain or informational; 0: none)
+  std::uint64_t snapshot_lines_not_kept() const;  // a snapshot's lines past its bounds (snapshot.hpp)
   // The ranks and local ranks its lines named, each with the first line that did.
   const std::vector<model::Sighting>& sightings() const;
 
@@ -53,6 +54,7 @@ struct ParseCounts {
   std::uint64_t skipped_info = 0;   // informational events the gate skipped (known binding, nothing else)
   std::uint64_t skipped_plain = 0;  // lines no parser would know, skipped by the gate
   std::uint64_t plain_last = 0;     // the line number of the last line skipped (plain or informational)
+  std::uint64_t snapshot_not_kept = 0;  // SourceParser::snapshot_lines_not_kept
   std::vector<model::Sighting> sightings;  // SourceParser::sightings
 };
 

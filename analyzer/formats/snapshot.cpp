@@ -1,5 +1,7 @@
 #include "formats/snapshot.hpp"
 
+#include "base/sentences.hpp"
+
 #include <cstdint>
 
 #include <algorithm>
@@ -270,23 +272,40 @@ std::uint64_t Snapshot::line_of(std::string_view name) const {
 }
 
 Snapshot parse_snapshot(const std::vector<std::string>& lines, std::string path) {
-  Snapshot snap;
-  snap.path = std::move(path);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string_view l = lines[i];
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    M m;
-    if (starts_with(l, "@@ ") && rx(re_section(), l, m)) {
-      SnapshotSection s;
-      s.name = std::string(m[1]);
-      s.status = std::string(m[2]);
-      s.command = std::string(m[3]);
-      s.line = i + 1;
-      snap.sections.push_back(std::move(s));
-      continue;
-    }
-    if (!snap.sections.empty()) snap.sections.back().lines.emplace_back(l);
+  SnapshotBuilder b(std::move(path));
+  for (const std::string& l : lines) b.add(l);
+  return b.finish();
+}
+
+std::string snapshot_cut_reason(std::uint64_t count) {
+  return base::say(base::Say::InputSnapshotCut, {{"lines", std::to_string(kSnapshotMaxLines)},
+                                                 {"bytes", std::to_string(kSnapshotMaxBytes >> 20) + " MiB"},
+                                                 {"count", std::to_string(count)}});
+}
+
+void SnapshotBuilder::add(std::string_view l) {
+  ++number_;
+  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  if (number_ > kSnapshotMaxLines || bytes_ + l.size() > kSnapshotMaxBytes) {
+    ++not_kept_;
+    return;
   }
+  bytes_ += l.size();
+  M m;
+  if (starts_with(l, "@@ ") && rx(re_section(), l, m)) {
+    SnapshotSection s;
+    s.name = std::string(m[1]);
+    s.status = std::string(m[2]);
+    s.command = std::string(m[3]);
+    s.line = number_;
+    snap_.sections.push_back(std::move(s));
+    return;
+  }
+  if (!snap_.sections.empty()) snap_.sections.back().lines.emplace_back(l);
+}
+
+Snapshot SnapshotBuilder::finish() {
+  Snapshot snap = std::move(snap_);
   auto first_line = [&](std::string_view name) -> std::string {
     const SnapshotSection* s = snap.section(name);
     if (s == nullptr || s->status != "ok") return "";

@@ -83,4 +83,24 @@ struct Snapshot {
 // read stays unset.
 Snapshot parse_snapshot(const std::vector<std::string>& lines, std::string path);
 
+// The same, a line at a time as a file is read. What the script writes is a few thousand short
+// lines; past kSnapshotMaxLines lines or kSnapshotMaxBytes bytes of section output the lines are
+// counted, not kept (a snapshot that large is not one the script wrote).
+inline constexpr std::size_t kSnapshotMaxLines = 200000;
+inline constexpr std::size_t kSnapshotMaxBytes = 16u << 20;
+class SnapshotBuilder {
+ public:
+  explicit SnapshotBuilder(std::string path) { snap_.path = std::move(path); }
+  void add(std::string_view line);  // the next line, the header first
+  Snapshot finish();                // reads the sections kept
+  std::uint64_t lines_not_kept() const { return not_kept_; }
+
+ private:
+  Snapshot snap_;
+  std::uint64_t number_ = 0, not_kept_ = 0;
+  std::size_t bytes_ = 0;
+};
+// Why a snapshot was not read to its end (`count` lines not kept), for the inventory.
+std::string snapshot_cut_reason(std::uint64_t count);
+
 }  // namespace dtriage::formats

@@ -41,7 +41,7 @@ check::Report run(const std::vector<NodeSpec>& nodes, const std::string& launch 
     r.text = smoke[i];
     in.smoke.push_back(r);
   }
-  in.events = events;
+  for (const model::Event& e : events) in.logs.add(e);
   return check::run_checks(in);
 }
 

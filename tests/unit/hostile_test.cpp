@@ -686,6 +686,54 @@ with open("flood/bare.log", "w") as f:
   EXPECT_EQ(last, static_cast<std::uint64_t>(kLines));
 }
 
+// Issue 24 item 2: `check` keeps the values its checks compare (a rank's first batch, checkpoint
+// paths, lengths), not the lines: a log of progress lines that all mention batches and saves, and
+// a snapshot of millions of lines, stay in bounded memory; a shared checkpoint path is still found,
+// and what was not kept is said.
+TEST(Hostile, CheckKeepsValuesNotLinesAndReadsASnapshotUpToItsBound) {
+  TempDir d;
+  python(d, R"PY(import os
+os.makedirs("logs/gpu-c03")
+with open("logs/gpu-c03/train.log", "w") as f:
+    f.write("[rank2]: saving checkpoint to /ckpt/run7/shared.pt\n[rank5]: saving checkpoint to /ckpt/run7/shared.pt\n")
+    for i in range(300000):
+        f.write("[rank%d]: step %d | batch 0: ids=[%d, %d] | saved model to /ckpt/run7/step_%d/rank_%d.pt\n"
+                % (i % 8, i, i * 7, i * 7 + 1, i, i % 8))
+with open("big.snapshot", "w") as f:
+    f.write("# dtriage snapshot 1\n@@ host.name ok $ hostname\ngpu-c04\n@@ dmesg ok $ dmesg\n")
+    for i in range(1200000):
+        f.write("[%d.%06d] kernel line %d\n" % (i, i, i))
+)PY");
+  const Bounded r = run_bounded({"check", "--format", "json", d.file("logs")}, 120, d.path());
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_LT(r.peak_kib, 100 * 1024 * kSlower);
+  const json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.err;
+  EXPECT_EQ(j["status"], "fail");
+  std::string data;
+  for (const auto& c : j["checks"])
+    if (c["name"] == "data") data = c.dump();
+  EXPECT_NE(data.find("/ckpt/run7/shared.pt"), std::string::npos) << data.substr(0, 600);
+  EXPECT_NE(data.find("2, 5"), std::string::npos) << data.substr(0, 600);
+  EXPECT_GT(j["inputs"]["values_not_kept"].get<std::uint64_t>(), 0u);
+  const Bounded t = run_bounded({"check", d.file("logs")}, 120, d.path());
+  EXPECT_NE(t.out.find("counted, not judged"), std::string::npos) << t.out.substr(0, 400);
+
+  for (const char* cmd : {"check", "analyze"}) {
+    const Bounded s = run_bounded({cmd, "--format", "json", d.file("big.snapshot")}, 60, d.path());
+    ASSERT_FALSE(s.timed_out) << cmd;
+    EXPECT_LT(s.peak_kib, 100 * 1024 * kSlower) << cmd;
+    EXPECT_EQ(s.exit_code, 1) << cmd << s.err;  // not read to its end: said, as an unreadable part
+    if (std::string(cmd) == "check") {
+      EXPECT_NE(s.err.find("big.snapshot: a snapshot is read up to 200000 lines"), std::string::npos) << s.err;
+    }
+    const json k = json::parse(s.out, nullptr, false);
+    ASSERT_TRUE(k.is_object()) << cmd << s.out.substr(0, 300);
+    EXPECT_NE(k["inputs"]["unreadable"].dump().find("lines after that were not read"), std::string::npos) << cmd;
+    EXPECT_NE(s.out.find("gpu-c04"), std::string::npos) << cmd << ": the sections before the bound are read";
+  }
+}
+
 TEST(Hostile, LongErrorLinesAreCutInWhatIsKept) {
   TempDir d;
   python(d, R"PY(with open("long.log", "w") as f:
