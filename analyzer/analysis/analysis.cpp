@@ -49,14 +49,20 @@ void refine(Analysis& a, const rules::Catalogue& catalogue) {
 }
 
 // Correlates and judges, saying every sentence in `lang`.
-void judge(Analysis& a, const RuleBook& book, correlate::Inputs read, base::Lang lang) {
+// `stopped`: a limit of the run (time, bytes, ratio, nesting) stopped reading some input early.
+void judge(Analysis& a, const RuleBook& book, correlate::Inputs read, base::Lang lang, bool stopped) {
   const base::LangScope words(lang);
   a.facts = correlate::correlate(a.events, std::move(read));
   // No rule names the cause: the catalogues may say what the leading error is (the engine reads them
   // then); a generic rule named it: they may sharpen its category.
   a.outcome = book.engine->analyze(a.events, a.hits, a.facts, book.catalogue.get());
-  const rules::Verdict& v = a.outcome.verdict;
+  rules::Verdict& v = a.outcome.verdict;
   if (book.catalogue && v.status == rules::Status::Failed && generic_rule(v.rule)) refine(a, book.catalogue->get());
+  // Nothing failed in what was read, and not all was read: a failure is usually at a log's end.
+  if (stopped && v.status == rules::Status::Healthy) {
+    v.status = rules::Status::Inconclusive;
+    v.summary = base::say(base::Say::VerdictStoppedAtLimit, {{"what", v.summary}});
+  }
 }
 
 }  // namespace
@@ -103,15 +109,16 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
     Analysis en;
     en.events = a->events;
     en.hits = a->hits;
-    judge(en, book, read, base::Lang::En);
-    judge(*a, book, std::move(read), lang);
+    const bool stopped = a->inventory.stopped_by_limit != 0;
+    judge(en, book, read, base::Lang::En, stopped);
+    judge(*a, book, std::move(read), lang, stopped);
     rules::Analysis& out = a->outcome;
     out.verdict.summary_en = std::move(en.outcome.verdict.summary);
     for (std::size_t i = 0; i < out.findings.size() && i < en.outcome.findings.size(); ++i)
       out.findings[i].summary_en = std::move(en.outcome.findings[i].summary);
     return a;
   }
-  judge(*a, book, std::move(read), lang);
+  judge(*a, book, std::move(read), lang, a->inventory.stopped_by_limit != 0);
   return a;
 }
 

@@ -94,7 +94,10 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
   inv_.lines_cut += counts.lines_cut;
   inv_.events_not_kept += counts.skipped_info;
   unparsed_ += counts.skipped_plain;
-  if (counts.snapshot_not_kept != 0) inv_.add_unreadable(source.path, formats::snapshot_cut_reason(counts.snapshot_not_kept));
+  if (counts.snapshot_not_kept != 0) {
+    inv_.add_unreadable(source.path, formats::snapshot_cut_reason(counts.snapshot_not_kept));
+    ++inv_.stopped_by_limit;
+  }
   for (const auto& s : counts.sightings) sightings_.push_back(s);
   // Where a file's own prints end: launch failures a node's workers ran after were survived.
   const std::uint64_t quiet = plain + counts.skipped_plain + counts.skipped_info;

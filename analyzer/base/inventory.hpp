@@ -22,6 +22,7 @@ struct Inventory {
   std::uint64_t events_folded = 0;    // repeats of a kept event, counted in its `folded` (analyze only)
   std::uint64_t events_dropped = 0;   // events not kept: the memory for kept events was used up
   bool timed_out = false;             // reading stopped at the time budget (ingest::Limits::deadline)
+  std::uint64_t stopped_by_limit = 0; // inputs a limit stopped before their end (listed in unreadable)
   std::vector<InputProblem> unreadable;  // could not be read (fully); exit code 1
   std::vector<InputProblem> skipped;     // deliberately not read (symlink loop, duplicate)
 
@@ -41,6 +42,7 @@ struct Inventory {
     events_folded += part.events_folded;
     events_dropped += part.events_dropped;
     timed_out = timed_out || part.timed_out;
+    stopped_by_limit += part.stopped_by_limit;
     for (auto& p : part.unreadable) unreadable.push_back(std::move(p));
     for (auto& p : part.skipped) skipped.push_back(std::move(p));
   }

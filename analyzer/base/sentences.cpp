@@ -31,6 +31,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "torchrun was started on {nodes} node(s) but no worker wrote anything: the logs stop before training began (in "
      "rendezvous, or the job was stopped)"},
     {Say::VerdictHealthyLines, "verdict.healthy-lines", "No failure found in {count} lines."},
+    {Say::VerdictStoppedAtLimit, "verdict.stopped-at-limit", "{what} But reading stopped at a limit before the end of the input (see inputs): the failure may be in what was not read."},
     {Say::VerdictHealthyEvents, "verdict.healthy-events", "No failure found in {count} events."},
     {Say::VerdictHealthyNcclWarnings, "verdict.healthy-nccl-warnings",
      " NCCL printed warnings that no rule ties to a failure (first: {where})."},

@@ -24,6 +24,7 @@ enum class Say : std::uint16_t {
   VerdictNothingRecognised,
   VerdictStoppedBeforeTraining,  // {nodes}
   VerdictHealthyLines,           // {count}
+  VerdictStoppedAtLimit,         // {what}
   VerdictHealthyEvents,          // {count}
   VerdictHealthyNcclWarnings,    // {where}
   VerdictRecovered,              // {what}

@@ -18,6 +18,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
      "torchrun 已在 {nodes} 个节点上启动，但没有任何训练进程输出：日志在训练开始前就结束了"
      "（停在 rendezvous 阶段，或作业被停止）"},
     {Say::VerdictHealthyLines, "在 {count} 行中未发现故障。"},
+    {Say::VerdictStoppedAtLimit, "{what}但读取在输入结束前因达到上限而停止（见 inputs）：故障可能在未读取的部分。"},
     {Say::VerdictHealthyEvents, "在 {count} 个事件中未发现故障。"},
     {Say::VerdictHealthyNcclWarnings, "NCCL 打印了告警，但没有规则将其与故障关联（首条：{where}）。"},
     {Say::VerdictRecovered,

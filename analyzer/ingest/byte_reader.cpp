@@ -41,7 +41,7 @@ PeekReader::PeekReader(ByteReader& inner, std::size_t head_size) : inner_(inner)
     got += n;
   }
   head_.resize(got);
-  if (inner_.failed()) fail(inner_.error());
+  if (inner_.failed()) fail_from(inner_);
 }
 
 std::size_t PeekReader::read(char* buf, std::size_t cap) {
@@ -53,7 +53,7 @@ std::size_t PeekReader::read(char* buf, std::size_t cap) {
   }
   if (failed()) return 0;
   const std::size_t n = inner_.read(buf, cap);
-  if (n == 0 && inner_.failed()) fail(inner_.error());
+  if (n == 0 && inner_.failed()) fail_from(inner_);
   return n;
 }
 
@@ -63,7 +63,7 @@ bool UnicodeReader::fill() {
   const std::size_t n = inner_.read(buf, sizeof buf);
   if (n == 0) {
     eof_ = true;
-    if (inner_.failed()) fail(inner_.error());
+    if (inner_.failed()) fail_from(inner_);
     return false;
   }
   in_.append(buf, n);

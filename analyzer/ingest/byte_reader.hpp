@@ -18,15 +18,34 @@ class ByteReader {
 
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
+  // The error is a limit the run set (time, bytes, ratio), not damage: the rest was not read.
+  bool stopped_by_limit() const { return limit_; }
 
  protected:
   void fail(std::string why) {
     if (error_.empty()) error_ = std::move(why);
   }
-  void clear_error() { error_.clear(); }
+  void fail_limit(std::string why) {
+    if (error_.empty()) {
+      error_ = std::move(why);
+      limit_ = true;
+    }
+  }
+  // Takes over the error of the reader this one reads from.
+  void fail_from(const ByteReader& inner) {
+    if (error_.empty()) {
+      error_ = inner.error_;
+      limit_ = inner.limit_;
+    }
+  }
+  void clear_error() {
+    error_.clear();
+    limit_ = false;
+  }
 
  private:
   std::string error_;
+  bool limit_ = false;
 };
 
 // Reads from a memory buffer (tests, fuzzers, benchmarks).

@@ -68,11 +68,11 @@ class Decoder : public ByteReader {
       const Step s = step(buf, cap, produced);
       out_total_ += produced;
       if (limit_.exceeded(out_total_, in_total_)) {
-        fail(ratio_message(limit_.max_ratio, out_total_, in_total_));
+        fail_limit(ratio_message(limit_.max_ratio, out_total_, in_total_));
         return produced;
       }
       if (std::string why = limit_.spend(produced); !why.empty()) {
-        fail(std::move(why));
+        fail_limit(std::move(why));
         return produced;
       }
       if (s == Step::Error) return produced;  // error set by step(); data so far is delivered
@@ -125,7 +125,7 @@ class Decoder : public ByteReader {
     in_total_ += avail_;
     if (avail_ == 0) {
       in_eof_ = true;
-      if (inner_.failed()) fail(inner_.error());
+      if (inner_.failed()) fail_from(inner_);
     }
   }
 
@@ -138,7 +138,7 @@ class Decoder : public ByteReader {
     avail_ += n;
     if (n == 0) {
       in_eof_ = true;
-      if (inner_.failed()) fail(inner_.error());
+      if (inner_.failed()) fail_from(inner_);
     }
   }
 

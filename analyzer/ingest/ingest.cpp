@@ -202,12 +202,12 @@ struct Ingestor::Impl {
     std::size_t read(char* buf, std::size_t cap) override {
       if (failed()) return 0;
       if (std::string why = impl_.over_budget(count_); !why.empty()) {
-        fail(std::move(why));
+        fail_limit(std::move(why));
         return 0;
       }
       cap = static_cast<std::size_t>(std::min<std::uint64_t>(cap, impl_.limits.max_total_bytes - count_));
       const std::size_t n = inner_.read(buf, cap);
-      if (n == 0 && inner_.failed()) fail(inner_.error());
+      if (n == 0 && inner_.failed()) fail_from(inner_);
       if (n == 0 && cap > 0 && !failed()) at_end = true;
       count_ += n;
       impl_.run_budget->in += n;
@@ -230,13 +230,13 @@ struct Ingestor::Impl {
     std::size_t read(char* buf, std::size_t cap) override {
       if (failed()) return 0;
       if (std::string why = impl_.over_budget(impl_.total); !why.empty()) {
-        fail(std::move(why));
+        fail_limit(std::move(why));
         return 0;
       }
       cap = static_cast<std::size_t>(
           std::min<std::uint64_t>(cap, impl_.limits.max_total_bytes - impl_.total));
       const std::size_t n = inner_.read(buf, cap);
-      if (n == 0 && inner_.failed()) fail(inner_.error());
+      if (n == 0 && inner_.failed()) fail_from(inner_);
       bytes += n;
       impl_.total += n;
       return n;
@@ -256,6 +256,7 @@ struct Ingestor::Impl {
     ++inv.files;
     inv.bytes += text.bytes;
     if (text.failed()) inv.add_unreadable(display, say(Say::InputLinesKept, {{"reason", text.error()}}));
+    if (text.stopped_by_limit()) ++inv.stopped_by_limit;
   }
 
   // Sniffs one stream and sends it where it belongs: sink, archive walker, or the inventory.
@@ -293,6 +294,7 @@ struct Ingestor::Impl {
       default:
         if (depth >= limits.max_depth) {
           inv.add_unreadable(display, say(Say::InputNestedTooDeep, {{"depth", std::to_string(limits.max_depth)}}));
+          ++inv.stopped_by_limit;
           return;
         }
         walk_container(peek, content, display, hint_path, depth + 1, sink);
@@ -338,6 +340,7 @@ struct Ingestor::Impl {
       if (!tar.error().empty() && inv.unreadable.size() > before) return;
     }
     if (!tar.error().empty()) {
+      if (tar.stopped_by_limit()) ++inv.stopped_by_limit;
       inv.add_unreadable(display, members > 0 ? say(Say::InputAfterMembers, {{"reason", tar.error()}, {"count", std::to_string(members)}})
                                               : tar.error());
     }
@@ -387,6 +390,7 @@ struct Ingestor::Impl {
     }
     const std::size_t n = ctx->parent->read(ctx->buf, sizeof ctx->buf);
     if (n == 0 && ctx->parent->failed()) {
+      if (ctx->parent->stopped_by_limit()) ctx->abort_reason = ctx->parent->error();
       archive_set_error(a, EIO, "%s", ctx->parent->error().c_str());
       return -1;
     }
@@ -404,19 +408,18 @@ struct Ingestor::Impl {
       const la_ssize_t n = archive_read_data(ctx_.a, buf, cap);
       if (n < 0) {
         const char* msg = archive_error_string(ctx_.a);
-        fail(!ctx_.abort_reason.empty() ? ctx_.abort_reason
-             : msg != nullptr               ? say(Say::InputZip, {{"message", msg}})
-                                            : say(Say::InputZipReadError));
+        if (!ctx_.abort_reason.empty()) fail_limit(ctx_.abort_reason);  // only a limit aborts
+        else fail(msg != nullptr ? say(Say::InputZip, {{"message", msg}}) : say(Say::InputZipReadError));
         return 0;
       }
       ctx_.out += static_cast<std::uint64_t>(n);
       const RatioLimit limit = ctx_.impl->ratio_limit();
       if (limit.exceeded(ctx_.out, ctx_.in)) {
         ctx_.abort_reason = ratio_message(limit.max_ratio, ctx_.out, ctx_.in);
-        fail(ctx_.abort_reason);
+        fail_limit(ctx_.abort_reason);
       } else if (std::string why = limit.spend(static_cast<std::uint64_t>(n)); !why.empty()) {
         ctx_.abort_reason = std::move(why);
-        fail(ctx_.abort_reason);
+        fail_limit(ctx_.abort_reason);
       }
       return static_cast<std::size_t>(n);
     }
@@ -438,6 +441,7 @@ struct Ingestor::Impl {
     bool clean_end = false;
     auto report = [&](const std::string& where) {
       const char* msg = archive_error_string(a);
+      if (!ctx->abort_reason.empty()) ++inv.stopped_by_limit;
       inv.add_unreadable(where, !ctx->abort_reason.empty() ? ctx->abort_reason
                                 : msg != nullptr               ? say(Say::InputZip, {{"message", msg}})
                                                                : say(Say::InputZipUnreadable));
@@ -636,6 +640,7 @@ void Ingestor::run(const std::vector<std::string>& paths, Sink& sink) {
   for (const std::string& p : paths) {
     if (impl_->total_exceeded) {
       impl_->inv.add_unreadable(p, say(Say::InputTotalLimitNotRead));
+      ++impl_->inv.stopped_by_limit;
       continue;
     }
     impl_->walk_path(p, paths.size() > 1, sink);
@@ -664,6 +669,7 @@ void Ingestor::run(const std::vector<std::string>& paths, ForkableSink& sink, un
   for (const std::string& p : paths) {
     if (im.total_exceeded) {
       im.notes().add_unreadable(p, say(Say::InputTotalLimitNotRead));
+      ++im.notes().stopped_by_limit;
       continue;
     }
     im.walk_path(p, paths.size() > 1, sink);

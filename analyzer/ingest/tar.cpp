@@ -102,9 +102,9 @@ std::size_t TarReader::Data::read(char* buf, std::size_t cap) {
   remaining_ -= n;
   t_.offset_ += n;
   if (n == 0) {
-    const std::string why = t_.in_.failed() ? t_.in_.error() : say(Say::InputTarMemberCut);
-    fail(why);
-    t_.set_error(why);
+    if (t_.in_.failed()) fail_from(t_.in_);
+    else fail(say(Say::InputTarMemberCut));
+    t_.set_error(error());
   }
   return n;
 }

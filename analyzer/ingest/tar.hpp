@@ -25,6 +25,7 @@ class TarReader {
   // The data of the current member; valid until next().
   ByteReader& data() { return data_; }
   const std::string& error() const { return error_; }
+  bool stopped_by_limit() const { return in_.stopped_by_limit(); }  // the error is a limit of the run
 
  private:
   class Data final : public ByteReader {

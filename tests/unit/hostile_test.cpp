@@ -734,6 +734,43 @@ with open("big.snapshot", "w") as f:
   }
 }
 
+// Issue 24 item 20: a run a limit stopped before the end of its input is not "healthy": the failure
+// is most often at the end of a log. Plain gz, a member of a tar.gz, a zip member, the byte limit.
+TEST(Hostile, ALimitThatStopsReadingLeavesTheVerdictInconclusive) {
+  TempDir d;
+  python(d, R"PY(import gzip, io, tarfile, zipfile
+line = b"2026-03-02 11:07:15 INFO step ok " + b"a" * 4000 + b"\n"
+data = line * 20000
+with gzip.open("run.log.gz", "wb", 9) as f:
+    f.write(data)
+ti = tarfile.TarInfo("node-3/run.log"); ti.size = len(data)
+with tarfile.open("job.tar.gz", "w:gz") as t:
+    t.addfile(ti, io.BytesIO(data))
+with zipfile.ZipFile("job.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("node-3/run.log", data)
+open("plain.log", "wb").write(line * 1000)
+)PY");
+  const std::vector<std::vector<std::string>> runs = {{"--max-ratio", "100", d.file("run.log.gz")},
+                                                      {"--max-ratio", "100", d.file("job.tar.gz")},
+                                                      {"--max-ratio", "100", d.file("job.zip")},
+                                                      {"--max-total-bytes", "1M", d.file("plain.log")}};
+  for (const auto& extra : runs) {
+    std::vector<std::string> args = {"analyze", "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Bounded r = run_bounded(args, 60, d.path());
+    const json j = json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << extra.back() << r.err;
+    EXPECT_EQ(j["verdict"]["status"], "inconclusive") << extra.back();
+    EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("stopped at a limit"), std::string::npos) << extra.back();
+    EXPECT_FALSE(j["inputs"]["unreadable"].empty()) << extra.back();
+  }
+  // Read to the end, the same input is healthy.
+  const Bounded r = run_bounded({"analyze", "--format", "json", d.file("job.tar.gz")}, 60, d.path());
+  const json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.err;
+  EXPECT_EQ(j["verdict"]["status"], "healthy") << j["inputs"].dump();
+}
+
 TEST(Hostile, LongErrorLinesAreCutInWhatIsKept) {
   TempDir d;
   python(d, R"PY(with open("long.log", "w") as f:
