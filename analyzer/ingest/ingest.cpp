@@ -328,6 +328,7 @@ struct Ingestor::Impl {
     while (!total_exceeded && tar.next(m)) {
       ++members;
       const std::string child = member_display(display, m.name);
+      if (!m.damage.empty()) inv.add_unreadable(child, m.damage);
       switch (m.type) {
         case TarReader::Type::Directory: continue;
         case TarReader::Type::Link: inv.add_skipped(child, say(Say::InputLinkInArchive)); continue;
@@ -437,7 +438,12 @@ struct Ingestor::Impl {
     ctx->a = a;
     archive_read_support_format_zip(a);
     std::uint64_t members = 0;
-    std::set<std::string> streamed;  // names reached reading front to back
+    std::set<std::string> streamed;  // names reached reading front to back, backslashes as '/'
+    // libarchive gives a DOS zip's C:\x\y.log as C:/x/y.log; the central directory keeps it raw.
+    auto slashed = [](std::string n) {
+      std::replace(n.begin(), n.end(), '\\', '/');
+      return n;
+    };
     bool clean_end = false;
     auto report = [&](const std::string& where) {
       const char* msg = archive_error_string(a);
@@ -469,7 +475,7 @@ struct Ingestor::Impl {
       else if (const char* u = archive_entry_pathname_utf8(entry)) name = u;
       else name = say(Say::InputUnnamedMember);
       const std::string child = member_display(display, name);
-      streamed.insert(name);
+      streamed.insert(slashed(name));
       if (archive_entry_filetype(entry) == AE_IFDIR) continue;
       if (archive_entry_filetype(entry) != AE_IFREG) {
         inv.add_skipped(child, say(Say::InputNotRegularInArchive));
@@ -492,7 +498,7 @@ struct Ingestor::Impl {
       char rest[kArchiveChunk];
       for (std::size_t n; (n = reader.read(rest, sizeof rest)) > 0;) ctx->keep(rest, n);
       for (const std::string& name : central_names(ctx->tail))
-        if (!name.empty() && name.back() != '/' && streamed.count(name) == 0)
+        if (!name.empty() && name.back() != '/' && streamed.count(slashed(name)) == 0)
           inv.add_unreadable(member_display(display, name), say(Say::InputZipCentralOnly));
     }
     archive_read_free(a);

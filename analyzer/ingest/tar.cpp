@@ -55,20 +55,21 @@ bool checksum_ok(const char* h) {
   return stored == unsigned_sum || static_cast<std::int64_t>(stored) == signed_sum;
 }
 
-// pax records: "<len> <key>=<value>\n"
-void parse_pax(const std::string& text, std::string& path, std::uint64_t& size, bool& has_size) {
+// pax records: "<len> <key>=<value>\n". False when a record is damaged (a length that is no
+// number or does not fit): the records from there on are ignored.
+bool parse_pax(const std::string& text, std::string& path, std::uint64_t& size, bool& has_size) {
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t sp = text.find(' ', pos);
-    if (sp == std::string::npos) return;
+    if (sp == std::string::npos) return text.find_first_not_of(std::string_view("\0", 1), pos) == std::string::npos;
     std::uint64_t len = 0;
     for (std::size_t i = pos; i < sp; ++i) {
-      if (text[i] < '0' || text[i] > '9') return;
+      if (text[i] < '0' || text[i] > '9') return false;
       len = len * 10 + static_cast<std::uint64_t>(text[i] - '0');
-      if (len > text.size()) return;  // longer than the header: damaged (and no overflow)
+      if (len > text.size()) return false;  // longer than the header: damaged (and no overflow)
     }
     // The record must hold its own length field and the space (so that pos always moves on).
-    if (len <= sp - pos || len > text.size() - pos) return;
+    if (len <= sp - pos || len > text.size() - pos) return false;
     const std::string rec = text.substr(sp + 1, pos + len - sp - 1);  // key=value\n
     const std::size_t eq = rec.find('=');
     if (eq != std::string::npos) {
@@ -91,6 +92,7 @@ void parse_pax(const std::string& text, std::string& path, std::uint64_t& size, 
     }
     pos += len;
   }
+  return true;
 }
 
 }  // namespace
@@ -163,6 +165,7 @@ bool TarReader::next(Member& m) {
     data_.remaining_ = 0;
     pad_ = 0;
   }
+  m.damage.clear();
   std::string long_name;
   std::string pax_path;
   std::uint64_t pax_size = 0;
@@ -217,7 +220,7 @@ bool TarReader::next(Member& m) {
     if (type == 'x') {
       std::string pax;
       if (!read_text(size, pax)) return false;
-      parse_pax(pax, pax_path, pax_size, has_pax_size);
+      if (!parse_pax(pax, pax_path, pax_size, has_pax_size)) m.damage = say(Say::InputTarPaxDamaged);
       continue;
     }
     if (type == 'g') {  // global pax header

@@ -15,6 +15,7 @@ class TarReader {
     std::string name;
     std::uint64_t size = 0;
     Type type = Type::Regular;
+    std::string damage;  // a damaged pax header before it (its records from the damage on ignored)
   };
 
   explicit TarReader(ByteReader& in) : in_(in) {}

@@ -32,11 +32,12 @@ Time Time::parse(std::string text, bool year_inferred) {
   Time t;
   t.year_inferred = year_inferred;
   const std::string_view s = text;
-  // YYYY-MM-DDTHH:MM:SS
+  // YYYY-MM-DDTHH:MM:SS. A year before 1970 is no clock a job ran by (year 0000 from a zeroed
+  // stamp): kept as text, so it neither comes first nor stretches a timeline over two millennia.
   auto y = digits_at(s, 0, 4), mo = digits_at(s, 5, 2), d = digits_at(s, 8, 2);
   auto h = digits_at(s, 11, 2), mi = digits_at(s, 14, 2), se = digits_at(s, 17, 2);
   if (y && mo && d && h && mi && se && s[4] == '-' && s[7] == '-' && (s[10] == 'T' || s[10] == ' ') && s[13] == ':' &&
-      s[16] == ':' && *mo >= 1 && *mo <= 12 && *d >= 1 && *d <= 31 && *h <= 24 && *mi <= 59 && *se <= 60) {
+      s[16] == ':' && *y >= 1970 && *mo >= 1 && *mo <= 12 && *d >= 1 && *d <= 31 && *h <= 24 && *mi <= 59 && *se <= 60) {
     std::int64_t us = (days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d)) * 86400 +
                        std::int64_t{*h} * 3600 + std::int64_t{*mi} * 60 + *se) *
                       1'000'000;

@@ -150,7 +150,13 @@ TEST(Hostile, PaxLengthNearTwoToThe64DoesNotLoop) {
   d.write("p.tar", tar);
   const Bounded r = run_bounded({"analyze", "--format", "json", d.file("p.tar")}, 20, d.path());
   EXPECT_FALSE(r.timed_out);
-  EXPECT_LE(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 1);
+  // The member after it is read, and the damage is listed, not passed over (issue 24 item 20).
+  const json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.err;
+  EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "p.tar!a.log")) << j["inputs"].dump();
+  EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "pax extended header")) << j["inputs"].dump();
+  EXPECT_EQ(j["inputs"]["files"], 1);
 }
 
 TEST(Hostile, NestedAndManyMemberBombsStopAtOneBudgetPerInput) {
@@ -606,6 +612,13 @@ sys.stdout.buffer.write(bytes(ob[:off]) + cd + bytes(tail))
   const json j = analyze_json(d.file("hidden.zip"));
   EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "hidden.zip!hidden.log")) << j["inputs"].dump();
   EXPECT_TRUE(mentions(j["inputs"]["unreadable"], "central directory")) << j["inputs"].dump();
+  // A member named the DOS way (C:\Windows\x.log) is read, and not listed as central-only too.
+  d.write("mkdos.py", "import zipfile\nwith zipfile.ZipFile('dos.zip', 'w') as z:\n"
+                      "    z.writestr('C:\\\\Windows\\\\x.log', '[rank0]: RuntimeError: on a DOS path\\n')\n");
+  ASSERT_EQ(sh("cd " + d.path() + " && python3 mkdos.py"), 0);
+  const json k = analyze_json(d.file("dos.zip"));
+  EXPECT_TRUE(k["inputs"]["unreadable"].empty()) << k["inputs"].dump();
+  EXPECT_NE(k.dump().find("on a DOS path"), std::string::npos);
 }
 
 TEST(Hostile, NumbersOverEighteenDigitsGiveTheSameOutputEveryRun) {

@@ -111,6 +111,10 @@ TEST(ModelTime, ReadsTheShapesTheParsersWrite) {
 
   EXPECT_FALSE(model::Time::parse("10:17:31").valid);
   EXPECT_FALSE(model::Time::parse("2025-13-01T10:17:31").valid);
+  // A zeroed stamp is no clock: it neither orders first nor stretches a timeline.
+  EXPECT_FALSE(model::Time::parse("0000-01-01T00:00:00").valid);
+  EXPECT_FALSE(model::Time::parse("1969-12-31T23:59:59").valid);
+  EXPECT_TRUE(model::Time::parse("1970-01-01T00:00:05").valid);
   EXPECT_FALSE(model::Time::parse("").valid);
   EXPECT_EQ(model::Time::parse("yesterday").text, "yesterday");
 }
