@@ -217,6 +217,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::InputManyJobs, "input.many-jobs",
      "the input looks like {count} jobs ({some}: each has a rank 0 of its own), analysed here as one; `dtriage scan` analyses each entry as its own job"},
     {Say::InputNestedTooDeep, "input.nested-too-deep", "archives nested deeper than {depth} levels"},
+    {Say::InputChangedWhileMerged, "input.changed-while-merged", "{path}:{line}: the line changed after it was read (is a scan still writing the file?); left out"},
     {Say::InputTarPaxDamaged, "input.tar-pax-damaged", "tar: a pax extended header before this member is damaged (a record length that is no number or does not fit); its records from there on are ignored"},
     {Say::InputSnapshotCut, "input.snapshot-cut", "a snapshot is read up to {lines} lines or {bytes} of output; {count} lines after that were not read"},
     {Say::InputShrank, "input.shrank", "shrank while read: ended after {read} of its {size} bytes (lines before were kept)"},

@@ -186,6 +186,7 @@ enum class Say : std::uint16_t {
   InputUnsupportedFormat,
   InputManyJobs,
   InputNestedTooDeep,            // {depth}
+  InputChangedWhileMerged,       // {path} {line}
   InputTarPaxDamaged,
   InputSnapshotCut,              // {lines} {bytes} {count}
   InputShrank,                   // {read} {size}

@@ -189,6 +189,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
      "输入看起来包含 {count} 个作业（{some}：各自有自己的 rank 0），此处按一个作业分析；"
      "`dtriage scan` 会把每一项作为单独的作业分析"},
     {Say::InputNestedTooDeep, "归档嵌套超过 {depth} 层"},
+    {Say::InputChangedWhileMerged, "{path}:{line}：该行在读取后发生了变化（是否仍有扫描在写入该文件？）；已略去"},
     {Say::InputTarPaxDamaged, "tar：此成员前的 pax 扩展头已损坏（记录长度不是数字或超出范围）；其后的记录被忽略"},
     {Say::InputSnapshotCut, "快照最多读取 {lines} 行或 {bytes} 的输出；其后的 {count} 行未读取"},
     {Say::InputShrank, "读取过程中文件变小：读到其 {size} 字节中的 {read} 字节时结束（此前的行已保留）"},

@@ -239,6 +239,7 @@ ReadResults read_results(const std::string& path, const std::function<void(Resul
       r.partial_tail = !line.empty();
       break;
     }
+    const std::uint64_t offset = r.complete_bytes;
     r.complete_bytes += line.size() + 1;
     if (line.empty()) continue;
     auto parsed = parse_result_line(line);
@@ -250,6 +251,7 @@ ReadResults read_results(const std::string& path, const std::function<void(Resul
     l.raw = line;
     l.path = path;
     l.line = number;
+    l.offset = offset;
     if (each) each(std::move(l));
     else r.lines.push_back(std::move(l));
   }

@@ -59,6 +59,7 @@ struct ResultLine {
   std::string raw;          // the line as written
   std::string path;         // file it came from
   std::uint64_t line = 0;
+  std::uint64_t offset = 0;  // byte offset of the line in its file
 };
 struct ReadResults {
   std::vector<ResultLine> lines;

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -159,24 +160,40 @@ int cmd_summary(const std::vector<std::string>& files, const std::string& format
 }
 
 // Joins shard outputs: one line per job (the first seen; a job in two shards is reported), in
-// name order, half-written lines left out. Only each job's line as written is kept.
+// name order, half-written lines left out. Each job keeps where its line is (file, offset, size) and
+// a hash of it, not the line: the lines are read again as they are written. When the output is one
+// of the files merged, the lines are kept instead (the file is rewritten).
 int cmd_merge(const std::vector<std::string>& files, const std::string& output) {
   struct Kept {
-    std::string raw;
+    std::uint64_t hash = 0;
     std::size_t file = 0;
-    std::uint64_t line = 0;
+    std::uint64_t line = 0, offset = 0, size = 0;
+    std::string raw;  // only when the output is an input
+  };
+  namespace fs = std::filesystem;
+  bool rewrites = false;
+  std::error_code ec;
+  for (const std::string& f : files)
+    if (!output.empty() && output != "-" && fs::exists(output, ec) && fs::equivalent(f, output, ec)) rewrites = true;
+  auto fnv = [](const std::string& s) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h;
   };
   std::map<std::string, Kept> by_job;
   int code = 0;
   std::size_t file = 0;
   for (const std::string& f : files) {
     for_each_result({f}, code, [&](batch::ResultLine&& l) {
+      const std::uint64_t h = fnv(l.raw);
       const auto it = by_job.find(l.job);
       if (it == by_job.end()) {
-        by_job.emplace(std::move(l.job), Kept{std::move(l.raw), file, l.line});
+        Kept k{h, file, l.line, l.offset, l.raw.size(), {}};
+        if (rewrites) k.raw = std::move(l.raw);
+        by_job.emplace(std::move(l.job), std::move(k));
         return;
       }
-      if (it->second.raw != l.raw)
+      if (it->second.hash != h)
         std::fprintf(stderr, "dtriage: %s\n",
                      base::say(base::Say::InputJobTwice, {{"path", f}, {"line", std::to_string(l.line)}, {"job", it->first},
                                                           {"first", files[it->second.file]}, {"at", std::to_string(it->second.line)}})
@@ -184,10 +201,28 @@ int cmd_merge(const std::vector<std::string>& files, const std::string& output) 
     });
     ++file;
   }
+  std::vector<std::ifstream> in(files.size());
+  if (!rewrites)
+    for (std::size_t i = 0; i < files.size(); ++i) in[i].open(files[i], std::ios::binary);
   Output out;
   if (!open_output(out, output)) return 2;
+  std::string line;
   for (const auto& [job, k] : by_job) {
-    out.buffer() += k.raw;
+    if (rewrites) {
+      out.buffer() += k.raw;
+    } else {
+      line.resize(k.size);
+      std::ifstream& f = in[k.file];
+      f.seekg(static_cast<std::streamoff>(k.offset));
+      if (!f.read(line.data(), static_cast<std::streamsize>(k.size)) || fnv(line) != k.hash) {
+        // Changed since it was read (a scan still writing it): said, and left out.
+        std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputChangedWhileMerged, {{"path", files[k.file]}, {"line", std::to_string(k.line)}}).c_str());
+        f.clear();
+        code = 1;
+        continue;
+      }
+      out.buffer() += line;
+    }
     out.buffer() += '\n';
     out.maybe_flush();
   }

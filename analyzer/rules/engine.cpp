@@ -725,8 +725,10 @@ std::set<const Rule*> c10d_clients(const std::vector<model::Event>& events, cons
   for (const Finding& f : a.findings)
     if (f.rule->launch_phase)
       for (auto i : f.events) printed[f.rule].insert(launcher(events[i]));
-  for (const auto& [rule, by] : printed)
-    if (std::any_of(launchers.begin(), launchers.end(), [&](const std::string& l) { return by.count(l) == 0; })) out.insert(rule);
+  for (const auto& [rule, by] : printed) {
+    const std::set<std::string>& seen = by;  // clang before 16 cannot capture a structured binding
+    if (std::any_of(launchers.begin(), launchers.end(), [&](const std::string& l) { return seen.count(l) == 0; })) out.insert(rule);
+  }
   return out;
 }
 
