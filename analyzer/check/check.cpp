@@ -53,6 +53,19 @@ Evidence section_evidence(const Snapshot& s, std::string_view section) {
   return Evidence{s.path, sec->line, text};
 }
 
+// The row of `section` that says it: the first output line holding `words`' first word, else its
+// second, ..., with its own line number (a section's output lines follow its header one to one);
+// else the section's header.
+Evidence row_evidence(const Snapshot& s, std::string_view section, const std::vector<std::string>& words) {
+  const formats::SnapshotSection* sec = s.section(section);
+  if (sec != nullptr)
+    for (const std::string& w : words)
+      for (std::size_t i = 0; i < sec->lines.size(); ++i)
+        if (!w.empty() && sec->lines[i].find(w) != std::string::npos)
+          return Evidence{s.path, sec->line + 1 + i, sec->lines[i]};
+  return section_evidence(s, section);
+}
+
 Evidence smoke_evidence(const SmokeRank& r) { return Evidence{r.path, r.line, r.text}; }
 
 // The value most nodes hold; a tie goes to the master node's value, then to the first node's.
@@ -321,8 +334,9 @@ void check_node_devices(Builder& b, const Input& in, const Snapshot& s, const De
   if (visible) n.values.emplace_back(var, std::to_string(*visible));
   if (s.torch_device_count) n.values.emplace_back("torch_device_count", std::to_string(*s.torch_device_count));
   n.values.emplace_back("held_by", std::to_string(s.holders.size()));
-  n.evidence.push_back(section_evidence(s, source));
-  if (!s.holders.empty()) n.evidence.push_back(section_evidence(s, s.platform == "ascend" ? "npu.info" : "nvidia.apps"));
+  n.evidence.push_back(row_evidence(s, source, {s.devices.front().model}));
+  if (!s.holders.empty())
+    n.evidence.push_back(row_evidence(s, s.platform == "ascend" ? "npu.info" : "nvidia.apps", {std::to_string(s.holders.front().pid)}));
 }
 
 CheckResult check_devices(const Input& in, const std::string& master) {
@@ -394,8 +408,8 @@ CheckResult check_topology(const Input& in, const std::string& master) {
     n.values.emplace_back("master", addr);
     n.values.emplace_back("reach", s.reach);
     if (!s.topology.empty()) n.evidence.push_back(section_evidence(s, topo_section));
-    if (cat == "shm-insufficient") n.evidence.push_back(section_evidence(s, "host.shm"));
-    n.evidence.push_back(section_evidence(s, "launch.master"));
+    if (cat == "shm-insufficient") n.evidence.push_back(row_evidence(s, "host.shm", {"/dev/shm"}));
+    n.evidence.push_back(row_evidence(s, "launch.master", {"result="}));
   }
   return b.done();
 }
@@ -561,9 +575,12 @@ void check_node_launch(Builder& b, const Input& in, const Snapshot& s, const Lau
   NodeResult& added = b.add(s.host, st, join(msg, "; "));
   if (st == Status::Fail) added.category = cat;
   added.values = std::move(n.values);
-  added.evidence.push_back(section_evidence(s, "launch.env"));
-  if (s.port_state == "bound") added.evidence.push_back(section_evidence(s, "launch.port"));
-  if (!s.leftovers.empty()) added.evidence.push_back(section_evidence(s, "launch.leftovers"));
+  // The variables' own rows (MASTER_PORT=29501), the port's holder, the first launcher left running.
+  for (const char* k : {"MASTER_ADDR=", "MASTER_PORT=", "WORLD_SIZE="})
+    if (Evidence e = row_evidence(s, "launch.env", {k}); e.text.rfind(k, 0) == 0) added.evidence.push_back(std::move(e));
+  if (added.evidence.empty()) added.evidence.push_back(section_evidence(s, "launch.env"));
+  if (s.port_state == "bound") added.evidence.push_back(row_evidence(s, "launch.port", {"pid=", "state="}));
+  if (!s.leftovers.empty()) added.evidence.push_back(row_evidence(s, "launch.leftovers", {"pid="}));
 }
 
 // The job as a whole: one node per NODE_RANK, as many snapshots as nodes, and one world size in the

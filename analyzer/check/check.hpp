@@ -117,7 +117,7 @@ struct Report {
 
 Report run_checks(const Input& input);
 
-std::string render_text(const Report& r);
+std::string render_text(const Report& r, bool color = false);  // ANSI colours when `color`
 std::string render_json(const Report& r);
 std::string render_markdown(const Report& r);
 

@@ -39,7 +39,20 @@ std::string not_kept(const Report& r) {
 
 }  // namespace
 
-std::string render_text(const Report& r) {
+std::string render_text(const Report& r, bool color) {
+  const char* bold = color ? "\x1b[1m" : "";
+  const char* dim = color ? "\x1b[2m" : "";
+  const char* reset = color ? "\x1b[0m" : "";
+  auto paint = [&](Status st) -> const char* {
+    if (!color) return "";
+    switch (st) {
+      case Status::Fail: return "\x1b[1;31m";
+      case Status::Warn: return "\x1b[1;33m";
+      case Status::Pass: return "\x1b[32m";
+      case Status::Skip: return "\x1b[2m";
+    }
+    return "";
+  };
   std::string o = say(r.nodes.size() == 1 ? Say::CheckReportNodesOne : Say::CheckReportNodesMany, {{"count", std::to_string(r.nodes.size())}});
   if (!r.nodes.empty()) {
     o += " (";
@@ -48,22 +61,26 @@ std::string render_text(const Report& r) {
   }
   o += "\n\n";
   for (const CheckResult& c : r.checks) {
-    o += std::to_string(c.id) + ". " + c.name + ": " + upper(status_name(c.status)) + "   (" + c.title + ")\n";
+    o += std::string(bold) + std::to_string(c.id) + ". " + c.name + ": " + reset + paint(c.status) + upper(status_name(c.status)) + reset +
+         "   (" + c.title + ")\n";
     for (const NodeResult& n : c.results) {
-      o += "   " + upper(status_name(n.status)) + std::string(5 - std::string(status_name(n.status)).size(), ' ') +
-           base::visible(node_label(n)) + ": " + base::visible(n.message) + "\n";
+      o += "   " + std::string(paint(n.status)) + upper(status_name(n.status)) + reset +
+           std::string(5 - std::string(status_name(n.status)).size(), ' ') + base::visible(node_label(n)) + ": " +
+           base::visible(n.message) + "\n";
       if (n.status == Status::Fail || n.status == Status::Warn)
         for (const Evidence& e : n.evidence)
-          o += "         " + base::visible(e.path) + ":" + std::to_string(e.line) + "  " + base::visible(e.text.substr(0, 160)) + "\n";
+          o += "         " + std::string(dim) + base::visible(e.path) + ":" + std::to_string(e.line) + reset + "  " +
+               base::visible(e.text.substr(0, 160)) + "\n";
     }
     o += "\n";
   }
   for (const auto& [path, reason] : r.unreadable)
     o += say(Say::CheckReportUnreadable, {{"path", base::visible(path)}, {"reason", base::visible(reason)}}) + "\n";
   if (r.values_not_kept != 0) o += not_kept(r) + "\n";
-  o += say(Say::CheckReportResult, {{"status", upper(status_name(r.status))}});
+  o += std::string(bold) + say(Say::CheckReportResult, {{"status", std::string(paint(r.status)) + upper(status_name(r.status)) + reset + bold}});
   if (r.status == Status::Fail) o += say(Say::CheckReportFailed, {{"checks", failed_names(r, Status::Fail)}});
   else if (r.status == Status::Warn) o += say(Say::CheckReportWarnings, {{"checks", failed_names(r, Status::Warn)}});
+  o += reset;
   o += "\n";
   return o;
 }

@@ -13,14 +13,14 @@
 #include "report/report.hpp"
 
 namespace dtriage::cli {
-namespace {
 
-bool use_color(const Config& config, const Output& out) {
-  if (config.color == "always") return true;
-  if (config.color == "never") return false;
+bool use_color(const std::string& setting, const Output& out) {
+  if (setting == "always") return true;
+  if (setting == "never") return false;
   if (std::getenv("NO_COLOR") != nullptr) return false;
   return out.is_terminal();
 }
+namespace {
 
 std::string render(const report::Report& rep, const std::string& format, bool color) {
   if (format == "json") return report::render_json(rep);
@@ -130,7 +130,7 @@ int cmd_analyze(Config& config) {
     red.add_report(full);
     masked = report::redact(full, red);
   }
-  std::string text = render(masked ? masked->view() : full, config.format, use_color(config, out));
+  std::string text = render(masked ? masked->view() : full, config.format, use_color(config.color, out));
   // --baseline: what changed since the run that worked, as a section of this report.
   if (!config.baseline.empty()) {
     good = diff::read_side(config.baseline, *book, config.analysis);

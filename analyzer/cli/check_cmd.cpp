@@ -117,7 +117,7 @@ int cmd_check(CheckArgs& args) {
   if (args.redact) redact(report, input);
   if (args.format == "json") out.buffer() += check::render_json(report);
   else if (args.format == "markdown") out.buffer() += check::render_markdown(report);
-  else out.buffer() += check::render_text(report);
+  else out.buffer() += check::render_text(report, use_color(args.color, out));
   if (!finish_output(out)) return 2;
   if (report.status == check::Status::Fail) return kExitCheckFailed;
   return inv.unreadable.empty() ? 0 : 1;

@@ -345,6 +345,8 @@ CLI::App* add_check(CLI::App& app, RawArgs& raw, std::string& launch) {
       ->check(CLI::IsMember({"text", "json", "markdown"}));
   cmd->add_flag("--json", raw.json, "The same as --format json");
   cmd->add_flag("--redact", raw.redact, "Mask host names, IP addresses, user names and secrets");
+  cmd->add_option("--color", raw.color, "auto (default), always or never; NO_COLOR is honoured")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   return cmd;
 }
 
@@ -480,6 +482,7 @@ int run_check(Config& config, const std::string& launch) {
   args.limits = config.analysis.limits;
   args.hints = std::move(config.hints);
   args.redact = config.redact;
+  args.color = config.color;
   return cmd_check(args);
 }
 

@@ -41,6 +41,8 @@ struct Config {
 bool open_output(Output& out, const std::string& path, bool append = false);
 // Flushes and closes the output; false (after saying why) when it could not all be written.
 bool finish_output(Output& out);
+// --color: "always", "never" or "auto" (a terminal, unless NO_COLOR is set).
+bool use_color(const std::string& setting, const Output& out);
 // Loads and compiles the rules of config.rules_dirs; rule problems said on stderr with `prefix`.
 std::optional<analysis::RuleBook> load_rules(const Config& config, const char* prefix = "dtriage: rule problem: ");
 // Every unreadable and skipped input, one line each on stderr.
@@ -78,6 +80,7 @@ struct CheckArgs {
   ingest::Limits limits;
   ingest::NodeHints hints;
   bool redact = false;             // --redact
+  std::string color = "auto";      // --color
 };
 
 // `dtriage check`: the six pre-launch checks over snapshots, smoke-test output and training logs.

@@ -202,6 +202,39 @@ TEST(Check, SmallerMemoryOfTheSameModelFails) {
   EXPECT_NE(result(r, 1, "gpu-a02")->message.find("device 6 has 40960 MiB"), std::string::npos) << dump(r);
 }
 
+// Each snapshot evidence line is the file's own line at its number, and the row that says it: the
+// process holding memory, MASTER_PORT=..., the port's holder (not a section's header).
+TEST(Check, EvidenceIsTheSnapshotsOwnRow) {
+  auto check_rows = [](const check::Report& r, const std::vector<NodeSpec>& job, int id, const std::string& host,
+                       const std::string& want) {
+    const check::NodeResult* n = result(r, id, host);
+    ASSERT_NE(n, nullptr) << dump(r);
+    bool found = false;
+    for (const auto& e : n->evidence) {
+      for (const NodeSpec& s : job) {
+        if (e.path != s.host + ".snapshot") continue;
+        const auto lines = lines_of(make_snapshot(s));
+        ASSERT_LE(e.line, lines.size()) << e.text;
+        EXPECT_EQ(lines[e.line - 1], e.text) << "line " << e.line;
+      }
+      found = found || e.text.find(want) != std::string::npos;
+    }
+    EXPECT_TRUE(found) << want << "\n" << dump(r);
+  };
+  for (const std::string platform : {"nvidia", "ascend"}) {
+    auto job = healthy_job(2, platform);
+    job[0].holders = {{3, 91733, "python", 30112}};
+    check_rows(run(job), job, 1, job[0].host, "91733");
+  }
+  auto job = healthy_job(4);
+  job[3].env["MASTER_PORT"] = "29501";
+  job[0].port_state = "bound";
+  job[0].port_pid = 4242;
+  const auto r = run(job);
+  check_rows(r, job, 4, job[3].host, "MASTER_PORT=29501");
+  check_rows(r, job, 4, job[0].host, "4242");
+}
+
 TEST(Check, BusyPortOnTheMasterFailsLaunch) {
   auto job = healthy_job(2);
   job[0].port_state = "bound";
@@ -428,6 +461,11 @@ TEST(Check, CommandLineWritesTextJsonMarkdownAndExitsThreeOnFailure) {
   auto md = run_dtriage("check --format markdown " + dir.file("snaps"));
   EXPECT_EQ(md.exit_code, 3);
   EXPECT_NE(md.out.find("| 1 | devices | **FAIL** | gpu-a02 |"), std::string::npos) << md.out;
+  // Colour as analyze has it: asked for, or on a terminal; never in a file or with NO_COLOR.
+  const auto coloured = run_dtriage("check --color always " + dir.file("snaps"));
+  EXPECT_NE(coloured.out.find("\x1b[1;31mFAIL\x1b[0m"), std::string::npos) << coloured.out;
+  EXPECT_EQ(run_dtriage("check " + dir.file("snaps")).out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(run_dtriage("check --color never " + dir.file("snaps")).out.find('\x1b'), std::string::npos);
   // Snapshots packed in an archive are read the same way.
   ASSERT_EQ(sh("cd " + dir.path() + " && tar czf snaps.tar.gz snaps"), 0);
   EXPECT_EQ(run_dtriage("check " + dir.file("snaps.tar.gz")).exit_code, 3);

@@ -736,6 +736,10 @@ with open("big.snapshot", "w") as f:
   EXPECT_GT(j["inputs"]["values_not_kept"].get<std::uint64_t>(), 0u);
   const Bounded t = run_bounded({"check", d.file("logs")}, 120, d.path());
   EXPECT_NE(t.out.find("counted, not judged"), std::string::npos) << t.out.substr(0, 400);
+  // `events` writes each event as it goes (the README's bound).
+  const Bounded ev = run_bounded({"events", "-o", d.file("events.jsonl"), d.file("logs")}, 120, d.path());
+  EXPECT_EQ(ev.exit_code, 0) << ev.err;
+  EXPECT_LT(ev.peak_kib, 32 * 1024 * kSlower);
 
   for (const char* cmd : {"check", "analyze"}) {
     const Bounded s = run_bounded({cmd, "--format", "json", d.file("big.snapshot")}, 60, d.path());
