@@ -468,6 +468,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::SumColReason, "sum.col-reason", "reason"},
     {Say::SumChartCategories, "sum.chart-categories", "jobs by root-cause category"},
     {Say::SumChartWeeks, "sum.chart-weeks", "failed jobs by week"},
+    {Say::SumChartOther, "sum.chart-other", "{count} other categories"},
     {Say::SumChangesHeading, "sum.changes-heading", "What changed since the baseline"},
     {Say::SumColChange, "sum.col-change", "change"},
     {Say::WhySameSecond, "why.same-second", "{count} other rank(s) failed on their own in the same second; the first of them, rank {rank}: {what}{when}"},

@@ -434,6 +434,7 @@ enum class Say : std::uint16_t {
   SumColReason,
   SumChartCategories,
   SumChartWeeks,
+  SumChartOther,                 // {count}
   SumChangesHeading,
   SumColChange,
   // culprit (correlate/culprit.cpp), added after the rest

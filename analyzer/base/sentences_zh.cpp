@@ -434,6 +434,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::SumColReason, "原因"},
     {Say::SumChartCategories, "各根因类别的作业数"},
     {Say::SumChartWeeks, "每周失败的作业"},
+    {Say::SumChartOther, "其他 {count} 个类别"},
     {Say::SumChangesHeading, "相对基线的变化"},
     {Say::SumColChange, "变化"},
     {Say::WhySameSecond, "另有 {count} 个 rank 在同一秒内自身出错；其中第一个是 rank {rank}：{what}{when}"},

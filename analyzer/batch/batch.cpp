@@ -857,9 +857,13 @@ std::string render_summary_html(const Summary& s) {
     for (const auto& [w, c] : s.weeks) {
       peak = std::max(peak, total_of(c));
     }
-    static const char* kColours[] = {"#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#7f8c8d"};
+    // Twelve colours told apart (Tableau's ten and two more), most jobs first (`cats`' order); those past
+    // them share one grey, named once in the legend.
+    static const char* kColours[] = {"#4e79a7", "#e15759", "#f28e2b", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                                     "#ff9da7", "#9c755f", "#17becf", "#1f3a93", "#8c564b", "#bab0ac"};
+    constexpr int kOther = 12;
     std::map<std::string, int> colour;
-    for (const auto& [c, n] : cats) colour.emplace(c, static_cast<int>(std::min<std::size_t>(colour.size(), 6)));
+    for (const auto& [c, n] : cats) colour.emplace(c, static_cast<int>(std::min<std::size_t>(colour.size(), kOther)));
     const int bar = 28, height = 160, wide = static_cast<int>(s.weeks.size()) * (bar + 8) + 40;
     o += "<svg role=\"img\" aria-label=\"" + esc(say(Say::SumChartWeeks)) + "\" viewBox=\"0 0 " + std::to_string(wide) + " " + std::to_string(height + 40) +
          "\" width=\"" + std::to_string(wide) + "\">\n";
@@ -873,7 +877,7 @@ std::string render_summary_html(const Summary& s) {
         const int h = std::max(1, static_cast<int>(static_cast<double>(height) * static_cast<double>(n) / static_cast<double>(peak)));
         top -= h;
         o += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(top + 10) + "\" width=\"" + std::to_string(bar) + "\" height=\"" +
-             std::to_string(h) + "\" fill=\"" + kColours[colour.count(cat) ? colour[cat] : 6] + "\"><title>" + esc(week) + ": " + esc(cat) + " " +
+             std::to_string(h) + "\" fill=\"" + kColours[colour.count(cat) ? colour[cat] : kOther] + "\"><title>" + esc(week) + ": " + esc(cat) + " " +
              std::to_string(n) + "</title></rect>\n";
       }
       o += "<text class=\"lbl\" x=\"" + std::to_string(x + bar / 2) + "\" y=\"" + std::to_string(height + 26) + "\" text-anchor=\"middle\">" +
@@ -881,9 +885,16 @@ std::string render_summary_html(const Summary& s) {
       x += bar + 8;
     }
     o += "</svg>\n<p class=\"legend\">";
-    for (const auto& [cat, n] : cats)
-      o += "<span><svg width=\"10\" height=\"10\" aria-hidden=\"true\"><rect width=\"10\" height=\"10\" fill=\"" +
-           std::string(kColours[colour[cat]]) + "\"/></svg> " + esc(cat) + "</span> ";
+    auto swatch = [&](int c, const std::string& what) {
+      return "<span><svg width=\"10\" height=\"10\" aria-hidden=\"true\"><rect width=\"10\" height=\"10\" fill=\"" +
+             std::string(kColours[c]) + "\"/></svg> " + esc(what) + "</span> ";
+    };
+    std::size_t others = 0;
+    for (const auto& [cat, n] : cats) {
+      if (colour[cat] < kOther) o += swatch(colour[cat], cat);
+      else ++others;
+    }
+    if (others != 0) o += swatch(kOther, say(Say::SumChartOther, {{"count", std::to_string(others)}}));
     o += "</p>\n<table><tr><th>" + esc(say(Say::SumColWeek)) + "</th><th>" + esc(say(Say::SumColJobs)) + "</th><th>" + esc(say(Say::SumColCategories)) +
          "</th></tr>\n";
     for (const auto& [week, c] : s.weeks) {

@@ -297,5 +297,32 @@ TEST(Batch, SummaryPageIsSelfContainedAndEscaped) {
   EXPECT_EQ(html.find("https://"), std::string::npos);
 }
 
+// The weekly chart tells twelve categories apart (most jobs first) and names the rest as one.
+TEST(Batch, WeeklyChartColoursTwelveCategoriesAndGroupsTheRest) {
+  std::vector<batch::ResultLine> rs;
+  for (int c = 0; c < 14; ++c)
+    for (int k = 0; k <= 14 - c; ++k) {  // category c has 15 - c jobs: c0 the most
+      batch::ResultLine l;
+      l.job = "job-" + std::to_string(c) + "-" + std::to_string(k);
+      l.status = "failed";
+      l.category = "cat-" + std::string(1, static_cast<char>('a' + c));
+      l.rule = "r";
+      l.pattern = l.summary = l.category + " happened";
+      l.date = "2026-11-" + std::to_string(10 + k % 9);
+      rs.push_back(l);
+    }
+  const std::string html = batch::render_summary_html(batch::summarize(rs));
+  const std::size_t legend = html.find("<p class=\"legend\">");
+  ASSERT_NE(legend, std::string::npos);
+  const std::string part = html.substr(legend, html.find("</p>", legend) - legend);
+  std::set<std::string> fills;
+  for (std::size_t at = part.find("fill=\""); at != std::string::npos; at = part.find("fill=\"", at + 1))
+    fills.insert(part.substr(at + 6, 7));
+  EXPECT_EQ(fills.size(), 13u) << part;  // twelve and the others' grey
+  EXPECT_NE(part.find("cat-l"), std::string::npos);
+  EXPECT_EQ(part.find("cat-m"), std::string::npos) << "the 13th category is one of the others";
+  EXPECT_NE(part.find("2 other categories"), std::string::npos) << part;
+}
+
 }  // namespace
 }  // namespace dtriage::test
