@@ -24,7 +24,7 @@ svg line.lane{stroke:#ccc} svg line.link{stroke:#ff7f0e;stroke-dasharray:4 3;str
 svg .root{fill:#b2182b} svg .consequence{fill:#ff7f0e} svg .first-error{fill:#555}
 .legend span{margin-right:14px} .dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}
 details summary{cursor:pointer}
-tr:target,li:target,pre:target{background:#fff3bf}
+tr:target,li:target,pre:target{background:#fff3bf} tr.culprit td{background:#fdf1f1;font-weight:600}
 )";
 
 }  // namespace
@@ -46,6 +46,18 @@ std::string esc(const std::string& s) {
   return o;
 }
 
+namespace {
+
+// "rank 37" in the verdict's line: a link to its row when the rank table has one.
+std::string rank_link(const View& v) {
+  const std::string text = esc(base::say(base::Say::HtmlRank, {{"rank", std::to_string(*v.rank)}}));
+  for (const RankRow& k : v.ranks)
+    if (k.rank == *v.rank) return "<a href=\"#rank-" + std::to_string(k.rank) + "\">" + text + "</a>";
+  return text;
+}
+
+}  // namespace
+
 std::string render_html(const Report& r) {
   const View v = make_view(r);
   using base::Say;
@@ -63,7 +75,7 @@ std::string render_html(const Report& r) {
        "</title>\n<style>" + kCss + "</style></head>\n<body><main>\n";
   o += "<header class=\"verdict " + esc(v.status) + "\"><p class=\"meta\">" + esc(v.status_word) +
        (v.category.empty() ? "" : " &middot; " + esc(v.category)) + (v.rule.empty() ? "" : " &middot; " + esc(base::say(Say::HtmlRule, {{"rule", v.rule}}))) +
-       (v.rank ? " &middot; " + esc(base::say(Say::HtmlRank, {{"rank", n(*v.rank)}})) : "") + "</p>\n<h1 id=\"summary\">" + esc(v.summary) + "</h1>\n";
+       (v.rank ? " &middot; " + rank_link(v) : "") + "</p>\n<h1 id=\"summary\">" + esc(v.summary) + "</h1>\n";
   // Where the report comes from: the tool, when, and what it read.
   o += "<p class=\"meta source\">dtriage " + esc(r.version.empty() ? std::string("?") : r.version) +
        (r.analysed_at.empty() ? "" : " &middot; " + esc(base::say(Say::HtmlAnalysed, {{"when", r.analysed_at}}))) +
@@ -116,7 +128,7 @@ std::string render_html(const Report& r) {
          cols({Say::ColNode, Say::ColProcesses, Say::ColDevices, Say::ColErrors, Say::ColRanks, Say::ColFirstError});
     for (std::size_t k = 0; k < v.nodes.size(); ++k) {
       const NodeRow& row = v.nodes[k];
-      o += "<tr id=\"nrow-" + std::to_string(k) + "\"><td>" + esc(row.name) + "</td><td>" + std::to_string(row.processes) + "</td><td>" + row.devices + "</td><td>" +
+      o += "<tr id=\"nrow-" + std::to_string(k) + "\"" + (!v.node.empty() && row.name == v.node ? " class=\"culprit\"" : "") + "><td>" + esc(row.name) + "</td><td>" + std::to_string(row.processes) + "</td><td>" + row.devices + "</td><td>" +
            std::to_string(row.errors) + "</td><td>" + esc(row.ranks) + "</td><td>" + esc(row.first_error) + "</td></tr>\n";
     }
     o += "</table>\n";
@@ -125,8 +137,9 @@ std::string render_html(const Report& r) {
     o += "<h2>" + esc(heading(base::Say::HeadingRanks)) + "</h2>\n<table id=\"ranks\">" +
          (v.rank_steps ? cols({Say::ColRank, Say::ColNode, Say::ColLocalRank, Say::ColDevice, Say::ColPids, Say::ColStep, Say::ColEnding, Say::ColDetail, Say::ColLine})
                        : cols({Say::ColRank, Say::ColNode, Say::ColLocalRank, Say::ColDevice, Say::ColPids, Say::ColEnding, Say::ColDetail, Say::ColLine}));
+    // Each rank a row of its own to link to (#rank-N); the verdict's rank marked.
     for (const RankRow& k : v.ranks)
-      o += "<tr><td>" + std::to_string(k.rank) + "</td><td>" + esc(k.node) + "</td><td>" + k.local_rank + "</td><td>" + k.device + "</td><td>" + esc(k.pids) +
+      o += "<tr id=\"rank-" + std::to_string(k.rank) + "\"" + (v.rank && *v.rank == k.rank ? " class=\"culprit\"" : "") + "><td>" + std::to_string(k.rank) + "</td><td>" + esc(k.node) + "</td><td>" + k.local_rank + "</td><td>" + k.device + "</td><td>" + esc(k.pids) +
            (v.rank_steps ? "</td><td>" + esc(k.step) : std::string()) + "</td><td>" + esc(k.ending) + "</td><td>" + esc(k.detail) + "</td><td class=\"loc\">" + esc(k.where) + "</td></tr>\n";
     o += "</table>\n";
     if (!v.ranks_rest.empty()) o += "<p>" + esc(v.ranks_rest) + "</p>\n";

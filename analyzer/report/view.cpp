@@ -273,6 +273,7 @@ View make_view(const Report& r) {
   v.remedy = base::visible(verdict.remedy);
   v.rule = verdict.rule;
   v.rank = verdict.rank;
+  v.node = verdict.node.empty() ? "" : base::visible(verdict.node);
   for (const std::string& w : verdict.why) v.why.push_back(base::visible(w));
   v.repeated = base::visible(verdict.repeated);
   if (verdict.root >= 0) {

@@ -69,6 +69,7 @@ struct View {
   std::string status_word;       // the status as the report's language says it
   std::string summary, remedy, rule;
   std::optional<std::int64_t> rank;
+  std::string node;                     // the culprit's node as the node table names it ("" when none)
   std::vector<std::string> why;         // why this rank (the culprit policy's deciding facts)
   std::string repeated;                 // the same failure ended an earlier restart attempt (said), or ""
   std::string evidence_rule;            // the root's rule id ("" for the lead error of an unknown failure)

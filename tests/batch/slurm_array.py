@@ -3,7 +3,9 @@
 here in a scratch folder and stopped after) runs tools/slurm-scan.sbatch as a 3-task job array
 over generated job archives; the merged shards must give the summary of a direct scan.
 Exits 77 (skipped) with a message where the daemons cannot start (not root, packages missing).
-Usage: slurm_array.py DTRIAGE SOURCE_DIR
+Usage: slurm_array.py DTRIAGE SOURCE_DIR [--root JOBS_DIR] [--tasks N]
+With --root, the jobs are those below JOBS_DIR (a benchmark's: bench/scan_bench.py builds 10,000),
+and the times of the array, the merge and the summary are printed.
 """
 import json
 import os
@@ -31,6 +33,9 @@ def free_port():
 
 def main():
     dtriage, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    rest = sys.argv[3:]
+    root = os.path.abspath(rest[rest.index("--root") + 1]) if "--root" in rest else None
+    tasks = int(rest[rest.index("--tasks") + 1]) if "--tasks" in rest else 3
     tools = ["slurmctld", "slurmd", "munged", "munge", "unmunge", "sbatch", "sinfo", "squeue", "runuser"]
     missing = [t for t in tools if not shutil.which(t)]
     if missing:
@@ -106,23 +111,27 @@ def main():
             print("skipped: the node never became idle (%r): %s" % (state, log))
             return SKIP
 
-        jobs = os.path.join(scratch, "jobs")
-        build_jobs(source, jobs)
+        jobs = root or os.path.join(scratch, "jobs")
+        if root is None:
+            build_jobs(source, jobs)
+        expected = len(os.listdir(jobs))
         out = os.path.join(scratch, "out")
         env["DTRIAGE"] = dtriage
-        r = subprocess.run(["sbatch", "--parsable", "--array=0-2", "--cpus-per-task=1", "--output=%s/task-%%a.log" % out,
+        started = time.time()
+        r = subprocess.run(["sbatch", "--parsable", "--array=0-%d" % (tasks - 1), "--cpus-per-task=1", "--output=%s/task-%%a.log" % out,
                             os.path.join(source, "tools", "slurm-scan.sbatch"), jobs, out], env=env, capture_output=True, text=True)
         if r.returncode != 0:
             print("FAIL: sbatch: %s" % r.stderr)
             return 1
         array = r.stdout.strip().split(";")[0]
-        deadline = time.time() + 240
+        deadline = time.time() + (240 if root is None else 3600)
         while time.time() < deadline:
             q = subprocess.run(["squeue", "-h", "-j", array], env=env, capture_output=True, text=True)
             if q.returncode == 0 and not q.stdout.strip():
                 break
             time.sleep(1)
-        shards = [os.path.join(out, "shard-%d.jsonl" % k) for k in range(3)]
+        array_seconds = time.time() - started
+        shards = [os.path.join(out, "shard-%d.jsonl" % k) for k in range(tasks)]
         ok = True
         for k, p in enumerate(shards):
             if not os.path.exists(p):
@@ -132,16 +141,22 @@ def main():
         if not ok:
             return 1
         merged = os.path.join(scratch, "merged.jsonl")
+        t0 = time.time()
         subprocess.run([dtriage, "merge", "-o", merged] + shards, check=True)
+        t1 = time.time()
         got = json.loads(subprocess.run([dtriage, "summary", "--format", "json", merged], capture_output=True, text=True).stdout)
+        t2 = time.time()
         direct = os.path.join(scratch, "direct.jsonl")
         subprocess.run([dtriage, "scan", "-q", "-o", direct, jobs])
         want = json.loads(subprocess.run([dtriage, "summary", "--format", "json", direct], capture_output=True, text=True).stdout)
         n = sum(1 for _ in open(merged))
-        if got != want or n != 200:
-            print("FAIL: the array's merged summary differs from a direct scan (%d lines)" % n)
+        if got != want or n != expected:
+            print("FAIL: the array's merged summary differs from a direct scan (%d lines of %d)" % (n, expected))
             return 1
-        print("slurm array: 3 tasks, %d jobs, merged summary equals the direct scan's" % n)
+        print("slurm array: %d tasks, %d jobs, merged summary equals the direct scan's" % (tasks, n))
+        if root is not None:
+            print("  array (sbatch to the last task's end) %.1f s, %.0f jobs/s; merge %.2f s; summary %.2f s"
+                  % (array_seconds, n / array_seconds, t1 - t0, t2 - t1))
         return 0
     finally:
         for pidfile in reversed(pids):
