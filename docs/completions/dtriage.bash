@@ -15,7 +15,7 @@ _dtriage() {
     merge) opts="--help --lang --output -h -o" ;;
     rules) opts="list show test lint fields patterns literals --help --lang --no-default-rules --rules -h" ;;
     events) opts="--all-lines --follow-outside-links --format --help --lang --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --raw --redact --zstd-window-log-max -h -o" ;;
-    check) opts="--follow-outside-links --format --help --json --lang --launch --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --redact --zstd-window-log-max -h -o" ;;
+    check) opts="--color --follow-outside-links --format --help --json --lang --launch --max-event-memory --max-line-bytes --max-ratio --max-total-bytes --node-from-path --output --redact --zstd-window-log-max -h -o" ;;
     snapshot-script) opts="--help --lang -h" ;;
     *) opts="" ;;
   esac
