@@ -44,7 +44,8 @@ std::vector<ConsequenceGroup> consequence_groups(const Report& r);
 
 // Pieces every human-readable format shows the same way.
 std::string ranks_text(const std::set<std::int64_t>& ranks, std::size_t max_runs = 12);  // "0-7,9"
-std::string first_error_text(const Report& r, const correlate::Node& n);               // "time code path:line"
+// "time code path:line", the time with `digits` fraction digits (the node table's one precision)
+std::string first_error_text(const Report& r, const correlate::Node& n, std::uint8_t digits);
 
 std::string render_json(const Report& r);
 std::string render_text(const Report& r, bool color);

@@ -149,10 +149,35 @@ std::string ranks_text(const std::set<std::int64_t>& s, std::size_t max) {
   return out;
 }
 
-std::string first_error_text(const Report& r, const correlate::Node& n) {
+namespace {
+
+// A time with `digits` fraction digits (cut or padded), its zone kept: one precision down a column.
+std::string time_at(const model::Time& t, std::uint8_t digits) {
+  if (!t.valid || t.text.size() < 19) return t.text;
+  std::size_t end = 19;
+  std::string frac;
+  if (end < t.text.size() && (t.text[end] == '.' || t.text[end] == ',')) {
+    ++end;
+    while (end < t.text.size() && t.text[end] >= '0' && t.text[end] <= '9') frac += t.text[end++];
+  }
+  frac.resize(digits, '0');
+  return t.text.substr(0, 19) + (digits != 0 ? "." + frac : std::string()) + t.text.substr(end);
+}
+
+// The node table's first errors, their times at one precision: the finest the rows have, at most ms.
+std::uint8_t first_error_digits(const Report& r) {
+  std::uint8_t d = 0;
+  for (const correlate::Node& n : r.facts.nodes)
+    if (n.first_error && r.events[*n.first_error].time.valid) d = std::max(d, r.events[*n.first_error].time.digits);
+  return std::min<std::uint8_t>(d, 3);
+}
+
+}  // namespace
+
+std::string first_error_text(const Report& r, const correlate::Node& n, std::uint8_t digits) {
   if (!n.first_error) return "-";
   const model::Event& e = r.events[*n.first_error];
-  return base::visible((e.time.empty() ? std::string() : e.time.text + " ") + (e.code.empty() ? std::string(model::kind_name(e.kind)) : e.code) + " " + e.path + ":" +
+  return base::visible((e.time.empty() ? std::string() : time_at(e.time, digits) + " ") + (e.code.empty() ? std::string(model::kind_name(e.kind)) : e.code) + " " + e.path + ":" +
                        std::to_string(e.line));
 }
 
@@ -290,10 +315,11 @@ View make_view(const Report& r) {
   }
   v.consequences = consequence_groups(r);
   for (const ConsequenceGroup& g : v.consequences) v.consequence_first.push_back(item(r.events[g.first]));
+  const std::uint8_t digits = first_error_digits(r);
   for (const correlate::Node& n : r.facts.nodes)
     v.nodes.push_back(NodeRow{n.name.empty() ? kUnnamedNode : base::visible(n.name), n.processes(),
                               n.devices ? std::to_string(*n.devices) : "-", n.errors, ranks_text(n.ranks),
-                              ranks_text(n.ranks, 4), first_error_text(r, n)});
+                              ranks_text(n.ranks, 4), first_error_text(r, n, digits)});
   rank_rows(r, v);
   for (const rules::Finding& f : r.analysis.findings)
     if (f.role == rules::FindingRole::Related || f.role == rules::FindingRole::Warning)

@@ -375,6 +375,19 @@ TEST(Cli, HtmlMarkersLinkToTheirEvidence) {
   }
 }
 
+// The node table's times share one precision (the finest its rows have, at most ms), so that a
+// column of first errors reads in order (issue 25: nanosecond and second stamps were mixed).
+TEST(Cli, NodeTableTimesShareOnePrecision) {
+  TempDir d;
+  d.write("job/gpu-k3/train.log", "2026-01-02 10:00:00,123456789 [rank0]: RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  d.write("job/gpu-k4/train.log", "2026-01-02 10:00:05 [rank1]: ValueError: bad value\n");
+  const RunResult r = run_dtriage("analyze '" + d.file("job") + "'");
+  EXPECT_NE(r.out.find("2026-01-02T10:00:00.123 RuntimeError"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2026-01-02T10:00:05.000 ValueError"), std::string::npos) << r.out;
+  d.write("job/gpu-k3/train.log", "2026-01-02 10:00:00 [rank0]: RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  EXPECT_NE(run_dtriage("analyze '" + d.file("job") + "'").out.find("2026-01-02T10:00:05 ValueError"), std::string::npos);
+}
+
 TEST(Cli, PermissionDeniedFileIsUnreadable) {
   TempDir d;
   d.write("job/ok.log", "ok\n");
