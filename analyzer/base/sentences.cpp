@@ -354,6 +354,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::LegendExplained, "legend.explained", "explained by it"},
     {Say::LegendFirstError, "legend.first-error", "first error of a node"},
     {Say::LegendUndated, "legend.undated", "{count} mark(s) without a time are not drawn"},
+    {Say::LegendPlaced, "legend.placed", "hollow: {count} mark(s) without a time of their own, placed by their file's order"},
+    {Say::TimelinePlaced, "timeline.placed", " (no time of its own: drawn at the time of line {line} of the same file)"},
     {Say::HtmlInputs, "html.inputs", "{files} files, {bytes} bytes, {lines} lines, {events} events, {cut} long lines cut{rest}."},
     {Say::HtmlDropped, "html.dropped", ", {count} events not kept (--max-event-memory used up)"},
     {Say::TimelineFirstError, "timeline.first-error", "first error: {where}"},

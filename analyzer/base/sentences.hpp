@@ -317,6 +317,8 @@ enum class Say : std::uint16_t {
   LegendExplained,
   LegendFirstError,
   LegendUndated,
+  LegendPlaced,                  // {count}
+  TimelinePlaced,                // {line}
   HtmlInputs,
   HtmlDropped,
   TimelineFirstError,

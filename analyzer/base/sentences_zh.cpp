@@ -320,6 +320,8 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::LegendExplained, "由根因导致"},
     {Say::LegendFirstError, "节点的首个错误"},
     {Say::LegendUndated, "{count} 个没有时间的标记未绘出"},
+    {Say::LegendPlaced, "空心：{count} 个没有自身时间的标记，按其所在文件中的顺序放置"},
+    {Say::TimelinePlaced, "（没有自身的时间：按同一文件第 {line} 行的时间绘出）"},
     {Say::HtmlInputs, "{files} 个文件，{bytes} 字节，{lines} 行，{events} 个事件，{cut} 个超长行已截断{rest}。"},
     {Say::HtmlDropped, "，{count} 个事件未保留（--max-event-memory 已用尽）"},
     {Say::TimelineFirstError, "首个错误：{where}"},

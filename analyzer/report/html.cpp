@@ -22,6 +22,7 @@ th{background:#f4f5f7;white-space:nowrap} .loc{color:#666}
 svg text.lane{font:12px "DejaVu Sans",sans-serif;fill:#333} svg text.axis{font:11px "DejaVu Sans",sans-serif;fill:#666}
 svg line.lane{stroke:#ccc} svg line.link{stroke:#ff7f0e;stroke-dasharray:4 3;stroke-width:1.2}
 svg .root{fill:#b2182b} svg .consequence{fill:#ff7f0e} svg .first-error{fill:#555}
+svg .placed{fill:#fff;stroke-width:2} svg .root.placed{stroke:#b2182b} svg .consequence.placed{stroke:#ff7f0e} svg .first-error.placed{stroke:#555}
 .legend span{margin-right:14px} .dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}
 details summary{cursor:pointer}
 tr:target,li:target,pre:target{background:#fff3bf} tr.culprit td{background:#fdf1f1;font-weight:600}
@@ -88,11 +89,12 @@ std::string render_html(const Report& r) {
     o += "</ul>\n";
   }
   o += "</header>\n";
-  std::size_t undated = 0;
-  o += "<h2>" + esc(heading(Say::HeadingTimeline)) + "</h2>\n" + timeline_svg(r, undated) + "\n";
+  std::size_t undated = 0, placed = 0;
+  o += "<h2>" + esc(heading(Say::HeadingTimeline)) + "</h2>\n" + timeline_svg(r, undated, placed) + "\n";
   o += "<p class=\"legend\"><span><i class=\"dot\" style=\"background:#b2182b\"></i>" + esc(base::say(Say::LegendRoot)) + "</span>" +
        "<span><i class=\"dot\" style=\"background:#ff7f0e\"></i>" + esc(base::say(Say::LegendExplained)) + "</span>" +
        "<span><i class=\"dot\" style=\"background:#555\"></i>" + esc(base::say(Say::LegendFirstError)) + "</span>" +
+       (placed > 0 ? "<span>" + esc(base::say(Say::LegendPlaced, {{"count", n(placed)}})) + "</span>" : std::string()) +
        (undated > 0 ? "<span>" + esc(base::say(Say::LegendUndated, {{"count", n(undated)}})) + "</span>" : std::string()) + "</p>\n";
   if (!v.evidence.empty()) {
     o += "<h2>" + esc(heading(base::Say::HeadingEvidence)) + "</h2>\n<pre id=\"evidence\">";

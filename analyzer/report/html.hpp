@@ -11,6 +11,8 @@ namespace dtriage::report {
 std::string esc(const std::string& s);
 // The SVG timeline: a lane per node; the first error of each node, the root cause and the
 // consequences it explains (linked). `undated` counts marks that have no time.
-std::string timeline_svg(const Report& r, std::size_t& undated);
+// `undated`: marks with no time that could not be drawn; `placed`: marks drawn at a neighbour's time
+// in their file (no time of their own).
+std::string timeline_svg(const Report& r, std::size_t& undated, std::size_t& placed);
 
 }  // namespace dtriage::report

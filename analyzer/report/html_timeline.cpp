@@ -3,6 +3,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -24,24 +25,57 @@ struct Mark {
   std::string kind;  // root | consequence | first-error
   std::string title;
   std::string href;  // what it links to in the report: the evidence, the consequence, the node's row
+  bool placed = false;  // no time of its own: at a neighbour's in its file (drawn hollow)
+};
+
+// Untimed events placed by their file's order: each at the time of the nearest timed event of its
+// file, the last one before it, else the first one after (a traceback printed without a stamp
+// between stamped lines). Files with no timed event place nothing.
+class ByOrder {
+ public:
+  explicit ByOrder(const std::vector<model::Event>& events) {
+    for (const model::Event& e : events)
+      if (auto t = e.time.seconds()) timed_[e.path].emplace_back(e.line, *t);
+    for (auto& [path, v] : timed_) std::sort(v.begin(), v.end());
+  }
+  // The time and the line it is taken from; nullopt when the file has no timed event.
+  std::optional<std::pair<double, std::uint64_t>> place(const model::Event& e) const {
+    const auto it = timed_.find(e.path);
+    if (it == timed_.end()) return std::nullopt;
+    const auto& v = it->second;
+    auto at = std::lower_bound(v.begin(), v.end(), std::make_pair(e.line, -1e300));
+    if (at != v.begin()) --at;
+    return std::make_pair(at->second, at->first);
+  }
+
+ private:
+  std::unordered_map<std::string, std::vector<std::pair<std::uint64_t, double>>> timed_;
 };
 
 }  // namespace
 
-std::string timeline_svg(const Report& r, std::size_t& undated) {
+std::string timeline_svg(const Report& r, std::size_t& undated, std::size_t& placed) {
+  const ByOrder by_order(r.events);
   std::vector<std::string> lanes;
   for (const auto& n : r.facts.nodes) lanes.push_back(n.name.empty() ? kUnnamedNode : n.name);
   auto lane_of = [&](const std::string& node) { return node.empty() ? std::string(kUnnamedNode) : node; };
   std::vector<Mark> marks;
   undated = 0;
+  placed = 0;
   for (std::size_t k = 0; k < r.facts.nodes.size(); ++k) {
     const auto& n = r.facts.nodes[k];
     if (!n.first_error) continue;
     const model::Event& e = r.events[*n.first_error];
-    if (auto t = e.time.seconds())
-      marks.push_back({lane_of(n.name), *t, "first-error", base::say(base::Say::TimelineFirstError, {{"where", loc(e)}}) + "  " + clip(e.text, 160),
-                       "#nrow-" + std::to_string(k)});
-    else ++undated;
+    const std::string title = base::say(base::Say::TimelineFirstError, {{"where", loc(e)}}) + "  " + clip(e.text, 160);
+    if (auto t = e.time.seconds()) {
+      marks.push_back({lane_of(n.name), *t, "first-error", title, "#nrow-" + std::to_string(k)});
+    } else if (auto p = by_order.place(e)) {
+      marks.push_back({lane_of(n.name), p->first, "first-error", title + base::say(base::Say::TimelinePlaced, {{"line", std::to_string(p->second)}}),
+                       "#nrow-" + std::to_string(k), true});
+      ++placed;
+    } else {
+      ++undated;
+    }
   }
   for (const rules::Finding& f : r.analysis.findings) {
     if (f.role != rules::FindingRole::RootCause && f.role != rules::FindingRole::Consequence) continue;
@@ -55,10 +89,17 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
     }
     for (const auto& [lane, e] : first_on) {
       const bool root = f.role == rules::FindingRole::RootCause;
-      if (auto t = e->time.seconds())
-        marks.push_back({lane, *t, root ? "root" : "consequence", f.rule->title_in(base::language()) + ": " + loc(*e) + "  " + clip(e->text, 160),
-                         root ? "#evidence" : "#consequence-" + f.rule->id});
-      else ++undated;
+      const std::string title = f.rule->title_in(base::language()) + ": " + loc(*e) + "  " + clip(e->text, 160);
+      const std::string href = root ? "#evidence" : "#consequence-" + f.rule->id;
+      if (auto t = e->time.seconds()) {
+        marks.push_back({lane, *t, root ? "root" : "consequence", title, href});
+      } else if (auto p = by_order.place(*e)) {
+        marks.push_back({lane, p->first, root ? "root" : "consequence",
+                         title + base::say(base::Say::TimelinePlaced, {{"line", std::to_string(p->second)}}), href, true});
+        ++placed;
+      } else {
+        ++undated;
+      }
     }
   }
   if (lanes.empty()) lanes.push_back(kUnnamedNode);
@@ -105,12 +146,13 @@ std::string timeline_svg(const Report& r, std::size_t& undated) {
       if ((m.kind == "root") != (pass == 1)) continue;
       const std::string cx = fmt(x(m.t)), cy = fmt(y(m.lane));
       s += "<a href=\"" + esc(m.href) + "\">";
+      const std::string hollow = m.placed ? " placed" : "";
       if (m.kind == "root") {
-        s += "<rect class=\"root\" x=\"" + fmt(x(m.t) - 8) + "\" y=\"" + fmt(y(m.lane) - 8) +
+        s += "<rect class=\"root" + hollow + "\" x=\"" + fmt(x(m.t) - 8) + "\" y=\"" + fmt(y(m.lane) - 8) +
              "\" width=\"16\" height=\"16\" transform=\"rotate(45 " + cx + " " + cy + ")\"><title>" + esc(m.title) +
              "</title></rect>\n";
       } else {
-        s += "<circle class=\"" + m.kind + "\" cx=\"" + cx + "\" cy=\"" + cy + "\" r=\"" +
+        s += "<circle class=\"" + m.kind + hollow + "\" cx=\"" + cx + "\" cy=\"" + cy + "\" r=\"" +
              (m.kind == "first-error" ? "4" : "6") + "\"><title>" + esc(m.title) + "</title></circle>\n";
       }
       s += "</a>";

@@ -388,6 +388,26 @@ TEST(Cli, NodeTableTimesShareOnePrecision) {
   EXPECT_NE(run_dtriage("analyze '" + d.file("job") + "'").out.find("2026-01-02T10:00:05 ValueError"), std::string::npos);
 }
 
+// A root cause printed without a time, in a file whose other lines have one, is drawn on the HTML
+// timeline at its file's order (hollow, said in the legend and its title); with no timed line in
+// its file it is counted as not drawn.
+TEST(Cli, HtmlTimelinePlacesUntimedMarksByTheirFilesOrder) {
+  TempDir d;
+  d.write("job/gpu-p1/train.log",
+          "2026-02-03 11:20:00 [rank0]: step 10 loss 2.1\n[rank0]: Traceback (most recent call last):\n"
+          "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+          "2026-02-03 11:30:00 gpu-p1:91:93 [0] NCCL INFO comm 0x1 rank 0 nranks 2 - Abort COMPLETE\n");
+  d.write("job/gpu-p2/train.log", "2026-02-03 11:40:00 [rank1]: RuntimeError: NCCL communicator was aborted on rank 1.\n");
+  const RunResult r = run_dtriage("analyze --format html '" + d.file("job") + "'");
+  EXPECT_NE(r.out.find("class=\"root placed\""), std::string::npos) << r.out.substr(0, 3000);
+  EXPECT_NE(r.out.find("drawn at the time of line 4 of the same file"), std::string::npos);  // the next timed event
+  EXPECT_NE(r.out.find("placed by their file&#39;s order"), std::string::npos);
+  d.write("job/gpu-p1/train.log", "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n");
+  const RunResult u = run_dtriage("analyze --format html '" + d.file("job") + "'");
+  EXPECT_EQ(u.out.find("root placed"), std::string::npos);
+  EXPECT_NE(u.out.find("without a time are not drawn"), std::string::npos) << u.out.substr(0, 3000);
+}
+
 TEST(Cli, PermissionDeniedFileIsUnreadable) {
   TempDir d;
   d.write("job/ok.log", "ok\n");
