@@ -9,6 +9,8 @@
 
 #include "base/sentences.hpp"
 #include "model/categories.hpp"
+#include "formats/pipeline.hpp"
+#include "formats/snapshot.hpp"
 #include "formats/util.hpp"
 
 namespace dtriage::check {
@@ -1034,6 +1036,35 @@ void LogFacts::add(const model::Event& e) {
   if (RE2::PartialMatch(t, batch_re, &cap)) note(batches, std::string(trim(cap)));
   if (RE2::PartialMatch(t, per_rank_re, &cap) && count(per_rank_len, cap)) len_line.emplace(who, std::make_pair(e.node, kept_evidence(e)));
   if (RE2::PartialMatch(t, full_re, &cap)) count(full_len, cap);
+}
+
+std::uint64_t read_source(const ingest::Source& source, lines::LineReader& reader, Input& in) {
+  lines::Line line;
+  if (!reader.next(line)) return 0;
+  if (formats::is_snapshot_header(line.text)) {
+    formats::SnapshotBuilder builder(source.path);
+    do builder.add(line.text);
+    while (reader.next(line));
+    formats::Snapshot s = builder.finish();
+    if (s.host.empty()) s.host = source.node.empty() ? source.path : source.node;
+    in.snapshots.push_back(std::move(s));
+    return builder.lines_not_kept();
+  }
+  formats::ParseOptions opt;
+  opt.all_lines = true;
+  formats::SourceParser parser(source, opt, [&in](model::Event&& e) { in.logs.add(e); });
+  do {
+    for (SmokeRank& r : parse_smoke_lines(line.text)) {
+      r.path = source.path;
+      r.line = line.number;
+      r.text = std::string(line.text);
+      if (r.host.empty()) r.host = source.node;
+      in.smoke.push_back(std::move(r));
+    }
+    parser.feed(line);
+  } while (reader.next(line));
+  parser.finish();
+  return 0;
 }
 
 Report run_checks(const Input& input) {

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "formats/launch.hpp"
+#include "ingest/ingest.hpp"
+#include "lines/line_reader.hpp"
 #include "formats/snapshot.hpp"
 #include "model/event.hpp"
 
@@ -114,6 +116,11 @@ struct Report {
   std::uint64_t values_not_kept = 0;  // LogFacts::values_not_kept
   std::vector<std::pair<std::string, std::string>> unreadable;  // path, reason
 };
+
+// Reads one text source into `in`: a snapshot (its first line says so) a line at a time up to its
+// bound; any other text for the smoke test's lines and, through the parsers, the training-log facts.
+// Returns the snapshot lines past the bound (0 for any other text).
+std::uint64_t read_source(const ingest::Source& source, lines::LineReader& reader, Input& in);
 
 Report run_checks(const Input& input);
 

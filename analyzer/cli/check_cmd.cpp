@@ -21,32 +21,8 @@ class CheckSink final : public ingest::Sink {
   void on_text(const ingest::Source& source, ingest::ByteReader& text) override {
     ++files_;
     lines::LineReader reader(text, max_line_);
-    lines::Line line;
-    if (!reader.next(line)) return;
-    if (formats::is_snapshot_header(line.text)) {
-      formats::SnapshotBuilder builder(source.path);
-      do builder.add(line.text);
-      while (reader.next(line));
-      if (builder.lines_not_kept() != 0) inv_.add_unreadable(source.path, formats::snapshot_cut_reason(builder.lines_not_kept()));
-      formats::Snapshot s = builder.finish();
-      if (s.host.empty()) s.host = source.node.empty() ? source.path : source.node;
-      in_.snapshots.push_back(std::move(s));
-      return;
-    }
-    formats::ParseOptions opt;
-    opt.all_lines = true;
-    formats::SourceParser parser(source, opt, [this](model::Event&& e) { in_.logs.add(e); });
-    do {
-      for (check::SmokeRank& r : check::parse_smoke_lines(line.text)) {
-        r.path = source.path;
-        r.line = line.number;
-        r.text = std::string(line.text);
-        if (r.host.empty()) r.host = source.node;
-        in_.smoke.push_back(std::move(r));
-      }
-      parser.feed(line);
-    } while (reader.next(line));
-    parser.finish();
+    if (const std::uint64_t cut = check::read_source(source, reader, in_); cut != 0)
+      inv_.add_unreadable(source.path, formats::snapshot_cut_reason(cut));
     inv_.lines_cut += reader.lines_cut();
   }
   std::uint64_t files() const { return files_; }

@@ -1,6 +1,6 @@
 // Fuzz target: `dtriage check`'s readers and checks. The input is split at a line "\x1e" into
-// files; a file whose first line is a snapshot header is read as one (SnapshotBuilder), any other
-// as a training log (every line through the parsers into check::LogFacts, smoke-test lines read);
+// files, each read as `dtriage check` reads a file (check::read_source: a snapshot, or a training log
+// through the parsers into check::LogFacts with its smoke-test lines);
 // the first line of the input is also read as the launch command. The six checks and the three
 // renderings must not crash, whatever the values (counts, sizes, versions, ports) say.
 #include <cstdint>
@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "check/check.hpp"
-#include "formats/pipeline.hpp"
-#include "formats/snapshot.hpp"
 #include "ingest/byte_reader.hpp"
 #include "lines/line_reader.hpp"
 
@@ -30,27 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const ingest::Source source{"node-" + std::to_string(i) + "/f.log", "node-" + std::to_string(i % 3)};
     ingest::MemoryReader reader(files[i]);
     lines::LineReader lr(reader, 4096);
-    lines::Line line;
-    if (!lr.next(line)) continue;
-    if (formats::is_snapshot_header(line.text)) {
-      formats::SnapshotBuilder b(source.path);
-      do b.add(line.text);
-      while (lr.next(line));
-      in.snapshots.push_back(b.finish());
-      continue;
-    }
-    formats::ParseOptions opt;
-    opt.all_lines = true;
-    formats::SourceParser parser(source, opt, [&](model::Event&& e) { in.logs.add(e); });
-    do {
-      for (check::SmokeRank& r : check::parse_smoke_lines(line.text)) {
-        r.path = source.path;
-        r.line = line.number;
-        in.smoke.push_back(std::move(r));
-      }
-      parser.feed(line);
-    } while (lr.next(line));
-    parser.finish();
+    (void)check::read_source(source, lr, in);
   }
   const check::Report r = check::run_checks(in);
   (void)check::render_text(r);
