@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -28,9 +29,10 @@ struct Mark {
   bool placed = false;  // no time of its own: at a neighbour's in its file (drawn hollow)
 };
 
-// Untimed events placed by their file's order: each at the time of the nearest timed event of its
-// file, the last one before it, else the first one after (a traceback printed without a stamp
-// between stamped lines). Files with no timed event place nothing.
+// Untimed events placed by their file's order: each at the time of the timed event of its file
+// nearest in lines, before it or after (a traceback printed without a stamp between stamped lines,
+// whose progress lines were not kept); a tie goes to the one before. Files with no timed event
+// place nothing.
 class ByOrder {
  public:
   explicit ByOrder(const std::vector<model::Event>& events) {
@@ -43,8 +45,9 @@ class ByOrder {
     const auto it = timed_.find(e.path);
     if (it == timed_.end()) return std::nullopt;
     const auto& v = it->second;
-    auto at = std::lower_bound(v.begin(), v.end(), std::make_pair(e.line, -1e300));
-    if (at != v.begin()) --at;
+    auto after = std::lower_bound(v.begin(), v.end(), std::make_pair(e.line, -1e300));
+    auto at = after;
+    if (after == v.end() || (after != v.begin() && e.line - std::prev(after)->first <= after->first - e.line)) at = std::prev(after);
     return std::make_pair(at->second, at->first);
   }
 
