@@ -290,6 +290,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::InputOwnOutput, "input.own-output", "this scan's own output (-o or --summary), not a job"},
     {Say::InputNotResultLine, "input.not-result-line", "{path}:{line}: not a scan result line"},
     {Say::InputKeptAsItIs, "input.kept-as-it-is", "{problem} (kept as it is)"},
+    {Say::InputMoreKeptAsTheyAre, "input.more-kept-as-they-are", "{path}: {count} more lines that are not scan results (kept as they are)"},
     {Say::InputCannotCutLine, "input.cannot-cut-line", "cannot cut the half-written last line of {path}: {error}"},
     {Say::InputDroppedHalfLine, "input.dropped-half-line", "{path}: dropped a half-written last line (a scan was stopped while writing it)"},
     {Say::InputJobTwice, "input.job-twice", "{path}:{line}: job {job} already came from {first}:{at} (kept that one)"},

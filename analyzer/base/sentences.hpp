@@ -251,6 +251,7 @@ enum class Say : std::uint16_t {
   InputOwnOutput,
   InputNotResultLine,            // {path} {line}
   InputKeptAsItIs,               // {problem}
+  InputMoreKeptAsTheyAre,        // {path} {count}
   InputCannotCutLine,            // {path} {error}
   InputDroppedHalfLine,          // {path}
   InputJobTwice,                 // {path} {line} {job} {first} {at}

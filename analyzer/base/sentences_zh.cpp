@@ -256,6 +256,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::InputOwnOutput, "本次扫描自身的输出（-o 或 --summary），不是作业"},
     {Say::InputNotResultLine, "{path}:{line}：不是扫描结果行"},
     {Say::InputKeptAsItIs, "{problem}（保持原样）"},
+    {Say::InputMoreKeptAsTheyAre, "{path}：另有 {count} 行不是扫描结果（保持原样）"},
     {Say::InputCannotCutLine, "无法截掉 {path} 中只写了一半的最后一行：{error}"},
     {Say::InputDroppedHalfLine, "{path}：已丢弃只写了一半的最后一行（扫描在写入该行时被停止）"},
     {Say::InputJobTwice, "{path}:{line}：作业 {job} 已出现在 {first}:{at}（保留那一条）"},

@@ -244,7 +244,8 @@ ReadResults read_results(const std::string& path, const std::function<void(Resul
     if (line.empty()) continue;
     auto parsed = parse_result_line(line);
     if (!parsed) {
-      r.problems.push_back(base::say(base::Say::InputNotResultLine, {{"path", path}, {"line", std::to_string(number)}}));
+      if (r.problems_total++ < kProblemsKept)
+        r.problems.push_back(base::say(base::Say::InputNotResultLine, {{"path", path}, {"line", std::to_string(number)}}));
       continue;
     }
     ResultLine& l = *parsed;

@@ -63,10 +63,12 @@ struct ResultLine {
 };
 struct ReadResults {
   std::vector<ResultLine> lines;
-  std::vector<std::string> problems;  // "path:line: why" for lines that are not results
+  std::vector<std::string> problems;  // "path:line: why" for the first kProblemsKept lines that are not results
+  std::uint64_t problems_total = 0;   // all of them
   bool partial_tail = false;          // the last line has no end (a scan was killed while writing)
   std::uint64_t complete_bytes = 0;   // bytes up to and including the last '\n'
 };
+inline constexpr std::size_t kProblemsKept = 5;
 // One result line (no '\n'), or nullopt when it is not one (not a JSON object with a job).
 std::optional<ResultLine> parse_result_line(const std::string& line);
 // Reads one result file, a line at a time. A missing file is an empty result. With `each`, every

@@ -279,9 +279,11 @@ std::string error_line(const std::string& name, const std::string& what, const s
 
 base::Result<std::set<std::string>> resume_from(const std::string& path) {
   std::set<std::string> done;
-  const ReadResults prior = read_results(path);
-  for (const auto& l : prior.lines) done.insert(l.job);
+  // Only the names are kept: a results file of half a million jobs is read a line at a time.
+  const ReadResults prior = read_results(path, [&done](ResultLine&& l) { done.insert(std::move(l.job)); });
   for (const auto& p : prior.problems) std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputKeptAsItIs, {{"problem", p}}).c_str());
+  if (prior.problems_total > prior.problems.size())
+    std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputMoreKeptAsTheyAre, {{"path", path}, {"count", std::to_string(prior.problems_total - prior.problems.size())}}).c_str());
   if (prior.partial_tail) {
     std::error_code ec;
     fs::resize_file(path, prior.complete_bytes, ec);

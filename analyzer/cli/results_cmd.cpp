@@ -26,12 +26,11 @@ void for_each_result(const std::vector<std::string>& files, int& code, const std
       continue;
     }
     const auto r = batch::read_results(f, each);
-    for (std::size_t i = 0; i < r.problems.size() && i < 5; ++i)
-      std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputLeftOut, {{"problem", r.problems[i]}}).c_str());
-    if (r.problems.size() > 5)
+    for (const std::string& p : r.problems) std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputLeftOut, {{"problem", p}}).c_str());
+    if (r.problems_total > r.problems.size())
       std::fprintf(stderr, "dtriage: %s\n",
-                   base::say(base::Say::InputMoreLeftOut, {{"path", f}, {"count", std::to_string(r.problems.size() - 5)}}).c_str());
-    if (!r.problems.empty()) code = 1;
+                   base::say(base::Say::InputMoreLeftOut, {{"path", f}, {"count", std::to_string(r.problems_total - r.problems.size())}}).c_str());
+    if (r.problems_total != 0) code = 1;
     if (r.partial_tail) {
       std::fprintf(stderr, "dtriage: %s\n", base::say(base::Say::InputHalfWrittenLine, {{"path", f}}).c_str());
       code = 1;

@@ -739,7 +739,8 @@ with open("big.snapshot", "w") as f:
   // `events` writes each event as it goes (the README's bound).
   const Bounded ev = run_bounded({"events", "-o", d.file("events.jsonl"), d.file("logs")}, 120, d.path());
   EXPECT_EQ(ev.exit_code, 0) << ev.err;
-  EXPECT_LT(ev.peak_kib, 32 * 1024 * kSlower);
+  // (Under the sanitizers their allocator and shadow take more than the run's own memory: 146 MiB.)
+  EXPECT_LT(ev.peak_kib, (kSlower == 1 ? 32 : 256) * 1024);
 
   for (const char* cmd : {"check", "analyze"}) {
     const Bounded s = run_bounded({cmd, "--format", "json", d.file("big.snapshot")}, 60, d.path());
