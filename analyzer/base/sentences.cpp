@@ -353,6 +353,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::HeadingTimeline, "heading.timeline", "Timeline"},
     {Say::LegendRoot, "legend.root", "root cause"},
     {Say::LegendExplained, "legend.explained", "explained by it"},
+    {Say::LegendRelated, "legend.related", "other finding (listed below)"},
     {Say::LegendFirstError, "legend.first-error", "first error of a node"},
     {Say::LegendUndated, "legend.undated", "{count} mark(s) without a time are not drawn"},
     {Say::LegendPlaced, "legend.placed", "hollow: {count} mark(s) without a time of their own, placed by their file's order"},

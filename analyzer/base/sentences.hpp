@@ -316,6 +316,7 @@ enum class Say : std::uint16_t {
   HeadingTimeline,
   LegendRoot,
   LegendExplained,
+  LegendRelated,
   LegendFirstError,
   LegendUndated,
   LegendPlaced,                  // {count}

@@ -319,6 +319,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::HeadingTimeline, "时间线"},
     {Say::LegendRoot, "根因"},
     {Say::LegendExplained, "由根因导致"},
+    {Say::LegendRelated, "其他发现（见下文）"},
     {Say::LegendFirstError, "节点的首个错误"},
     {Say::LegendUndated, "{count} 个没有时间的标记未绘出"},
     {Say::LegendPlaced, "空心：{count} 个没有自身时间的标记，按其所在文件中的顺序放置"},

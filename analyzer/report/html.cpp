@@ -1,4 +1,6 @@
 // The HTML report: one self-contained file (no script, font or style from outside), with a timeline.
+#include <algorithm>
+
 #include "report/html.hpp"
 #include "report/view.hpp"
 
@@ -21,8 +23,8 @@ table{border-collapse:collapse;font-size:13px} th,td{border:1px solid #ddd;paddi
 th{background:#f4f5f7;white-space:nowrap} .loc{color:#666}
 svg text.lane{font:12px "DejaVu Sans",sans-serif;fill:#333} svg text.axis{font:11px "DejaVu Sans",sans-serif;fill:#666}
 svg line.lane{stroke:#ccc} svg line.link{stroke:#ff7f0e;stroke-dasharray:4 3;stroke-width:1.2}
-svg .root{fill:#b2182b} svg .consequence{fill:#ff7f0e} svg .first-error{fill:#555}
-svg .placed{fill:#fff;stroke-width:2} svg .root.placed{stroke:#b2182b} svg .consequence.placed{stroke:#ff7f0e} svg .first-error.placed{stroke:#555}
+svg .root{fill:#b2182b} svg .consequence{fill:#ff7f0e} svg .related{fill:#3b6fb6} svg .first-error{fill:#555}
+svg .placed{fill:#fff;stroke-width:2} svg .root.placed{stroke:#b2182b} svg .consequence.placed{stroke:#ff7f0e} svg .related.placed{stroke:#3b6fb6} svg .first-error.placed{stroke:#555}
 .legend span{margin-right:14px} .dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}
 details summary{cursor:pointer}
 tr:target,li:target,pre:target{background:#fff3bf} tr.culprit td{background:#fdf1f1;font-weight:600}
@@ -90,9 +92,13 @@ std::string render_html(const Report& r) {
   }
   o += "</header>\n";
   std::size_t undated = 0, placed = 0;
+  const bool related = std::any_of(r.analysis.findings.begin(), r.analysis.findings.end(), [](const rules::Finding& f) {
+    return f.role == rules::FindingRole::Related && !f.events.empty();
+  });
   o += "<h2>" + esc(heading(Say::HeadingTimeline)) + "</h2>\n" + timeline_svg(r, undated, placed) + "\n";
   o += "<p class=\"legend\"><span><i class=\"dot\" style=\"background:#b2182b\"></i>" + esc(base::say(Say::LegendRoot)) + "</span>" +
        "<span><i class=\"dot\" style=\"background:#ff7f0e\"></i>" + esc(base::say(Say::LegendExplained)) + "</span>" +
+       (related ? "<span><i class=\"dot\" style=\"background:#3b6fb6\"></i>" + esc(base::say(Say::LegendRelated)) + "</span>" : std::string()) +
        "<span><i class=\"dot\" style=\"background:#555\"></i>" + esc(base::say(Say::LegendFirstError)) + "</span>" +
        (placed > 0 ? "<span>" + esc(base::say(Say::LegendPlaced, {{"count", n(placed)}})) + "</span>" : std::string()) +
        (undated > 0 ? "<span>" + esc(base::say(Say::LegendUndated, {{"count", n(undated)}})) + "</span>" : std::string()) + "</p>\n";

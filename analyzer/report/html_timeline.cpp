@@ -23,9 +23,9 @@ std::string fmt(double v) {
 struct Mark {
   std::string lane;
   double t;
-  std::string kind;  // root | consequence | first-error
+  std::string kind;  // root | consequence | related (a finding listed under "Other findings") | first-error
   std::string title;
-  std::string href;  // what it links to in the report: the evidence, the consequence, the node's row
+  std::string href;  // what it links to in the report: the evidence, the consequence, the other finding, the node's row
   bool placed = false;  // no time of its own: at a neighbour's in its file (drawn hollow)
 };
 
@@ -80,8 +80,11 @@ std::string timeline_svg(const Report& r, std::size_t& undated, std::size_t& pla
       ++undated;
     }
   }
+  std::size_t other = 0;  // a related finding's place in the report's "Other findings" (#finding-K)
   for (const rules::Finding& f : r.analysis.findings) {
-    if (f.role != rules::FindingRole::RootCause && f.role != rules::FindingRole::Consequence) continue;
+    const bool listed_other = f.role == rules::FindingRole::Related || f.role == rules::FindingRole::Warning;
+    const std::size_t other_index = listed_other ? other++ : 0;
+    if (f.role == rules::FindingRole::Warning) continue;
     if (f.events.empty()) continue;
     // one mark per node the finding's evidence touches: its earliest event there
     std::map<std::string, const model::Event*> first_on;
@@ -93,12 +96,12 @@ std::string timeline_svg(const Report& r, std::size_t& undated, std::size_t& pla
     for (const auto& [lane, e] : first_on) {
       const bool root = f.role == rules::FindingRole::RootCause;
       const std::string title = f.rule->title_in(base::language()) + ": " + loc(*e) + "  " + clip(e->text, 160);
-      const std::string href = root ? "#evidence" : "#consequence-" + f.rule->id;
+      const std::string kind = root ? "root" : listed_other ? "related" : "consequence";
+      const std::string href = root ? "#evidence" : listed_other ? "#finding-" + std::to_string(other_index) : "#consequence-" + f.rule->id;
       if (auto t = e->time.seconds()) {
-        marks.push_back({lane, *t, root ? "root" : "consequence", title, href});
+        marks.push_back({lane, *t, kind, title, href});
       } else if (auto p = by_order.place(*e)) {
-        marks.push_back({lane, p->first, root ? "root" : "consequence",
-                         title + base::say(base::Say::TimelinePlaced, {{"line", std::to_string(p->second)}}), href, true});
+        marks.push_back({lane, p->first, kind, title + base::say(base::Say::TimelinePlaced, {{"line", std::to_string(p->second)}}), href, true});
         ++placed;
       } else {
         ++undated;
@@ -156,7 +159,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated, std::size_t& pla
              "</title></rect>\n";
       } else {
         s += "<circle class=\"" + m.kind + hollow + "\" cx=\"" + cx + "\" cy=\"" + cy + "\" r=\"" +
-             (m.kind == "first-error" ? "4" : "6") + "\"><title>" + esc(m.title) + "</title></circle>\n";
+             (m.kind == "first-error" ? "4" : m.kind == "related" ? "5" : "6") + "\"><title>" + esc(m.title) + "</title></circle>\n";
       }
       s += "</a>";
     }

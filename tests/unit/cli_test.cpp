@@ -375,6 +375,24 @@ TEST(Cli, HtmlMarkersLinkToTheirEvidence) {
   }
 }
 
+// A related finding (listed under "Other findings") is marked on the timeline too, on each node its
+// evidence touches, and its mark links to its own entry of that list (a real two-fault lab job: a
+// SIGSEGV on one node, a SIGKILL on another).
+TEST(Cli, HtmlRelatedFindingsAreMarkedAndLinked) {
+  const std::string job = std::string(DTRIAGE_SOURCE_DIR) + "/tests/lab/cases/lab-40005-two-faults";
+  if (!std::filesystem::exists(job)) GTEST_SKIP() << job;
+  const RunResult r = run_dtriage("analyze --format html '" + job + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex mark("<a href=\"#(finding-[0-9]+)\"><circle class=\"related");
+  std::size_t marks = 0;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), mark); it != std::sregex_iterator(); ++it, ++marks) {
+    const std::string target = "<li id=\"" + (*it)[1].str() + "\">[related]";
+    EXPECT_NE(r.out.find(target), std::string::npos) << target;
+  }
+  EXPECT_GE(marks, 2u) << r.out;
+  EXPECT_NE(r.out.find("other finding (listed below)"), std::string::npos);  // the legend says what they are
+}
+
 // The node table's times share one precision (the finest its rows have, at most ms), so that a
 // column of first errors reads in order (issue 25: nanosecond and second stamps were mixed).
 TEST(Cli, NodeTableTimesShareOnePrecision) {
