@@ -78,6 +78,11 @@ LAUNCHER_FILES = ["launcher.log", "train.log", "stdout.txt", "torchrun.out", "sl
                   "job.out", "torchrun.log"]
 
 
+# The kinds of harmless library output train.py can print (the keys of its NOISE; checked in main).
+NOISE_KINDS = ["client-socket", "nccl-plugin", "nccl-retry", "best-guess-gpu", "grad-scaler", "tokenizers-fork",
+               "hub-offline", "caffe2-fork", "unused-params", "loss-scale", "cache-flush", "wandb-retry", "reentrant",
+               "ignored-at-exit"]
+
 def weighted(r, table):
     keys = list(table)
     return r.choices(keys, weights=[table[k] for k in keys])[0]
@@ -367,6 +372,10 @@ def draw(seed, fault_override, nproc_override=None, nodes_override=None):
     # torchrun's own log level (LOGLEVEL): at INFO its agent prints the launch configs, each
     # rendezvous result (which global rank each local one got) and every worker group's state.
     d["launcher_log"] = weighted(random.Random(seed * 7919 + 29), {"warning": 60, "info": 40})
+    # 11. harmless output of the libraries (train.py NOISE): how many kinds, and which, drawn apart
+    rn = random.Random(seed * 7919 + 41)
+    count = weighted(rn, {0: 25, 2: 25, 5: 30, 9: 20})
+    d["noise"] = sorted(rn.sample(NOISE_KINDS, min(count, len(NOISE_KINDS))))
     return d, priv
 
 
@@ -385,6 +394,11 @@ def main():
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="exported by each node's launch script, which prints it as `set -x` does ('+ export NAME=VALUE')")
     args = ap.parse_args()
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "train.py")) as f:
+        train = f.read()
+    missing = [k for k in NOISE_KINDS if f'"{k}": (' not in train]
+    if missing:
+        ap.error(f"NOISE_KINDS not in train.py's NOISE: {missing}")
     for e in args.env:
         if "=" not in e or not e.split("=", 1)[0].isidentifier():
             ap.error(f"--env {e}: want NAME=VALUE")
@@ -441,7 +455,7 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
                LAB_EXC=d.get("exception", "ValueError"), LAB_EXIT=str(d.get("exit_code", 1)), LAB_EXIT_MSG=priv["exit_msg"],
                LAB_FIRST=priv["first"], LAB_SECOND=priv["second"], LAB_SECOND_DELAY=str(priv["second_delay"]),
                LAB_PRE="1" if d["when"] == "restart" else "0", LAB_PRE_EXC=priv["pre_exc"],
-               LAB_LOGGING="1" if d["logging"] else "0", LAB_HELLO=d.get("hello", "lab"), OMP_NUM_THREADS="1",
+               LAB_LOGGING="1" if d["logging"] else "0", LAB_HELLO=d.get("hello", "lab"), LAB_NOISE=",".join(d.get("noise", [])), OMP_NUM_THREADS="1",
                PYTHONUNBUFFERED="1")
     if d.get("launcher_log") == "info":
         env["LOGLEVEL"] = "INFO"

@@ -61,7 +61,7 @@ def dims(t):
              f"rdzv {t.get('rendezvous', 'static')}", f"out {t.get('output', t.get('keep'))}" +
              (f"/{t['launcher_mode']}" if t.get("launcher_mode") else ""), "logging" if t.get("logging") else "print",
              f"pack {t.get('packing', 'tar.gz per node' if t.get('archives') else 'folders')}", f"names {t.get('names')}",
-             f"hello {t.get('hello', 'lab')}", f"launcher log {t.get('launcher_log', 'warning')}"]
+             f"hello {t.get('hello', 'lab')}", f"launcher log {t.get('launcher_log', 'warning')}", f"noise {len(t.get('noise', []))}"]
     if t.get("run", "finished") != "finished":
         parts.append("stopped")
     return ", ".join(parts)

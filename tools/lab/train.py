@@ -20,6 +20,9 @@ LAB_EXC     the exception type (exception, before-init); LAB_EXIT / LAB_EXIT_MSG
 LAB_SECOND / LAB_SECOND_DELAY  two-faults: the second fault's kind and how long after the first
 LAB_LOGGING 1: python logging with timestamps instead of print
 LAB_HELLO   lab | lightning | ray-train | hf | none: how the process states who it is when it joins
+LAB_NOISE   comma-separated kinds of harmless output real jobs print (NOISE below: library warnings,
+            retries, a traceback ignored at exit), each printed by the ranks and at the time its seed
+            draws; none of them changes how the job ends
 """
 import datetime
 import json
@@ -64,6 +67,85 @@ else:
 
     def warn(msg):
         print(msg, file=sys.stderr, flush=True)
+
+
+# Harmless output of the libraries a training job runs with, as they print it (PyTorch's C++
+# warnings, python warnings with their source line, NCCL INFO retries, DeepSpeed's loss scaler,
+# W&B, the Hub client, a DataLoader traceback "ignored" at exit). Each kind: when it is printed
+# (init: after the process group; step: at one step; end: after the last step) and its lines;
+# {rank}, {local}, {host}, {pid}, {port}, {master}, {now}, {n} are filled in.
+NOISE = {
+    "client-socket": ("init", ["[W socket.cpp:663] [c10d] The client socket has failed to connect to [{master}]:{port} "
+                               "(errno: 99 - Cannot assign requested address)."]),
+    "nccl-plugin": ("init", ["{host}:{pid}:{pid} [{local}] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared "
+                             "object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation"]),
+    "nccl-retry": ("init", ["{host}:{pid}:{tid} [{local}] NCCL INFO Call to connect returned Connection refused, retrying"]),
+    "best-guess-gpu": ("init", ["[W ProcessGroupNCCL.cpp:1569] Rank {rank} using best-guess GPU {local} to perform barrier as "
+                                "devices used by this process are currently unknown. This can potentially cause a hang if this "
+                                "rank to GPU mapping is incorrect.Specify device_ids in barrier() to force use of a particular device."]),
+    "grad-scaler": ("init", ["/usr/lib/python3/dist-packages/torch/cuda/amp/grad_scaler.py:120: UserWarning: "
+                             "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.", "  warnings.warn("]),
+    "tokenizers-fork": ("init", ["huggingface/tokenizers: The current process just got forked, after parallelism has already "
+                                 "been used. Disabling parallelism to avoid deadlocks...", "To disable this warning, you can either:",
+                                 "\t- Avoid using `tokenizers` before the fork if possible",
+                                 "\t- Explicitly set the environment variable TOKENIZERS_PARALLELISM=(true | false)"]),
+    "hub-offline": ("init", ["'(MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with "
+                             "url: /bert-base-uncased/resolve/main/config.json (Caused by NewConnectionError('<urllib3.connection."
+                             "HTTPSConnection object at 0x7f{n:06x}>: Failed to establish a new connection: [Errno 101] Network is "
+                             "unreachable'))\"), '(Request ID: 5c1f{n:04x})')' thrown while requesting HEAD "
+                             "https://huggingface.co/bert-base-uncased/resolve/main/config.json", "Retrying in 1s [Retry 1/5]."]),
+    "caffe2-fork": ("step", ["[W pthreadpool-cpp.cc:90] Warning: Leaking Caffe2 thread-pool after fork. (function pthreadpool)"] * 4),
+    "unused-params": ("step", ["[W reducer.cpp:1346] Warning: find_unused_parameters=True was specified in DDP constructor, but "
+                               "did not find any unused parameters in the forward pass. This flag results in an extra traversal "
+                               "of the autograd graph every iteration,  which can adversely affect performance. If your model "
+                               "indeed never has any unused parameters in the forward pass, consider turning this flag off. Note "
+                               "that this warning may be a false positive if your model has flow control causing later iterations "
+                               "to have unused parameters. (function operator())"]),
+    "loss-scale": ("step", ["[{now}] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank {rank} Skipping step. "
+                            "Attempted loss scale: 65536, reducing to 32768"]),
+    "cache-flush": ("step", ["[{now}] [WARNING] [stage3.py:1898:step] 2 pytorch allocator cache flushes since last step. this "
+                             "happens when there is high memory pressure and is detrimental to performance. if this is happening "
+                             "frequently consider adjusting settings to reduce memory consumption. If you are unable to make the "
+                             "cache flushes go away consider adding get_accelerator().empty_cache() calls in your training loop "
+                             "to ensure that all ranks flush their caches at the same time"]),
+    "wandb-retry": ("step", ["wandb: Network error (ConnectionError), entering retry loop."]),
+    "reentrant": ("step", ["/usr/lib/python3/dist-packages/torch/utils/checkpoint.py:429: UserWarning: torch.utils.checkpoint: "
+                           "please pass in use_reentrant=True or use_reentrant=False explicitly. The default value of "
+                           "use_reentrant will be updated to be False in the future. To maintain current behavior, pass "
+                           "use_reentrant=True. It is recommended that you use use_reentrant=False. Refer to docs for more "
+                           "details on the differences between the two variants.", "  warnings.warn("]),
+    "ignored-at-exit": ("end", ["Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f{n:08x}>",
+                                "Traceback (most recent call last):",
+                                '  File "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py", line 1478, in __del__',
+                                "    self._shutdown_workers()",
+                                '  File "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py", line 1442, in _shutdown_workers',
+                                "    w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)",
+                                '  File "/usr/lib/python3.11/multiprocessing/process.py", line 149, in join',
+                                "    res = self._popen.wait(timeout)",
+                                "AssertionError: can only test a child process"]),
+}
+
+
+def noise(phase, step=None):
+    """Prints this rank's share of the drawn harmless output (LAB_NOISE) due now: each kind is
+    printed by every rank, local rank 0 of each node, or rank 0 alone, at one step, as its seed
+    draws; straight to stderr, as the library writes it (not through the script's logging)."""
+    for k, kind in enumerate(x for x in E.get("LAB_NOISE", "").split(",") if x in NOISE):
+        when, lines = NOISE[kind]
+        if when != phase:
+            continue
+        h = (seed * 31 + k * 7) % 1000
+        who = ("all", "local0", "rank0")[h % 3]
+        if (who == "local0" and local_rank != 0) or (who == "rank0" and rank != 0):
+            continue
+        if phase == "step" and step != 1 + h % max(1, steps - 2):
+            continue
+        vals = dict(rank=rank, local=local_rank, host=host, pid=os.getpid(), tid=os.getpid() + 7, n=h * 7919 + rank,
+                    port=E.get("MASTER_PORT", "29500"), master=E.get("MASTER_ADDR", "localhost"),
+                    now=datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S,%f")[:-3])
+        for line in lines:
+            sys.stderr.write(line.format(**vals) + "\n")
+        sys.stderr.flush()
 
 
 def append(path_var, rec):
@@ -207,6 +289,7 @@ if hello == "lab":
     say(f"rank {rank}/{world} (local {local_rank}) on {host}: process group ready")
 elif hello == "hf":
     warn(f"Process rank: {local_rank}, device: cpu, n_gpu: 0, distributed training: True, 16-bits training: False")
+noise("init")
 if fault == "noisy" and local_rank == 0:
     warn("UserWarning: TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage class.")
     warn("[W socket.cpp:601] [c10d] The client socket has failed to connect to [localhost]:29400 (errno: 99 - Cannot assign requested address), retrying.")
@@ -238,6 +321,7 @@ kind = E.get("LAB_FIRST", "exception") if fault == "two-faults" else fault
 pre_step = max(1, start)
 for step in range(start, steps):
     t0 = time.time()
+    noise("step", step)
     if me and step == fire and fault not in ("mismatch", "noisy", "none", "before-init") and strikes("primary"):
         do_fault(kind, step)
     if rank == second_rank and step == fire and strikes("second"):
@@ -269,5 +353,6 @@ for step in range(start, steps):
         say(f"saved checkpoint {ckpt} (step {step})")
 dist.barrier()
 say(f"rank {rank}: training finished")
+noise("end")
 append("LAB_RECORDS", {"what": "done"})
 dist.destroy_process_group()
