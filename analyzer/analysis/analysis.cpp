@@ -33,18 +33,28 @@ void refine(Analysis& a, const rules::Catalogue& catalogue) {
   if (own.empty() && !v.rank && v.root >= 0 && !a.outcome.findings[static_cast<std::size_t>(v.root)].events.empty())
     own.push_back(a.outcome.findings[static_cast<std::size_t>(v.root)].events.front());
   for (const correlate::EventIndex i : own) {
-    const model::Event& e = a.events[i];
-    for (const std::string& text : {e.get_str("exception_text"), e.message, e.text}) {
-      if (text.empty()) continue;
-      const rules::CatalogueEntry* c = catalogue.classify(text);
-      if (c == nullptr || c->role != rules::EntryRole::Cause || !c->classifies() || c->category == v.category) continue;
-      v.why.push_back(base::say(base::Say::WhyCatalogueRefines,
-                                {{"message", e.message.empty() ? text : e.message}, {"category", c->category},
-                                 {"meaning", c->meaning_in(base::language())}, {"entry", c->id}}));
-      v.category = c->category;
-      v.catalogue = c->id;
-      return;
+    const model::Event* at = &a.events[i];
+    std::string said;
+    const rules::CatalogueEntry* c = catalogue.classify(*at, &said);
+    // An exception line printed right after it in its file, without a traceback of its own, is more
+    // of its message ("ncclInternalError: Internal check failed." and NCCL's reason under a
+    // DistBackendError whose traceback header the log lost).
+    for (std::size_t j = i + 1; j < a.events.size() && j <= i + 3 && (c == nullptr || c->role != rules::EntryRole::Cause); ++j) {
+      const model::Event& next = a.events[j];
+      if (next.path != at->path || next.kind != model::Kind::Python || next.line != std::max(at->end_line, at->line) + 1) break;
+      if (const rules::CatalogueEntry* n = catalogue.classify(next, &said); n != nullptr && n->role == rules::EntryRole::Cause) c = n;
+      at = &next;
     }
+    const model::Event& e = a.events[i];
+    if (c == nullptr || c->role != rules::EntryRole::Cause || !c->classifies() || c->category == v.category) continue;
+    // The line that said it: the message, or a further line of it (NCCL's reason under its error).
+    const std::string text = said == e.text || said == e.get_str("exception_text") ? (e.message.empty() ? said : e.message) : said;
+    v.why.push_back(base::say(base::Say::WhyCatalogueRefines,
+                              {{"message", text}, {"category", c->category},
+                               {"meaning", c->meaning_in(base::language())}, {"entry", c->id}}));
+    v.category = c->category;
+    v.catalogue = c->id;
+    return;
   }
 }
 

@@ -1,4 +1,6 @@
 // The rank table: one record per global rank, built once from everything the logs say about it.
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -33,6 +35,15 @@ bool crash_signal(const std::string& sig) {
   return sig == "SIGSEGV" || sig == "SIGBUS" || sig == "SIGFPE" || sig == "SIGILL" || sig == "SIGABRT" || sig == "SIGTRAP";
 }
 
+
+// An exception a torch.distributed collective raised: its stack passes through distributed_c10d.py,
+// or it wraps a communication library's error (NCCL / HCCL error in:, an Hccl* operator's error code).
+bool raised_in_collective(const model::Event& e) {
+  static const RE2 wrapper(R"((?:NCCL|HCCL) error in:|DistBackendError|function error: Hccl\w+, error code is)");
+  if (RE2::PartialMatch(e.text, wrapper) || RE2::PartialMatch(e.message, wrapper) || RE2::PartialMatch(e.get_str("exception_text"), wrapper))
+    return true;
+  return std::any_of(e.body.begin(), e.body.end(), [](const std::string& l) { return l.find("distributed_c10d.py") != std::string::npos; });
+}
 
 // The earliest line of each kind of ending a rank's lines show.
 struct Endings {
@@ -445,7 +456,11 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
       if (auto c = closing.find({r.node, pid}); c != closing.end() && launcher_stop(events[c->second.front()].get_str("signal")))
         for (EventIndex i : c->second) keep_earliest(b.ends.stopped, i, events);
     decide(b, events, f, oom_pids);
-    for (const auto& own : {b.ends.signal, b.ends.exception, b.ends.exited})
+    // An exception raised inside a collective by a rank that reported a timeout or a lost peer is
+    // how that collective failed (HCCL's "OPS function error: HcclAllreduce, error code is 6" over
+    // its "Remote Rank did not send the data in time"), not a failure of its own.
+    const bool carrier = b.ends.exception && (b.ends.timeout || b.ends.peer_lost) && raised_in_collective(events[*b.ends.exception]);
+    for (const auto& own : {b.ends.signal, carrier ? std::nullopt : b.ends.exception, b.ends.exited})
       if (own) keep_earliest(r.own_failure, *own, events);
     // A rank that failed on its own began to when it said so (a dated ERROR line before its exit).
     if (r.own_failure && b.ends.said) keep_earliest(r.own_failure, *b.ends.said, events);

@@ -32,6 +32,7 @@ struct Block {
   std::vector<std::pair<std::uint64_t, std::string>> lines;  // numbered rows, for tables
   std::size_t scanned = 0;  // body lines before this one need no scan for facts (frames, or scanned already)
   bool torn = false;        // the exception line's message is another process's stack frame (interleaved output)
+  bool traced = false;      // an exception's tail after its traceback (not an exception line alone)
 };
 
 bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
@@ -309,7 +310,7 @@ struct SourceParser::Impl {
     return glog_text;
   }
 
-  bool continue_block(Block& b, const lines::Line& line, std::string_view rest) {
+  bool continue_block(const std::string& key, Block& b, const lines::Line& line, std::string_view rest) {
     auto add_body = [&](std::string_view t) {
       if (b.event.body.size() < 200) b.event.body.emplace_back(t);
       b.event.end_line = line.number;
@@ -333,6 +334,9 @@ struct SourceParser::Impl {
           b.event.message = ex.message;
           b.event.set("exception", ex.code);
           b.type = BlockType::ExceptionTail;
+          b.traced = true;
+          if (b.event.get("unraisable") != nullptr)
+            if (auto it = ignored_at.find(key); it != ignored_at.end() && it->second.pending > 0) --it->second.pending;
           // Two processes writing one stream at once: "RuntimeError:   File \"...\", line 9, in f"
           // (the other's frame cut in); the message comes on the next line.
           b.torn = starts_with(trim(ex.message), "File \"") && contains(ex.message, "\", line ");
@@ -353,16 +357,29 @@ struct SourceParser::Impl {
           return true;
         }
         b.torn = false;
-        if (starts_with(rest, "Traceback (most recent call last)") || starts_with(rest, "===") ||
+        if (starts_with(rest, "Traceback (most recent call last)") || starts_with(rest, "Exception ignored ") || starts_with(rest, "===") ||
             starts_with(rest, "---") || starts_with(rest, "Root Cause") || starts_with(rest, "Failures:") ||
             contains(b.event.code, "ChildFailedError"))
           return false;
-        model::Event probe;
-        if (formats::recognised(rest, probe) || scan_message(rest, probe)) return false;
         // A logging record ("INFO [rank 0] step 3", "WARNING:root:...", its time peeled as a
         // prefix) is the process going on, not more of the exception's message.
         static const RE2 record(R"(^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|NOTICE)(?:[ :\]]|$))");
         if (RE2::PartialMatch(rest, record)) return false;
+        model::Event probe;
+        // An exception's message of several lines may hold another error's name on one of them
+        // (PyTorch's DistBackendError: "NCCL error in: ...", then "ncclInternalError: Internal check
+        // failed.", "Last error:", NCCL's own reason): right after its traceback's exception line,
+        // in its stream, it is more of the message; a chained exception comes after a blank line and
+        // a "During handling ..." line. (Exception lines alone, one after the other, are a loop's
+        // prints, each its own; after a stack frame it is another process's, interleaved.)
+        if (b.traced && !b.event.body.empty() && !indented(b.event.body.back()) && !contains(rest, "ChildFailedError") &&
+            parse_exception_line(rest, probe)) {
+          scan_message(rest, b.event);
+          add_body(rest);
+          return true;
+        }
+        probe = model::Event{};
+        if (formats::recognised(rest, probe) || scan_message(rest, probe)) return false;
         add_body(rest);
         return true;
       }
@@ -589,7 +606,7 @@ struct SourceParser::Impl {
   void feed_parsed(const lines::Line& line, std::string_view rest, const Prefix& p, bool quiet) {
     const std::string& key = p.key;
     if (auto it = open.find(key); it != open.end()) {
-      if (continue_block(it->second, line, rest)) return;
+      if (continue_block(key, it->second, line, rest)) return;
       close(key);
     }
     model::Event& e = scratch;
@@ -891,11 +908,46 @@ struct SourceParser::Impl {
 
   // Lines that start a multi-line block of their own: a traceback, a failure-table row, an
   // npu-smi table.
+  // Where each stream last said "Exception ignored ...": CPython's unraisable hook prints it before
+  // the traceback of an exception it swallowed (in __del__, a callback, at interpreter exit), and
+  // how many of those exceptions' own lines have not come yet (processes that share a stream
+  // interleave them: a traceback's exception line may come apart from its header).
+  struct Ignored {
+    std::uint64_t line = 0;
+    int pending = 0;
+  };
+  std::unordered_map<std::string, Ignored> ignored_at;
+  static constexpr std::uint64_t kIgnoredReach = 40;  // lines within which an unraisable exception ends
+
+  // Marks `e` as an exception Python printed and went on after (unraisable): said, not a failure.
+  static void unraisable(model::Event& e) {
+    e.level = model::Level::Warning;
+    e.set("unraisable", true);
+  }
+  // True (one pending exception taken) when an exception line alone at `line` of stream `key` is
+  // the end of an unraisable traceback whose header other output separated from it.
+  bool ignored_pending(const std::string& key, std::uint64_t line) {
+    const auto it = ignored_at.find(key);
+    if (it == ignored_at.end() || it->second.pending <= 0 || line > it->second.line + kIgnoredReach) return false;
+    --it->second.pending;
+    return true;
+  }
+
   bool open_block(const std::string& key, const lines::Line& line, std::string_view rest, model::Event& e) {
+    if (starts_with(rest, "Exception ignored ")) {
+      if (ignored_at.size() < 4096 || ignored_at.count(key) != 0) {
+        Ignored& ig = ignored_at[key];
+        ig.pending = line.number > ig.line + kIgnoredReach ? 1 : ig.pending + 1;
+        ig.line = line.number;
+      }
+      return false;
+    }
     if (starts_with(rest, "Traceback (most recent call last)")) {
       e.kind = model::Kind::Python;
       e.level = model::Level::Error;
       e.code = "traceback";
+      if (const auto it = ignored_at.find(key); it != ignored_at.end() && line.number > it->second.line && line.number <= it->second.line + 3)
+        unraisable(e);
       open.emplace(key, Block{BlockType::Traceback, std::move(e), {}});
       return true;
     }
@@ -956,6 +1008,7 @@ struct SourceParser::Impl {
       open.emplace(key, Block{BlockType::RendezvousResult, std::move(e), {}});
       return;
     } else if (e.get("exception") != nullptr) {
+      if (e.kind == model::Kind::Python && ignored_pending(key, e.line)) unraisable(e);
       open.emplace(key, Block{BlockType::ExceptionTail, std::move(e), {}});
       return;
     }

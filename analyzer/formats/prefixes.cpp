@@ -125,6 +125,25 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
       return Peel::Peeled;
     }
   }
+  // Any other torchrun line prefix: its template is the user's (TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE,
+  // log_line_prefix_template, from ${role_name}, ${rank}, ${local_rank}: "[trainer0|0]:", "[3]:",
+  // "[worker-1/2]:"). One bracketed word without blanks, with a digit, right before ':' is a stream's prefix; which
+  // number is which is the template's, so none is taken. Not a date ("[2024-06-04T10:00:00]:").
+  if (const std::size_t close = s.find("]:"); close != std::string_view::npos && close > 1 && close < 48) {
+    const std::string_view inner = s.substr(1, close - 1);
+    const bool date = inner.size() >= 5 && digit(inner[0]) && digit(inner[1]) && digit(inner[2]) && digit(inner[3]) && inner[4] == '-';
+    const bool word = std::none_of(inner.begin(), inner.end(), [](char c) { return space(c) || c == '[' || c == ']'; }) &&
+                      std::any_of(inner.begin(), inner.end(), [](char c) { return digit(c); });  // not a level ("[ERROR]:")
+    // "[0]:" alone on its line opens a row of torchrun's failure table: not a prefix.
+    const bool alone = s.find_first_not_of(" \t\r", close + 2) == std::string_view::npos;
+    if (word && !date && !alone && !starts_with(s, "[pod/")) {
+      std::size_t end = close + 2;
+      if (end < s.size() && s[end] == ' ') ++end;
+      p.key.append(s.substr(0, end));
+      s.remove_prefix(end);
+      return Peel::Peeled;
+    }
+  }
   // kubectl logs --prefix (every pod of a job in one stream): "[pod/NAME/CONTAINER] ".
   if (starts_with(s, "[pod/")) {
     const std::size_t close = s.find("] ");

@@ -141,17 +141,47 @@ bool CatalogueEntry::matches(std::string_view text) const {
   return text.find(match) != std::string_view::npos;
 }
 
+namespace {
+
+// How much an entry says: a cause before a consequence (each with a category that says why) before
+// a failure of category "unknown" before a benign entry; then the longer match.
+std::pair<int, std::size_t> weight(const CatalogueEntry& e) {
+  const int role = e.role == EntryRole::Benign ? 0 : !e.classifies() ? 1 : e.role == EntryRole::Cause ? 3 : 2;
+  return {role, e.re ? e.regex.size() : e.match.size()};
+}
+
+}  // namespace
+
 const CatalogueEntry* Catalogue::classify(std::string_view text) const {
   const CatalogueEntry* best = nullptr;
-  auto rank = [](const CatalogueEntry& e) {
-    if (e.role == EntryRole::Benign) return 0;
-    if (!e.classifies()) return 1;
-    return e.role == EntryRole::Cause ? 3 : 2;
-  };
-  auto size = [](const CatalogueEntry& e) { return e.re ? e.regex.size() : e.match.size(); };
-  for (const CatalogueEntry& e : entries_) {
-    if (!e.matches(text)) continue;
-    if (best == nullptr || rank(e) > rank(*best) || (rank(e) == rank(*best) && size(e) > size(*best))) best = &e;
+  for (const CatalogueEntry& e : entries_)
+    if (e.matches(text) && (best == nullptr || weight(e) > weight(*best))) best = &e;
+  return best;
+}
+
+const CatalogueEntry* Catalogue::classify(const model::Event& e, std::string* said) const {
+  const std::string exception_text = e.get_str("exception_text");
+  // The body's lines after the exception line (stack frames before it are code, not the error);
+  // all of it for an exception printed without a traceback.
+  std::size_t from = 0;
+  for (std::size_t k = e.body.size(); !exception_text.empty() && k-- > 0;)
+    if (!e.body[k].empty() && exception_text.ends_with(e.body[k])) {
+      from = k + 1;
+      break;
+    }
+  std::vector<std::string_view> texts = {e.text, e.message, exception_text};
+  for (std::size_t k = from; k < e.body.size() && k < from + 8; ++k) texts.push_back(e.body[k]);
+  const CatalogueEntry* best = nullptr;
+  for (const std::string_view t : texts) {
+    if (t.empty()) continue;
+    const CatalogueEntry* c = classify(t);
+    if (c != nullptr && (best == nullptr || weight(*c) > weight(*best))) {
+      best = c;
+      if (said != nullptr) {  // without the blanks around it
+        const std::size_t a = t.find_first_not_of(" \t"), b = t.find_last_not_of(" \t\r");
+        *said = std::string(t.substr(a, b - a + 1));
+      }
+    }
   }
   return best;
 }

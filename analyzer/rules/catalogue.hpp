@@ -62,6 +62,11 @@ class Catalogue {
   // says why) before a failure of category "unknown" before a benign entry, then the longer match;
   // null when none matches.
   const CatalogueEntry* classify(std::string_view text) const;
+  // The same over what an event says: its line, its message, its exception line and the further
+  // lines of that exception's message (after the exception line, at most 8: NCCL's "Last error:"
+  // and its reason under a DistBackendError); the entry that says most of any of them, and in
+  // `said` (when given) the text it matched.
+  const CatalogueEntry* classify(const model::Event& e, std::string* said = nullptr) const;
 
   const std::vector<CatalogueEntry>& entries() const { return entries_; }
   const std::vector<CatalogueSource>& sources() const { return sources_; }

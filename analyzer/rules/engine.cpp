@@ -1067,15 +1067,17 @@ void decide_unknown(const std::vector<model::Event>& events, const std::vector<c
                     const std::vector<correlate::EventIndex>& known, const Catalogue* catalogue, Verdict& v) {
   correlate::EventIndex lead = leads.front();
   const CatalogueEntry* entry = nullptr;
+  std::string said;  // the text the entry matched: the event's message, or a line of it that says more
   if (catalogue != nullptr)
     for (const EntryRole want : {EntryRole::Cause, EntryRole::Consequence}) {
       for (const correlate::EventIndex i : known) {
         const model::Event& e = events[i];
-        const CatalogueEntry* c = catalogue->classify(e.text);
-        if (c == nullptr && !e.message.empty()) c = catalogue->classify(e.message);
+        std::string text;
+        const CatalogueEntry* c = catalogue->classify(e, &text);
         if (c != nullptr && c->role == want && c->classifies()) {
           lead = i;
           entry = c;
+          if (text != e.text && text != e.message && text != e.get_str("exception_text")) said = text;
           break;
         }
       }
@@ -1086,7 +1088,7 @@ void decide_unknown(const std::vector<model::Event>& events, const std::vector<c
   // A consequence names no cause: the category stays unknown, the sentence says of what it usually is.
   v.category = entry != nullptr && entry->role == EntryRole::Cause ? entry->category : "unknown";
   const std::string where = e.path + ":" + std::to_string(e.line);
-  const std::string message = e.message.empty() ? e.text : e.message;
+  const std::string message = !said.empty() ? said : e.message.empty() ? e.text : e.message;
   if (entry != nullptr) {
     const std::string at = e.node.empty() ? where : base::say(base::Say::WhereOnNode, {{"where", where}, {"node", e.node}});
     const base::Lang lang = base::language();

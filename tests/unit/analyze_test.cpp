@@ -586,3 +586,104 @@ TEST(Analyze, ChineseSaysTheSameAnalysisWithItsEnglishBeside) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// A torchrun line prefix of the user's template (TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE: "[${role_name}
+// ${rank}|${local_rank}]:", "[${rank}]:", ...) is peeled as a stream's prefix, so that what follows it
+// is read; "[0]:" alone still opens a failure-table row, and a level in brackets stays a level.
+TEST(Analyze, TemplatedLinePrefixesArePeeled) {
+  for (const std::string prefix : {"[trainer0|0]:", "[7]:", "[worker-2/1]: ", "[r12_l3]:"}) {
+    TempDir d;
+    d.write("job/c4-n19/train.log", prefix + "Traceback (most recent call last):\n" + prefix + "  File \"fit.py\", line 3, in <module>\n" +
+                                        prefix + "KeyError: 'label_ids'\n");
+    const json j = analyze_report(d.file("job"));
+    EXPECT_EQ(j["verdict"]["category"], "worker-exception") << prefix << j.dump();
+    EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("KeyError"), std::string::npos) << prefix;
+  }
+  TempDir d;
+  d.write("job/n1/train.log", "[ERROR]: loader stalled\n");
+  const std::string ev = events_jsonl({d.file("job")});
+  EXPECT_NE(ev.find("\"text\":\"[ERROR]: loader stalled\""), std::string::npos) << ev;
+}
+
+// An exception's message of several lines is one message: NCCL's reason after "Last error:" under
+// a DistBackendError (or after an ncclInternalError line) is what the catalogues classify, so the
+// verdict's category is the reason's, not a generic worker exception's.
+TEST(Analyze, TheReasonInAnExceptionsFurtherLinesDecides) {
+  const std::string reasons[][2] = {
+      {"Bootstrap : no socket interface found", "network-transport-error"},
+      {"ncclSocketInit: connecting to address  with family 46112 is neither AF_INET(2) nor AF_INET6(10)", "network-transport-error"},
+  };
+  for (const auto& [reason, category] : reasons) {
+    for (const std::string prefix : {"[rank3]: ", "", "[default1]:"}) {
+      TempDir d;
+      d.write("job/hpc-b07/out.log",
+              prefix + "Traceback (most recent call last):\n" + prefix + "  File \"/srv/train/main.py\", line 88, in setup\n" + prefix +
+                  "    dist.barrier()\n" + prefix +
+                  "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, internal "
+                  "error - please report this issue to the NCCL developers, NCCL version 2.20.5\n" +
+                  prefix + "ncclInternalError: Internal check failed.\n" + prefix + "Last error:\n" + prefix + reason + "\n");
+      const json j = analyze_report(d.file("job"));
+      EXPECT_EQ(j["verdict"]["category"], category) << prefix << reason << "\n" << j["verdict"].dump();
+      const std::string said = j["verdict"].value("summary", std::string()) + j["verdict"].value("why", json::array()).dump();
+      EXPECT_NE(said.find(reason.substr(0, 20)), std::string::npos) << said;
+    }
+  }
+  // Exception lines alone, one after the other, are a loop's prints: each its own event.
+  TempDir d;
+  std::string log;
+  for (int i = 0; i < 5; ++i) log += "2026-03-01 08:00:0" + std::to_string(i) + ",000 [rank2]: RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  d.write("job/g1/train.log", log);
+  std::size_t events = 0;
+  const std::string ev = events_jsonl({d.file("job")});
+  for (std::size_t at = ev.find("RuntimeError"); at != std::string::npos; at = ev.find("\"line\":", at + 1)) ++events;
+  EXPECT_GE(events, 5u) << ev;
+}
+
+// torch's fingerprint check names the two ranks and what each ran: the sentence says them.
+TEST(Analyze, ACollectiveMismatchSaysWhichRanksRanWhat) {
+  TempDir d;
+  d.write("job/a100-x3/train.log",
+          "2026-05-02 09:41:07,330 [rank6]: RuntimeError: Detected mismatch between collectives on ranks. Rank 6 is running collective: "
+          "CollectiveFingerPrint(SequenceNumber=311, OpType=ALLREDUCE, TensorShape=[4096], TensorDtypes=BFloat16, "
+          "TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda)), but Rank 2 is running collective: "
+          "CollectiveFingerPrint(SequenceNumber=311, OpType=BROADCAST, TensorShape=[1], TensorDtypes=Long, "
+          "TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda)).Collectives differ in the following aspects: \t Op type: "
+          "ALLREDUCEvs BROADCAST\n");
+  const json j = analyze_report(d.file("job"));
+  EXPECT_EQ(j["verdict"]["category"], "collective-mismatch");
+  EXPECT_NE(j["verdict"]["summary"].get<std::string>().find("rank 6's ALLREDUCE does not match rank 2's BROADCAST"), std::string::npos)
+      << j["verdict"]["summary"];
+}
+
+// "Exception ignored in ..." then a traceback: Python printed an exception it swallowed (a
+// DataLoader iterator's __del__ at exit) and went on. A run whose only traceback is that is
+// healthy, also when processes sharing a stream interleave the lines of theirs.
+TEST(Analyze, AnExceptionPythonIgnoredIsNoFailure) {
+  auto ignored = [](const std::string& addr) {
+    return "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at " + addr + ">\n";
+  };
+  const std::string frames =
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1478, in __del__\n"
+      "    self._shutdown_workers()\n";
+  const std::string tail = "AssertionError: can only test a child process\n";
+  TempDir d;
+  d.write("job/w-0/train.log", "step 9/10 loss 0.21\nrank 0: done\n" + ignored("0x7f3a01c2e8b0") + "Traceback (most recent call last):\n" + frames + tail);
+  // two processes of one node at once, no prefixes: the second header comes between the first's lines
+  d.write("job/w-1/train.log", "step 9/10 loss 0.19\n" + ignored("0x7f10") + "Traceback (most recent call last):\n" + ignored("0x7f11") +
+                                   frames + "Traceback (most recent call last):\n" + tail + frames + tail);
+  // one after the other, a print between: the next "Exception ignored" is no line of the first's message
+  d.write("job/w-2/train.log", ignored("0x7f20") + "Traceback (most recent call last):\n" + frames + tail + "rank 5: training finished\n" +
+                                   ignored("0x7f21") + "Traceback (most recent call last):\n" + frames + tail);
+  const json j = analyze_report(d.file("job"));
+  EXPECT_EQ(j["verdict"]["status"], "healthy") << j["verdict"].dump();
+  // The same traceback without the "ignored" header is a failure.
+  TempDir e;
+  e.write("job/w-0/train.log", "step 9/10 loss 0.21\nTraceback (most recent call last):\n" + frames + tail);
+  EXPECT_EQ(analyze_report(e.file("job"))["verdict"]["category"], "worker-exception");
+}
+
+}  // namespace
+}  // namespace dtriage::test
