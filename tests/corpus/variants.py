@@ -268,7 +268,7 @@ KNOWN_MISSES = {
     # A hosts rename of the verdict's node that the verdict does not follow: with a tar.gz per node
     # the rename reaches the archive's name (and a Ray driver's log) but not the lines inside it
     # (6034, 8038, 20001, 22020, 23027; 11040, whose folder inside the archive, 10-0-1-30, is
-    # a node's name since dashed addresses are); the others (FQDN, rack and IP-style names in
+    # a node's name since dashed addresses are; 42003, whose NCCL lines inside name it); the others (FQDN, rack and IP-style names in
     # folders) move to another node or lose their rank for reasons not analysed one by one yet.
     ("lab-6034-exception", "hosts"),
     ("lab-8038-exception", "hosts"),
@@ -284,6 +284,7 @@ KNOWN_MISSES = {
     ("lab-14044-hang", "hosts"),
     ("lab-17007-hang", "hosts"),
     ("lab-38012-hang", "hosts"),
+    ("lab-42003-two-faults", "hosts"),
     # (The journal's one host no longer merges what tells launchers apart: a host before an srun
     # task label, a kubectl pod prefix or a Ray worker's "(.. pid=N, ip=..)" is where the lines
     # were gathered, not the process's.)
