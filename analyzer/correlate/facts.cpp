@@ -46,6 +46,7 @@ std::vector<std::int64_t> Facts::ranks_without_timeout() const {
   if (job.ranks_with_timeout.empty()) return out;
   std::set<std::int64_t> known;
   for (const auto& [r, info] : ranks) known.insert(r);
+  known.insert(0);  // every job has a rank 0, named by a line or not
   if (job.world_size && *job.world_size <= 4096)
     for (std::int64_t r = 0; r < *job.world_size; ++r) known.insert(r);
   for (std::int64_t r : known)
@@ -540,6 +541,8 @@ struct Builder {
     };
     if (e.rank && e.get("task_failed") != nullptr)
       if (const std::string rr = e.get_str("remote_rank"); !rr.empty()) waits_on(*e.rank, rr);
+    // A rank that waited in the store for another's ncclUniqueId waited on that rank.
+    if (auto from = e.get_int("unique_id_from"); from && e.rank && *from != *e.rank) waits_on(*e.rank, std::to_string(*from));
     if (e.code == "transport-init-error" && e.rank) {
       std::optional<std::int64_t> peer;
       if (auto dev = e.get_int("link_remote_device"))

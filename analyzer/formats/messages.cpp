@@ -50,6 +50,10 @@ DT_RE(re_nccl_comm,
       R"(comm (0x[0-9a-fA-F]+) rank (\d+) nranks (\d+)(?: cudaDev (\d+))?(?: nvmlDev \d+)?(?: busId (\w+))?(?: commId (0x\w+))? - (Init START|Init COMPLETE|Abort COMPLETE))")
 DT_RE(re_hccl_server, R"(server\[([\w.:-]+))")
 DT_RE(re_hccl_remote_rank, R"(remote rank:? ?\[?(\w+)\]?)")
+// ProcessGroupNCCL's broadcast of the communicator's id through the store: "[7] is setting up NCCL
+// communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but
+// store->get('0') got error: Socket Timeout" (rank 7 waited on rank 0).
+DT_RE(re_unique_id_from, R"((?:\[(\d+)\] is setting up NCCL communicator and )?retrieving ncclUniqueId from \[(\d+)\])")
 DT_RE(re_heartbeat_loc, R"(Cluster Exception Location\[IP/ID\]:\[([\w.*]+)/(\d+)\])")
 DT_RE(re_heartbeat_old, R"(serverId\[([\w.*]+)\], deviceId\[(\d+)\], Heartbeat Lost)")
 // LINK_ERROR_INFO rows, with or without the port columns:
@@ -375,6 +379,12 @@ const std::vector<MessageFact>& table() {
          else if (auto d2 = find_int_after(s.msg, "deviceLogicId")) e.device = d2;
          else if (auto d3 = find_int_after(s.msg, "device"); d3 && !e.device) e.device = d3;
          s.code("hccl-comm-init");
+       }},
+      {{"retrieving ncclUniqueId from"}, re_unique_id_from,
+       [](Scan& s) {
+         if (!s.m[1].empty() && !s.e.rank) s.e.rank = int_of(s.m[1]);
+         set_int(s.e, "unique_id_from", s.m[2]);
+         s.hit = true;
        }},
       {{"remote rank"}, re_hccl_remote_rank,
        [](Scan& s) {

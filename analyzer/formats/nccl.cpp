@@ -61,6 +61,16 @@ bool parse_nccl(std::string_view s, model::Event& e) {
     scan_message(e.message, e);
     return true;
   }
+  // "NCCL WARN ..." with nothing before it: a line of NCCL's whose header was cut (a paste, a
+  // collector that keeps the message alone); NCCL prints no other line that starts so.
+  for (const auto& [word, level] : {std::pair{std::string_view("NCCL WARN "), model::Level::Warning}, {"NCCL INFO ", model::Level::Info}})
+    if (starts_with(s, word) && s.size() > word.size()) {
+      e.kind = model::Kind::Nccl;
+      e.level = level;
+      e.message = std::string(s.substr(word.size()));
+      scan_message(e.message, e);
+      return true;
+    }
   if (starts_with(s, "NCCL version") && rx(re_nccl_version(), s, m)) {
     e.kind = model::Kind::Nccl;
     e.level = model::Level::Info;

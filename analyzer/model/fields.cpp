@@ -119,6 +119,7 @@ constexpr FieldInfo kEventFields[] = {
     {"timeout_s", T::Int, "timeout (s)"},
     {"traceback", T::Text, "torchrun failure table: the traceback cell"},
     {"unhealthy", T::Text, "npu-smi devices whose health is not OK (device:health,...)"},
+    {"unique_id_from", T::Int, "ProcessGroupNCCL: the rank whose ncclUniqueId this rank waited for in the store"},
     {"unraisable", T::Bool, "a traceback Python printed after \"Exception ignored in ...\" and went on (not a failure)"},
     {"uptime", T::Text, "dmesg uptime stamp"},
     {"uuid", T::Text, "GPU UUID"},

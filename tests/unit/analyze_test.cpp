@@ -687,3 +687,61 @@ TEST(Analyze, AnExceptionPythonIgnoredIsNoFailure) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// Lines as users paste them and older versions print them, read for what they say: an NCCL line
+// whose header was cut, NCCL's older InfiniBand completion wording, the old TCPStore's bare
+// "Address already in use".
+TEST(Analyze, LinesWithoutTheirUsualHeadersOrInOlderWordings) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129\n", "network-transport-error"},
+      {"[1,4]<stdout>:NCCL WARN NET/IB : Got completion with error 5, opcode 1, len 4096, vendor err 244\n", "network-transport-error"},
+      {"Traceback (most recent call last):\n  File \"/opt/conda/lib/python3.8/site-packages/torch/distributed/rendezvous.py\", line 142, in "
+       "_tcp_rendezvous_handler\n    store = TCPStore(result.hostname, result.port, world_size, start_daemon, timeout)\n"
+       "RuntimeError: Address already in use\n",
+       "port-in-use"},
+  };
+  for (const auto& [log, category] : cases) {
+    TempDir d;
+    d.write("job/trn-07/out.log", log);
+    const json j = analyze_report(d.file("job"));
+    EXPECT_EQ(j["verdict"]["category"], category) << log << j["verdict"].dump();
+  }
+}
+
+// Ranks that waited in the store for another rank's ncclUniqueId are victims; the rank they waited
+// for (named in their message) is the culprit, also when it printed nothing itself (busy tokenizing
+// under main_process_first). And ranks 1-3 timing out with rank 0 silent name rank 0: every job
+// has a rank 0, whether or not a line names it.
+TEST(Analyze, TheRankOthersWaitedForIsNamed) {
+  for (const std::string prefix : {"", "[rank{r}]: "}) {
+    TempDir d;
+    std::string log = "Running tokenizer on dataset:  31%|###       | 9100/29000 [12:01<26:17, 12.62 examples/s]\n";
+    for (int r : {2, 5, 7}) {
+      std::string p = prefix;
+      if (const auto at = p.find("{r}"); at != std::string::npos) p.replace(at, 3, std::to_string(r));
+      log += p + "RuntimeError: [" + std::to_string(r) +
+             "] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but "
+             "store->get('0') got error: Socket Timeout\n";
+    }
+    d.write("job/ml-node-4/train.log", log);
+    const json j = analyze_report(d.file("job"));
+    EXPECT_EQ(j["verdict"]["category"], "collective-timeout") << prefix << j["verdict"].dump();
+    EXPECT_EQ(j["verdict"]["rank"], 0) << prefix << j["verdict"].dump();
+  }
+  TempDir d;
+  std::string log;
+  for (int r : {1, 2, 3})
+    log += "[E ProcessGroupNCCL.cpp:475] [Rank " + std::to_string(r) +
+           "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+           "Timeout(ms)=1800000) ran for 1800411 milliseconds before timing out.\n";
+  d.write("job/h100-b2/train.log", log);
+  const json j = analyze_report(d.file("job"));
+  EXPECT_EQ(j["verdict"]["category"], "collective-timeout");
+  EXPECT_EQ(j["verdict"]["rank"], 0) << j["verdict"].dump();
+}
+
+}  // namespace
+}  // namespace dtriage::test
