@@ -906,8 +906,6 @@ struct SourceParser::Impl {
     return true;
   }
 
-  // Lines that start a multi-line block of their own: a traceback, a failure-table row, an
-  // npu-smi table.
   // Where each stream last said "Exception ignored ...": CPython's unraisable hook prints it before
   // the traceback of an exception it swallowed (in __del__, a callback, at interpreter exit), and
   // how many of those exceptions' own lines have not come yet (processes that share a stream
@@ -933,6 +931,8 @@ struct SourceParser::Impl {
     return true;
   }
 
+  // Lines that start a multi-line block of their own: a traceback, a failure-table row, an
+  // npu-smi table. ("Exception ignored ..." only notes that the next traceback is unraisable.)
   bool open_block(const std::string& key, const lines::Line& line, std::string_view rest, model::Event& e) {
     if (starts_with(rest, "Exception ignored ")) {
       if (ignored_at.size() < 4096 || ignored_at.count(key) != 0) {
