@@ -906,6 +906,14 @@ struct SourceParser::Impl {
     return true;
   }
 
+  // Each stream's last torch_npu error header (its line and whose it is), for the CANN message
+  // printed right under it.
+  struct NpuHeader {
+    std::uint64_t line = 0;
+    std::optional<std::int64_t> rank, device, pid;
+  };
+  std::unordered_map<std::string, NpuHeader> npu_header;
+
   // Where each stream last said "Exception ignored ...": CPython's unraisable hook prints it before
   // the traceback of an exception it swallowed (in __del__, a callback, at interpreter exit), and
   // how many of those exceptions' own lines have not come yet (processes that share a stream
@@ -995,8 +1003,17 @@ struct SourceParser::Impl {
         return;
       }
     } else if (e.kind == model::Kind::Cann) {
+      // torch_npu prints "[ERROR] ... (PID:n, Device:d, RankID:r) ERRxxxxx ..." and the CANN error
+      // message it wraps on the next line: that message is the same process's.
+      if (const auto it = npu_header.find(key); it != npu_header.end() && it->second.line + 1 == e.line) {
+        if (!e.rank) e.rank = it->second.rank;
+        if (!e.device) e.device = it->second.device;
+        if (!e.pid) e.pid = it->second.pid;
+      }
       open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
       return;
+    } else if (e.kind == model::Kind::TorchNpu) {
+      if (npu_header.size() < 4096 || npu_header.count(key) != 0) npu_header[key] = NpuHeader{e.line, e.rank, e.device, e.pid};
     } else if ((e.kind == model::Kind::Torch || e.kind == model::Kind::Torchrun || e.kind == model::Kind::Python) && e.get("exception") == nullptr &&
                contains(e.message, "Starting elastic_operator with launch configs")) {
       e.code = "launch-config";

@@ -711,6 +711,20 @@ TEST(Analyze, LinesWithoutTheirUsualHeadersOrInOlderWordings) {
   }
 }
 
+// torch_npu's error header names the process (PID, Device, RankID); the CANN message it wraps,
+// printed on the next line, is that process's.
+TEST(Analyze, TheCannMessageUnderATorchNpuHeaderIsThatRanks) {
+  TempDir d;
+  d.write("job/ascend-c12/train.log",
+          "RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64\n"
+          "[ERROR] 2025-02-17-03:21:09 (PID:55102, Device:6, RankID:14) ERR02200 DIST call hccl api failed.\n"
+          "EJ0001: 2025-02-17-03:21:09.551.204 Failed to initialize the HCCP process. Reason: Maybe the last training process is running.\n"
+          "        Solution: Wait for 10s after killing the last training process and try again.\n");
+  const json j = analyze_report(d.file("job"));
+  EXPECT_EQ(j["verdict"]["category"], "device-binding-duplicate") << j["verdict"].dump();
+  EXPECT_EQ(j["verdict"]["rank"], 14) << j["verdict"].dump();
+}
+
 // Ranks that waited in the store for another rank's ncclUniqueId are victims; the rank they waited
 // for (named in their message) is the culprit, also when it printed nothing itself (busy tokenizing
 // under main_process_first). And ranks 1-3 timing out with rank 0 silent name rank 0: every job
