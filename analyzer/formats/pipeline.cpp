@@ -36,6 +36,16 @@ struct Block {
 };
 
 bool indented(std::string_view s) { return !s.empty() && (s.front() == ' ' || s.front() == '\t'); }
+// A line of a pretty-printed JSON document: a member ("key": ...), or a brace or bracket alone.
+// torchelastic's error handler logs its error record so, and a launch failure it reports is not
+// followed by a running worker's prints for it.
+bool json_structure(std::string_view s) {
+  const std::size_t a = s.find_first_not_of(" \t");
+  if (a == std::string_view::npos) return false;
+  const std::string_view t = s.substr(a);
+  if (t.front() == '"') return t.find("\": ") != std::string_view::npos;
+  return t == "{" || t == "}" || t == "}," || t == "[" || t == "]" || t == "],";
+}
 bool blank(std::string_view s) { return trim(s).empty(); }
 // Nothing after a line's prefixes but a progress bar's redraw was not one of them.
 bool blank_after_prefixes(std::string_view rest, const Prefix& p) { return !p.bar && blank(rest); }
@@ -817,7 +827,7 @@ struct SourceParser::Impl {
       }
     }
     ++skipped_plain;
-    plain_last = line.number;
+    if (!json_structure(rest)) plain_last = line.number;  // a JSON document's lines are no process going on
     learn_plain_year(p);
     if (p.level > model::Level::Info) return true;  // emit_event notes the progress of info lines only
     defer_progress(line, p);

@@ -779,11 +779,17 @@ void mark_survived(const std::vector<model::Event>& events, const correlate::Fac
     bool ran = n->workers_seen || std::any_of(facts.rank_table.begin(), facts.rank_table.end(), [&](const correlate::RankRecord& r) {
       return r.ending != correlate::Ending::NeverHeardFrom && r.node == f.node;
     });
+    // After the failure's last line in that file (its report may go on over several records: an
+    // error handler's JSON, then the traceback inside it).
+    std::map<std::string_view, std::uint64_t> last_in;
     for (auto i : f.events) {
+      std::uint64_t& last = last_in[events[i].path];
+      last = std::max({last, events[i].line, events[i].end_line});
+    }
+    for (const auto& [path, last] : last_in) {
       if (ran) break;
-      const model::Event& e = events[i];
-      const auto tail = n->plain_tail.find(e.path);
-      ran = tail != n->plain_tail.end() && tail->second.second >= 5 && tail->second.first > std::max(e.line, e.end_line);
+      const auto tail = n->plain_tail.find(path);
+      ran = tail != n->plain_tail.end() && tail->second.second >= 5 && tail->second.first > last;
     }
     f.survived = f.survived || ran;
   }

@@ -711,6 +711,34 @@ TEST(Analyze, LinesWithoutTheirUsualHeadersOrInOlderWordings) {
   }
 }
 
+// torchelastic's error handler logs its record as pretty-printed JSON, the launcher's traceback
+// inside it with escaped newlines: the rendezvous failure it reports is the launcher's (not a worker
+// exception), and its JSON lines are no worker going on after it.
+TEST(Analyze, TheElasticErrorHandlersJsonRecordIsTheLaunchersFailure) {
+  TempDir d;
+  std::string log = "[INFO] 2022-03-08 14:02:11,902 run: Using nproc_per_node=4.\n"
+                    "*****************************************\n"
+                    "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default.\n"
+                    "*****************************************\n"
+                    "[INFO] 2022-03-08 14:02:11,903 api: Starting elastic_operator with launch configs:\n"
+                    "  entrypoint       : pretrain.py\n  min_nodes        : 2\n  max_nodes        : 2\n  nproc_per_node   : 4\n"
+                    "  rdzv_backend     : c10d\n  rdzv_endpoint    : 172.31.9.40:29400\n\n"
+                    "[ERROR] 2022-03-08 14:03:12,004 error_handler: {\n"
+                    "  \"message\": {\n"
+                    "    \"message\": \"RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.\",\n"
+                    "    \"extraInfo\": {\n"
+                    "      \"py_callstack\": \"Traceback (most recent call last):\\n  File \\\"/usr/lib/python3/site-packages/torch/distributed/"
+                    "elastic/rendezvous/c10d_rendezvous_backend.py\\\", line 113, in _create_tcp_store\\n    store = TCPStore(\\n"
+                    "RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.\\n\",\n"
+                    "      \"timestamp\": \"1646748192\"\n"
+                    "    }\n"
+                    "  }\n"
+                    "}\n";
+  d.write("job/worker-b/launcher.log", log);
+  const json j = analyze_report(d.file("job"));
+  EXPECT_EQ(j["verdict"]["category"], "rendezvous-failure") << j["verdict"].dump();
+}
+
 // torch_npu's error header names the process (PID, Device, RankID); the CANN message it wraps,
 // printed on the next line, is that process's.
 TEST(Analyze, TheCannMessageUnderATorchNpuHeaderIsThatRanks) {
