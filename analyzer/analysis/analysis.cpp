@@ -42,13 +42,18 @@ void refine(Analysis& a, const rules::Catalogue& catalogue) {
     for (std::size_t j = i + 1; j < a.events.size() && j <= i + 3 && (c == nullptr || c->role != rules::EntryRole::Cause); ++j) {
       const model::Event& next = a.events[j];
       if (next.path != at->path || next.kind != model::Kind::Python || next.line != std::max(at->end_line, at->line) + 1) break;
-      if (const rules::CatalogueEntry* n = catalogue.classify(next, &said); n != nullptr && n->role == rules::EntryRole::Cause) c = n;
+      std::string next_said;
+      if (const rules::CatalogueEntry* n = catalogue.classify(next, &next_said); n != nullptr && n->role == rules::EntryRole::Cause) {
+        c = n;
+        said = next_said.empty() ? (next.message.empty() ? next.text : next.message) : next_said;
+      }
       at = &next;
     }
     const model::Event& e = a.events[i];
     if (c == nullptr || c->role != rules::EntryRole::Cause || !c->classifies() || c->category == v.category) continue;
-    // The line that said it: the message, or a further line of it (NCCL's reason under its error).
-    const std::string text = said == e.text || said == e.get_str("exception_text") ? (e.message.empty() ? said : e.message) : said;
+    // The line that said it: a further line of the message (NCCL's reason under its error), else
+    // the message.
+    const std::string text = !said.empty() ? said : !e.message.empty() ? e.message : e.text;
     v.why.push_back(base::say(base::Say::WhyCatalogueRefines,
                               {{"message", text}, {"category", c->category},
                                {"meaning", c->meaning_in(base::language())}, {"entry", c->id}}));

@@ -170,18 +170,18 @@ const CatalogueEntry* Catalogue::classify(const model::Event& e, std::string* sa
       break;
     }
   std::vector<std::string_view> texts = {e.text, e.message, exception_text};
+  const std::size_t own = texts.size();  // the event's own line and message; further lines after
   for (std::size_t k = from; k < e.body.size() && k < from + 8; ++k) texts.push_back(e.body[k]);
   const CatalogueEntry* best = nullptr;
-  for (const std::string_view t : texts) {
-    if (t.empty()) continue;
+  if (said != nullptr) said->clear();
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    const std::size_t a = texts[k].find_first_not_of(" \t"), b = texts[k].find_last_not_of(" \t\r");
+    if (a == std::string_view::npos) continue;
+    const std::string_view t = texts[k].substr(a, b - a + 1);
     const CatalogueEntry* c = classify(t);
-    if (c != nullptr && (best == nullptr || weight(*c) > weight(*best))) {
-      best = c;
-      if (said != nullptr) {  // without the blanks around it
-        const std::size_t a = t.find_first_not_of(" \t"), b = t.find_last_not_of(" \t\r");
-        *said = std::string(t.substr(a, b - a + 1));
-      }
-    }
+    if (c == nullptr || (best != nullptr && weight(*c) <= weight(*best))) continue;
+    best = c;
+    if (said != nullptr) *said = k < own ? std::string() : std::string(t);
   }
   return best;
 }

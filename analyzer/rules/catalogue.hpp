@@ -65,7 +65,7 @@ class Catalogue {
   // The same over what an event says: its line, its message, its exception line and the further
   // lines of that exception's message (after the exception line, at most 8: NCCL's "Last error:"
   // and its reason under a DistBackendError); the entry that says most of any of them, and in
-  // `said` (when given) the text it matched.
+  // `said` (when given) that further line, trimmed, when it was one that matched (else empty).
   const CatalogueEntry* classify(const model::Event& e, std::string* said = nullptr) const;
 
   const std::vector<CatalogueEntry>& entries() const { return entries_; }

@@ -1073,17 +1073,15 @@ void decide_unknown(const std::vector<model::Event>& events, const std::vector<c
                     const std::vector<correlate::EventIndex>& known, const Catalogue* catalogue, Verdict& v) {
   correlate::EventIndex lead = leads.front();
   const CatalogueEntry* entry = nullptr;
-  std::string said;  // the text the entry matched: the event's message, or a line of it that says more
+  std::string said;  // the further line of the lead's message the entry matched, if that is what it matched
   if (catalogue != nullptr)
     for (const EntryRole want : {EntryRole::Cause, EntryRole::Consequence}) {
       for (const correlate::EventIndex i : known) {
         const model::Event& e = events[i];
-        std::string text;
-        const CatalogueEntry* c = catalogue->classify(e, &text);
+        const CatalogueEntry* c = catalogue->classify(e, &said);
         if (c != nullptr && c->role == want && c->classifies()) {
           lead = i;
           entry = c;
-          if (text != e.text && text != e.message && text != e.get_str("exception_text")) said = text;
           break;
         }
       }
