@@ -1,6 +1,4 @@
 // The HTML report: one self-contained file (no script, font or style from outside), with a timeline.
-#include <algorithm>
-
 #include "report/html.hpp"
 #include "report/view.hpp"
 
@@ -91,14 +89,12 @@ std::string render_html(const Report& r) {
     o += "</ul>\n";
   }
   o += "</header>\n";
-  std::size_t undated = 0, placed = 0;
-  const bool related = std::any_of(r.analysis.findings.begin(), r.analysis.findings.end(), [](const rules::Finding& f) {
-    return f.role == rules::FindingRole::Related && !f.events.empty();
-  });
-  o += "<h2>" + esc(heading(Say::HeadingTimeline)) + "</h2>\n" + timeline_svg(r, undated, placed) + "\n";
+  TimelineCounts drawn;
+  o += "<h2>" + esc(heading(Say::HeadingTimeline)) + "</h2>\n" + timeline_svg(r, drawn) + "\n";
+  const std::size_t undated = drawn.undated, placed = drawn.placed;
   o += "<p class=\"legend\"><span><i class=\"dot\" style=\"background:#b2182b\"></i>" + esc(base::say(Say::LegendRoot)) + "</span>" +
        "<span><i class=\"dot\" style=\"background:#ff7f0e\"></i>" + esc(base::say(Say::LegendExplained)) + "</span>" +
-       (related ? "<span><i class=\"dot\" style=\"background:#3b6fb6\"></i>" + esc(base::say(Say::LegendRelated)) + "</span>" : std::string()) +
+       (drawn.related > 0 ? "<span><i class=\"dot\" style=\"background:#3b6fb6\"></i>" + esc(base::say(Say::LegendRelated)) + "</span>" : std::string()) +
        "<span><i class=\"dot\" style=\"background:#555\"></i>" + esc(base::say(Say::LegendFirstError)) + "</span>" +
        (placed > 0 ? "<span>" + esc(base::say(Say::LegendPlaced, {{"count", n(placed)}})) + "</span>" : std::string()) +
        (undated > 0 ? "<span>" + esc(base::say(Say::LegendUndated, {{"count", n(undated)}})) + "</span>" : std::string()) + "</p>\n";

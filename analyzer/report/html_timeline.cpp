@@ -57,14 +57,15 @@ class ByOrder {
 
 }  // namespace
 
-std::string timeline_svg(const Report& r, std::size_t& undated, std::size_t& placed) {
+std::string timeline_svg(const Report& r, TimelineCounts& counts) {
+  counts = {};
+  std::size_t& undated = counts.undated;
+  std::size_t& placed = counts.placed;
   const ByOrder by_order(r.events);
   std::vector<std::string> lanes;
   for (const auto& n : r.facts.nodes) lanes.push_back(n.name.empty() ? kUnnamedNode : n.name);
   auto lane_of = [&](const std::string& node) { return node.empty() ? std::string(kUnnamedNode) : node; };
   std::vector<Mark> marks;
-  undated = 0;
-  placed = 0;
   for (std::size_t k = 0; k < r.facts.nodes.size(); ++k) {
     const auto& n = r.facts.nodes[k];
     if (!n.first_error) continue;
@@ -108,6 +109,7 @@ std::string timeline_svg(const Report& r, std::size_t& undated, std::size_t& pla
       }
     }
   }
+  counts.related = static_cast<std::size_t>(std::count_if(marks.begin(), marks.end(), [](const Mark& m) { return m.kind == "related"; }));
   if (lanes.empty()) lanes.push_back(kUnnamedNode);
   const double width = 960, left = 180, right = 30, lane_h = 38, top = 28;
   const double height = top + lane_h * static_cast<double>(lanes.size()) + 34;
