@@ -711,6 +711,44 @@ TEST(Analyze, LinesWithoutTheirUsualHeadersOrInOlderWordings) {
   }
 }
 
+// Launchers and signal handlers other than torchrun's: DeepSpeed's per-node launcher ending its
+// workers after one exited non-zero (the --local_rank it prints is the last worker it started: no
+// rank is taken from it), a signal handler's SIGBUS with BUS_ADRERR (a mapped page with no memory
+// behind it: /dev/shm full), the CANN runtime rejecting a device id in another call than SetDevice.
+TEST(Analyze, OtherLaunchersAndSignalHandlersWords) {
+  struct Case {
+    std::string log, category;
+  };
+  const Case cases[] = {
+      {"[2026-01-20 02:11:40,551] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 20431\n"
+       "[2026-01-20 02:11:40,553] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'pretrain_gpt.py', "
+       "'--local_rank=5', '--zero-stage', '2'] exits with return code = 2\n",
+       "worker-exception"},
+      {"sm-node4: [2026-01-20 02:11:40,553] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'sft.py', "
+       "'--local_rank=1'] exits with return code = -11\n",
+       "worker-signal"},
+      {"[a100-r2-n6:40991:0:41002] Caught signal 7 (Bus error: nonexistent physical address)\n"
+       "==== backtrace (tid:  41002) ====\n 0 0x0000000000042520 __sigaction()  ???:0\n"
+       "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n",
+       "shm-insufficient"},
+      {"[rank6]: EE9999: Inner Error!\n"
+       "[rank6]: EE9999: [PID: 3310] 2026-04-01-10:02:33.117.004 get error: phyid:6 realDeviceId:6 is err:0x7010003"
+       "[FUNC:GetDeviceIndexByPhyId][FILE:api_error.cc][LINE:1920]\n"
+       "[rank6]:        rtGetDeviceIndexByPhyId execute failed, reason=[device id error][FUNC:FuncErrorReason]"
+       "[FILE:error_message_manage.cc][LINE:53]\n",
+       "device-visibility-config"},
+  };
+  for (const Case& c : cases) {
+    TempDir d;
+    d.write("job/host-x/out.log", c.log);
+    const json j = analyze_report(d.file("job"));
+    EXPECT_EQ(j["verdict"]["category"], c.category) << c.log << j["verdict"].dump();
+    if (c.log.find("local_rank=") != std::string::npos) {
+      EXPECT_TRUE(j["verdict"]["rank"].is_null()) << j["verdict"].dump();
+    }
+  }
+}
+
 // torchelastic's error handler logs its record as pretty-printed JSON, the launcher's traceback
 // inside it with escaped newlines: the rendezvous failure it reports is the launcher's (not a worker
 // exception), and its JSON lines are no worker going on after it.
