@@ -18,7 +18,52 @@ namespace dtriage::analysis {
 namespace {
 
 // Rules that name a worker's failure without saying what it was: its exception, its exit.
-bool generic_rule(const std::string& id) { return id == "python.uncaught-exception" || id == "launcher.worker-failed"; }
+bool generic_rule(const std::string& id) {
+  return id == "python.uncaught-exception" || id == "launcher.worker-failed" || id == "launcher.deepspeed-exit";
+}
+// Of those, the launchers' lines of a worker's exit: they carry no error text of their own.
+bool exit_rule(const std::string& id) { return id == "launcher.worker-failed" || id == "launcher.deepspeed-exit"; }
+
+// A launcher's exit line led, naming no rank: the errors its workers printed before it on
+// its node (in its file, when no node is known) that a catalogue knows say what the worker died of.
+// A cause gives its category; else a consequence gives the category of what it usually follows
+// (an NCCL "unhandled system error" with nothing else: a socket or transport failure).
+void refine_exit(Analysis& a, const rules::Catalogue& catalogue) {
+  rules::Verdict& v = a.outcome.verdict;
+  if (v.root < 0 || a.outcome.findings[static_cast<std::size_t>(v.root)].events.empty()) return;
+  const model::Event& exit = a.events[a.outcome.findings[static_cast<std::size_t>(v.root)].events.front()];
+  const rules::CatalogueEntry* found[2] = {nullptr, nullptr};  // cause, consequence
+  correlate::EventIndex at[2] = {0, 0};
+  std::string said[2];
+  for (correlate::EventIndex i = 0; i < a.events.size() && found[0] == nullptr; ++i) {
+    const model::Event& e = a.events[i];
+    const bool here = exit.node.empty() ? e.path == exit.path : e.node == exit.node;
+    // The workers' own output: not the launchers' lines (another worker's exit is no reason for this one).
+    if (!here || !correlate::is_error(e) || e.kind == model::Kind::Torchrun || e.code == "worker-failed" ||
+        e.code == "failure-row" || (e.path == exit.path && e.line >= exit.line)) continue;
+    std::string s;
+    const rules::CatalogueEntry* c = catalogue.classify(e, &s);
+    if (c == nullptr || !c->classifies()) continue;
+    const int k = c->role == rules::EntryRole::Cause ? 0 : 1;
+    if (found[k] != nullptr) continue;
+    found[k] = c;
+    at[k] = i;
+    said[k] = s;
+  }
+  const int k = found[0] != nullptr ? 0 : 1;
+  const rules::CatalogueEntry* c = found[k];
+  if (c == nullptr || c->category == v.category) return;
+  const model::Event& e = a.events[at[k]];
+  const std::string text = !said[k].empty() ? said[k] : !e.message.empty() ? e.message : e.text;
+  const std::string where = e.path + ":" + std::to_string(e.line);
+  const base::Lang lang = base::language();
+  v.why.push_back(k == 0 ? base::say(base::Say::WhyCatalogueBeforeExit, {{"where", where}, {"message", text}, {"category", c->category},
+                                                                        {"meaning", c->meaning_in(lang)}, {"entry", c->id}})
+                         : base::say(base::Say::WhyCatalogueBeforeExitOf, {{"where", where}, {"message", text}, {"category", c->category},
+                                                                          {"of", c->of_in(lang)}, {"entry", c->id}}));
+  v.category = c->category;
+  v.catalogue = c->id;
+}
 
 // A generic rule named the cause: when the culprit's own error is one the catalogues call a cause
 // of a more specific category ("CUDA error: invalid device ordinal": a device-visibility problem),
@@ -61,6 +106,7 @@ void refine(Analysis& a, const rules::Catalogue& catalogue) {
     v.catalogue = c->id;
     return;
   }
+  if (exit_rule(v.rule) && !v.rank) refine_exit(a, catalogue);
 }
 
 // Correlates and judges, saying every sentence in `lang`.

@@ -26,6 +26,12 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "No rule names the cause; the earliest error the catalogues know is {where}: {message}, usually a consequence of {of}"},
     {Say::WhyCatalogueRefines, "why.catalogue-refines",
      "Its error, {message}, is {category} by the catalogues ({entry}): {meaning}"},
+    {Say::WhyCatalogueBeforeExit, "why.catalogue-before-exit",
+     "The launcher's line says only that a worker exited; the error printed before it ({where}), {message}, is {category} "
+     "by the catalogues ({entry}): {meaning}"},
+    {Say::WhyCatalogueBeforeExitOf, "why.catalogue-before-exit-of",
+     "The launcher's line says only that a worker exited; the error printed before it ({where}), {message}, is usually a "
+     "consequence of {of} ({category}, {entry})"},
     {Say::VerdictNothingRecognised, "verdict.nothing-recognised", "No log line in the input was recognised."},
     {Say::VerdictStoppedBeforeTraining, "verdict.stopped-before-training",
      "torchrun was started on {nodes} node(s) but no worker wrote anything: the logs stop before training began (in "
@@ -71,6 +77,12 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::WhyShortNodeRank, "why.short-node-rank",
      "On {node} only {reported} of its {procs} processes reported a timeout or a lost peer, and rank {rank} is the one of its ranks that no "
      "line shows ending"},
+    {Say::WhyShortNodeTie, "why.short-node-tie",
+     "On {node} only {reported} of its {procs} processes reported a timeout or a lost peer; the ones that did not report "
+     "({missing}) are among ranks {ranks}, which its launcher stopped before any line said what they were doing"},
+    {Say::WhySilentTie, "why.silent-tie",
+     "{count} rank(s) timed out or lost a peer; the ranks that did not, {ranks}, are all on {node}, and no line says what they were doing "
+     "when the others gave up: the one they waited for is among them"},
     {Say::WhyFirstInStream, "why.first-in-stream",
      "Ranks {ranks} failed on their own in the same second; their node's output shows rank {rank} failing first ({what})"},
     {Say::WhyLate, "why.late", "{count} rank(s) timed out waiting; rank {rank} lost its peers only after that: it reached the collective late"},

@@ -21,6 +21,8 @@ enum class Say : std::uint16_t {
   VerdictCatalogueCause,        // {where} {message} {meaning} (where: file:line[ on node])
   VerdictCatalogueConsequence,  // {where} {message} {of}
   WhyCatalogueRefines,          // {message} {category} {meaning} {entry}
+  WhyCatalogueBeforeExit,       // {where} {message} {category} {meaning} {entry}
+  WhyCatalogueBeforeExitOf,     // {where} {message} {category} {of} {entry}
   VerdictNothingRecognised,
   VerdictStoppedBeforeTraining,  // {nodes}
   VerdictHealthyLines,           // {count}
@@ -52,6 +54,8 @@ enum class Say : std::uint16_t {
   WhyQuietNodeRank,    // {count} {node} {rank}
   WhyLateNodeRank,     // {count} {node} {rank}
   WhyShortNodeRank,    // {node} {reported} {procs} {rank}
+  WhyShortNodeTie,     // {node} {reported} {procs} {missing} {ranks}
+  WhySilentTie,        // {count} {node} {ranks}
   WhyFirstInStream,    // {ranks} {rank} {what}
   WhyLate,             // {count} {rank}
   WhyPlainVictims,     // {count} {node}

@@ -832,8 +832,15 @@ struct Chooser {
     }
     if (silent.empty() && out_of_step(timed_out)) return;
     if (out_of_step_enqueued()) return;
-    if (!silent.empty() && std::all_of(silent.begin(), silent.end(), [&](const RankRecord* r) { return r->node == silent.front()->node; }))
+    if (!silent.empty() && std::all_of(silent.begin(), silent.end(), [&](const RankRecord* r) { return r->node == silent.front()->node; })) {
       f.culprit_node = silent.front()->node;
+      // Several silent ranks, all on that node, and no worker's own traceback: the one the others
+      // waited for is among them (a tie on that node).
+      if (!f.culprit_node.empty() && !untied_traceback) {
+        for (const RankRecord* r : silent) f.culprit_tie.push_back(r->rank);
+        f.culprit_tie_why = base::say(base::Say::WhySilentTie, {{"count", count}, {"node", f.culprit_node}, {"ranks", join_ints(f.culprit_tie)}});
+      }
+    }
   }
 };
 
@@ -954,7 +961,21 @@ void rank_of_node(Facts& f, std::size_t reporters) {
     c.basis = CulpritBasis::LateArrival;
     c.why = {base::say(base::Say::WhyLateNodeRank, {{"count", std::to_string(reporters)}, {"node", node}, {"rank", std::to_string(c.rank)}})};
   } else {
-    if (silent.size() != 1 || static_cast<std::int64_t>(here.size()) != *n->nproc_per_node) return;
+    if (static_cast<std::int64_t>(here.size()) != *n->nproc_per_node || silent.empty()) return;
+    // Several of its ranks stopped by the launcher with no line of their own: the ones that did not
+    // report are among them, a tie on that node.
+    const std::int64_t missing = static_cast<std::int64_t>(here.size()) - f.short_reported;
+    if (silent.size() > 1 && missing >= 1 && missing < static_cast<std::int64_t>(silent.size()) && f.culprit_tie.empty()) {
+      f.culprit_node = node;
+      for (const RankRecord* r : silent) f.culprit_tie.push_back(r->rank);
+      f.culprit_tie_why = base::say(base::Say::WhyShortNodeTie, {{"node", node},
+                                                                 {"reported", std::to_string(f.short_reported)},
+                                                                 {"procs", std::to_string(f.short_procs)},
+                                                                 {"missing", std::to_string(missing)},
+                                                                 {"ranks", join_ints(f.culprit_tie)}});
+      return;
+    }
+    if (silent.size() != 1) return;
     c.rank = silent.front()->rank;
     c.basis = CulpritBasis::Silent;
     c.why = {base::say(base::Say::WhyShortNodeRank, {{"node", node},
@@ -979,6 +1000,8 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
   Chooser c{f, events, reports, {}, {}};
   std::vector<std::string> notes;
   const std::set<std::int64_t> plain = c.plain_victims(notes);
+  // They reported, though no line ties their report to them: not among the ranks that never did.
+  f.job.victims.insert(plain.begin(), plain.end());
   std::vector<const RankRecord*> cand;
   std::size_t victims = plain.size();
   for (const RankRecord& r : f.rank_table) {

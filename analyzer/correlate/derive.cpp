@@ -219,6 +219,19 @@ void derive_timeouts(const Facts& f, const Put& put) {
   put("job.timeout_lines", static_cast<std::int64_t>(j.timeout_lines), tev);
 }
 
+// Ranks that died of SIGBUS: several at once on a job point at what they share (/dev/shm).
+void derive_signals(const Facts& f, const Put& put) {
+  std::vector<std::int64_t> ranks;
+  std::vector<EventIndex> ev;
+  for (const RankRecord& r : f.rank_table)
+    if (r.ending == Ending::Signal && r.signal == "SIGBUS") {
+      ranks.push_back(r.rank);
+      if (r.evidence) ev.push_back(*r.evidence);
+    }
+  put("job.sigbus_ranks", static_cast<std::int64_t>(ranks.size()), ev);
+  if (!ranks.empty()) put("job.sigbus_rank_list", ranks, ev);
+}
+
 // The culprit the rank table's policy chose (correlate/culprit.cpp), as facts rules can name: a
 // rank that failed on its own is job.culprit_rank; a rank inferred from the others' reports is
 // job.quiet_rank (silent) or job.late_rank (came late).
@@ -363,6 +376,7 @@ void derive(Facts& f, const std::vector<model::Event>& events) {
   put("job.nproc_values", std::vector<std::int64_t>(j.nproc_values.begin(), j.nproc_values.end()), nproc_ev);
   derive_timeouts(f, put);
   derive_culprit(f, put);
+  derive_signals(f, put);
   put("job.worker_lines", static_cast<std::int64_t>(j.worker_lines));
   std::int64_t launches = 0;
   for (const Node& n : f.nodes)

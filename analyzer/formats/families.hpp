@@ -112,6 +112,7 @@ bool parse_torch_npu(std::string_view s, model::Event& e);       // "[ERROR] ...
 bool parse_cann_start(std::string_view s, model::Event& e);      // "EE8888: [PID: 1] ... msg"
 bool parse_exception_line(std::string_view s, model::Event& e);  // "RuntimeError: ..."
 bool parse_error_print(std::string_view s, model::Event& e);     // "ERROR msg", "error: msg", "terminate called ..."
+bool parse_library_error(std::string_view s, model::Event& e);   // "... NCCL error in: file:line, reason" in a line of any shape
 bool parse_nvidia_smi(std::string_view s, model::Event& e);
 bool parse_kernel(std::string_view s, model::Event& e);
 

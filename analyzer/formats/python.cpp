@@ -59,6 +59,37 @@ bool parse_error_print(std::string_view s, model::Event& e) {
   return false;
 }
 
+// A library's error report inside a line of another shape ("Got exception: NCCL error in: ...", a
+// logger's message, a print of the caught exception): PyTorch's NCCL check ("NCCL error in:
+// file:line, reason"), torch_npu's HCCL one ("HCCL error in: ..."), older PyTorch's "NCCL Error N:
+// reason", NCCL's own "NCCL failure file:line 'reason'". Tried after the exception family:
+// "RuntimeError: NCCL error in: ..." is an exception line, with its type. (c10's "CUDA error: ..."
+// is not among them: alone, after "what():", it is also how a process's teardown ends, as
+// "CUDA error: driver shutting down".)
+bool parse_library_error(std::string_view s, model::Event& e) {
+  static constexpr std::string_view kWords[] = {"NCCL error in: ", "HCCL error in: ", "NCCL Error ", "NCCL failure "};
+  std::size_t at = std::string_view::npos;
+  for (const std::string_view w : kWords) {
+    std::size_t p = s.find(w);
+    // "NCCL Error 2: ..." and "NCCL failure common.cu:892 '...'" need what follows to be theirs.
+    while (p != std::string_view::npos && w == "NCCL Error ") {
+      std::size_t d = p + w.size();
+      while (d < s.size() && std::isdigit(static_cast<unsigned char>(s[d]))) ++d;
+      if (d > p + w.size() && d < s.size() && s[d] == ':') break;
+      p = s.find(w, p + 1);
+    }
+    if (p != std::string_view::npos && w == "NCCL failure " && s.find(':', p + w.size()) == std::string_view::npos) p = std::string_view::npos;
+    at = std::min(at, p);
+  }
+  if (at == std::string_view::npos) return false;
+  e.kind = model::Kind::Log;
+  e.level = model::Level::Error;
+  e.code = "library-error";
+  e.message = std::string(trim(s.substr(at)));
+  scan_message(s.substr(at), e);
+  return true;
+}
+
 bool parse_python_logging(std::string_view s, model::Event& e) {
   M m;
   std::string_view logger, level, msg;

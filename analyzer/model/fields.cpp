@@ -167,6 +167,8 @@ constexpr FieldInfo kFacts[] = {
     {"job.timeout_seq", T::Int, "its sequence number"},
     {"job.timeout_s", T::Int, "the timeout (s)"},
     {"job.ranks_known", T::Int, "ranks seen in the logs"},
+    {"job.sigbus_ranks", T::Int, "ranks that died of SIGBUS (their ending in the rank table)"},
+    {"job.sigbus_rank_list", T::List, "those ranks"},
     {"job.notify_index_variants", T::Int, "different HCCL Notify Wait indices across ranks"},
     {"job.notify_tag_variants", T::Int, "different HCCL Notify Wait tags across ranks"},
     {"job.lagging_rank", T::Int, "the one rank with the lowest Notify Wait index"},

@@ -662,6 +662,22 @@ void defer_to_culprit(const std::vector<model::Event>& events, const correlate::
   }
 }
 
+// The culprit reached the collective late (correlate/culprit.cpp: the others timed out waiting, and
+// it alone lost its peers): the peers it lost were those that had given up. Its report of a lost
+// peer follows their timeouts, whatever the order of the lines in a shared, undated stream.
+void late_peer_loss_follows_timeouts(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
+  if (!facts.culprit || facts.culprit->basis != correlate::CulpritBasis::LateArrival) return;
+  const std::int64_t late = facts.culprit->rank;
+  const Finding* timeout = nullptr;
+  for (const Finding& f : a.findings)
+    if (f.rule->reports == "timeout" && !f.earlier_attempt && (timeout == nullptr || better_root(f, *timeout))) timeout = &f;
+  if (timeout == nullptr) return;
+  for (Finding& f : a.findings)
+    if (f.rule->reports == "peer-loss" && f.explained_by.empty() && !f.events.empty() &&
+        std::all_of(f.events.begin(), f.events.end(), [&](auto i) { return events[i].rank && *events[i].rank == late; }))
+      f.explained_by = timeout->rule->id;
+}
+
 // The culprit failed on its own before (or more tellingly than) other ranks that also failed on
 // their own: findings about those others only are passed over as the root; they stay as related
 // findings, and the verdict's "why" says which rank came first.
@@ -1014,6 +1030,7 @@ void earlier_attempts_follow(Analysis& a, int root) {
 void rank_findings(const std::vector<model::Event>& events, const correlate::Facts& facts, Analysis& a) {
   for (Finding& f : a.findings) f.survived = f.survived || f.earlier_attempt;
   defer_to_culprit(events, facts, a);
+  late_peer_loss_follows_timeouts(events, facts, a);
   mark_survived(events, facts, a);
   mark_late_stops(events, a);
   std::vector<std::string> deferred;
@@ -1089,8 +1106,9 @@ void decide_unknown(const std::vector<model::Event>& events, const std::vector<c
     }
   const model::Event& e = events[lead];
   v.status = Status::Failed;
-  // A consequence names no cause: the category stays unknown, the sentence says of what it usually is.
-  v.category = entry != nullptr && entry->role == EntryRole::Cause ? entry->category : "unknown";
+  // A consequence names no cause of its own: the category is that of the failure it usually
+  // reports (catalogues/README.md), and the sentence says so ("usually a consequence of ...").
+  v.category = entry != nullptr ? entry->category : "unknown";
   const std::string where = e.path + ":" + std::to_string(e.line);
   const std::string message = !said.empty() ? said : e.message.empty() ? e.text : e.message;
   if (entry != nullptr) {

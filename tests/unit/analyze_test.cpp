@@ -691,6 +691,13 @@ TEST(Analyze, AnExceptionPythonIgnoredIsNoFailure) {
 namespace dtriage::test {
 namespace {
 
+// The verdict of a job made of one log file at `path` (under job/): its folder names its node.
+json verdict_of_log(const std::string& path, const std::string& log) {
+  TempDir d;
+  d.write("job/" + path, log);
+  return analyze_report(d.file("job"))["verdict"];
+}
+
 // Lines as users paste them and older versions print them, read for what they say: an NCCL line
 // whose header was cut, NCCL's older InfiniBand completion wording, the old TCPStore's bare
 // "Address already in use".
@@ -704,10 +711,8 @@ TEST(Analyze, LinesWithoutTheirUsualHeadersOrInOlderWordings) {
        "port-in-use"},
   };
   for (const auto& [log, category] : cases) {
-    TempDir d;
-    d.write("job/trn-07/out.log", log);
-    const json j = analyze_report(d.file("job"));
-    EXPECT_EQ(j["verdict"]["category"], category) << log << j["verdict"].dump();
+    const json v = verdict_of_log("trn-07/out.log", log);
+    EXPECT_EQ(v["category"], category) << log << v.dump();
   }
 }
 
@@ -739,14 +744,43 @@ TEST(Analyze, OtherLaunchersAndSignalHandlersWords) {
        "device-visibility-config"},
   };
   for (const Case& c : cases) {
-    TempDir d;
-    d.write("job/host-x/out.log", c.log);
-    const json j = analyze_report(d.file("job"));
-    EXPECT_EQ(j["verdict"]["category"], c.category) << c.log << j["verdict"].dump();
+    const json v = verdict_of_log("host-x/out.log", c.log);
+    EXPECT_EQ(v["category"], c.category) << c.log << v.dump();
     if (c.log.find("local_rank=") != std::string::npos) {
-      EXPECT_TRUE(j["verdict"]["rank"].is_null()) << j["verdict"].dump();
+      EXPECT_TRUE(v["rank"].is_null()) << v.dump();
     }
   }
+}
+
+// An error the catalogues call a consequence leads a failure no rule names: its category is that
+// of what it usually follows. A launcher's line that a worker exited, naming no rank, takes the
+// category of the error its workers printed before it.
+TEST(Analyze, AConsequenceGivesTheCategoryOfWhatItFollows) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"epoch 3: NCCL error in: /opt/torch/lib/c10d/ProcessGroupNCCL.cpp:514, unhandled system error, NCCL version 2.7.8\n",
+       "network-transport-error"},
+      {"RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled system error, NCCL version 2.18.1\n"
+       "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+       "E0410 07:21:15.118000 3111 torch/distributed/elastic/multiprocessing/api.py:881] failed (exitcode: 1) local_rank: 0 (pid: 3120) of "
+       "binary: /usr/bin/python3\n",
+       "network-transport-error"},
+  };
+  for (const auto& [log, category] : cases) {
+    const json v = verdict_of_log("a100-x9/out.log", log);
+    EXPECT_EQ(v["status"], "failed") << log;
+    EXPECT_EQ(v["category"], category) << log << v.dump();
+  }
+}
+
+// TCPStore's client warns at each failed connection while it retries: a process that printed
+// nothing after it stalled in rendezvous; one that went on to train connected in the end.
+TEST(Analyze, AStoreClientThatNeverConnectedStalledTheJob) {
+  const std::string refused =
+      "[W1105 14:20:31.118226903 socket.cpp:752] [c10d] The client socket has failed to connect to [r3-n5.example]:23456 "
+      "(errno: 110 - Connection timed out).\n";
+  EXPECT_EQ(verdict_of_log("r3-n9/out.log", refused)["category"], "rendezvous-failure");
+  const json v = verdict_of_log("r3-n9/out.log", refused + "[rank3]: epoch 0 step 40/900 loss 3.02\n[rank3]: epoch 0 step 80/900 loss 2.87\n");
+  EXPECT_EQ(v["status"], "healthy") << v.dump();
 }
 
 // torchelastic's error handler logs its record as pretty-printed JSON, the launcher's traceback

@@ -493,6 +493,27 @@ TEST(Kernel, OomKillerAndXid) {
   EXPECT_EQ(b.get_str("bus_id"), "0000:3b:00");
 }
 
+// A library's error wording inside a line of another shape is an error of its own; after an
+// exception type it stays the exception's line.
+TEST(Python, LibraryErrorsInLinesOfOtherShapes) {
+  const char* lines[] = {
+      "Got exception: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled cuda error, NCCL version 2.14.3\n",
+      "worker 3 >> e= NCCL error in: /opt/pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:310, unhandled system error\n",
+      "2026-03-01 10:11:12 | train | caught: HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:412\n",
+      "step 1800 failed with NCCL Error 2: unhandled system error\n",
+      "rank7 -> NCCL failure common.cu:892 'unhandled cuda error'\n",
+  };
+  for (const char* l : lines) {
+    auto e = one(l);
+    EXPECT_EQ(e.code, "library-error") << l;
+    EXPECT_EQ(e.level, model::Level::Error) << l;
+  }
+  EXPECT_EQ(one("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled system error\n").code,
+            "RuntimeError");
+  for (const char* quiet : {"NCCL Error reporting is enabled\n", "see NCCL failure modes in the docs\n"})
+    for (const model::Event& e : parse(quiet)) EXPECT_NE(e.code, "library-error") << quiet;
+}
+
 TEST(Prefixes, VllmRayAndViewerPrefixes) {
   auto e = one("(VllmWorker rank=3 pid=112081) ERROR 07-17 08:06:53 [multiproc_executor.py:487] [ERROR] 2025-07-17-08:06:53 "
                "(PID:112081, Device:-1, RankID:-1) ERR00100 PTA call acl api failed\n");

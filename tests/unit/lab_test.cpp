@@ -48,8 +48,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-8020-wrong-port", "c10d, one pod against one with different ports: neither is the odd one by the logs"},
     {"lab-8021-slow", "slow rank, plain output, stopped by the time limit in the restart: the restart's workers stated their "
                       "ranks, so the first attempt's timeouts are replaced, and the last attempt shows only a stall nothing measures"},
-    {"lab-8032-exit", "exit 255 without a traceback, c10d, plain launcher output: category and node right (peer-lost-short-node), "
-                      "no line gives its global rank"},
     // The fresh batch of seeds 10001-10048, drawn at the start of the session of 2026-12-02 and scored
     // before any change (categories 44/48, culprits 27/33); these five are still missed after it.
     {"lab-10031-hang", "hang in the last attempt, stopped by the time limit before any timeout fired: the stop from outside is "
