@@ -54,7 +54,7 @@ void refine_exit(Analysis& a, const rules::Catalogue& catalogue) {
   const rules::CatalogueEntry* c = found[k];
   if (c == nullptr || c->category == v.category) return;
   const model::Event& e = a.events[at[k]];
-  const std::string text = !said[k].empty() ? said[k] : !e.message.empty() ? e.message : e.text;
+  const std::string& text = rules::Catalogue::quoted(e, said[k]);
   const std::string where = e.path + ":" + std::to_string(e.line);
   const base::Lang lang = base::language();
   v.why.push_back(k == 0 ? base::say(base::Say::WhyCatalogueBeforeExit, {{"where", where}, {"message", text}, {"category", c->category},
@@ -90,7 +90,7 @@ void refine(Analysis& a, const rules::Catalogue& catalogue) {
       std::string next_said;
       if (const rules::CatalogueEntry* n = catalogue.classify(next, &next_said); n != nullptr && n->role == rules::EntryRole::Cause) {
         c = n;
-        said = next_said.empty() ? (next.message.empty() ? next.text : next.message) : next_said;
+        said = rules::Catalogue::quoted(next, next_said);
       }
       at = &next;
     }
@@ -98,7 +98,7 @@ void refine(Analysis& a, const rules::Catalogue& catalogue) {
     if (c == nullptr || c->role != rules::EntryRole::Cause || !c->classifies() || c->category == v.category) continue;
     // The line that said it: a further line of the message (NCCL's reason under its error), else
     // the message.
-    const std::string text = !said.empty() ? said : !e.message.empty() ? e.message : e.text;
+    const std::string& text = rules::Catalogue::quoted(e, said);
     v.why.push_back(base::say(base::Say::WhyCatalogueRefines,
                               {{"message", text}, {"category", c->category},
                                {"meaning", c->meaning_in(base::language())}, {"entry", c->id}}));

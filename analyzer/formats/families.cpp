@@ -12,7 +12,6 @@ constexpr std::string_view kPythonLoggingMarkers[] = {"DEBUG", "INFO", "WARNING"
 constexpr std::string_view kKernelMarkers[] = {"Kill", "oom-kill", "NVRM: Xid"};
 constexpr std::string_view kExceptionMarkers[] = {"Error", "Exception", "Interrupt", "Exit", "Failure", "Fault"};
 constexpr std::string_view kErrorPrintMarkers[] = {"error: ", "fatal: ", "terminate called"};
-constexpr std::string_view kLibraryErrorMarkers[] = {"NCCL error in: ", "HCCL error in: ", "NCCL Error ", "NCCL failure "};
 
 // Most specific first: a plog or NCCL header is unambiguous, an exception line ("FooError: ...")
 // is the loosest shape and comes last.
@@ -27,7 +26,7 @@ constexpr Family kFamilies[] = {
     {"nvidia-smi", parse_nvidia_smi, false, {}},
     {"kernel", parse_kernel, false, kKernelMarkers},
     {"exception", parse_exception_line, true, kExceptionMarkers},
-    {"library-error", parse_library_error, true, kLibraryErrorMarkers},
+    {"library-error", parse_library_error, true, kLibraryErrorWords},
 };
 
 }  // namespace

@@ -113,6 +113,8 @@ bool parse_cann_start(std::string_view s, model::Event& e);      // "EE8888: [PI
 bool parse_exception_line(std::string_view s, model::Event& e);  // "RuntimeError: ..."
 bool parse_error_print(std::string_view s, model::Event& e);     // "ERROR msg", "error: msg", "terminate called ..."
 bool parse_library_error(std::string_view s, model::Event& e);   // "... NCCL error in: file:line, reason" in a line of any shape
+// Its words (also its family's markers): PyTorch's and torch_npu's checks, older PyTorch, NCCL's own.
+inline constexpr std::string_view kLibraryErrorWords[] = {"NCCL error in: ", "HCCL error in: ", "NCCL Error ", "NCCL failure "};
 bool parse_nvidia_smi(std::string_view s, model::Event& e);
 bool parse_kernel(std::string_view s, model::Event& e);
 

@@ -67,9 +67,8 @@ bool parse_error_print(std::string_view s, model::Event& e) {
 // is not among them: alone, after "what():", it is also how a process's teardown ends, as
 // "CUDA error: driver shutting down".)
 bool parse_library_error(std::string_view s, model::Event& e) {
-  static constexpr std::string_view kWords[] = {"NCCL error in: ", "HCCL error in: ", "NCCL Error ", "NCCL failure "};
   std::size_t at = std::string_view::npos;
-  for (const std::string_view w : kWords) {
+  for (const std::string_view w : kLibraryErrorWords) {
     std::size_t p = s.find(w);
     // "NCCL Error 2: ..." and "NCCL failure common.cu:892 '...'" need what follows to be theirs.
     while (p != std::string_view::npos && w == "NCCL Error ") {

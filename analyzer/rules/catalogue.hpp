@@ -67,6 +67,11 @@ class Catalogue {
   // and its reason under a DistBackendError); the entry that says most of any of them, and in
   // `said` (when given) that further line, trimmed, when it was one that matched (else empty).
   const CatalogueEntry* classify(const model::Event& e, std::string* said = nullptr) const;
+  // The words a verdict quotes for such a match: `said` when classify gave one, else the event's
+  // message, else its line.
+  static const std::string& quoted(const model::Event& e, const std::string& said) {
+    return !said.empty() ? said : !e.message.empty() ? e.message : e.text;
+  }
 
   const std::vector<CatalogueEntry>& entries() const { return entries_; }
   const std::vector<CatalogueSource>& sources() const { return sources_; }

@@ -1110,7 +1110,7 @@ void decide_unknown(const std::vector<model::Event>& events, const std::vector<c
   // reports (catalogues/README.md), and the sentence says so ("usually a consequence of ...").
   v.category = entry != nullptr ? entry->category : "unknown";
   const std::string where = e.path + ":" + std::to_string(e.line);
-  const std::string message = !said.empty() ? said : e.message.empty() ? e.text : e.message;
+  const std::string message = Catalogue::quoted(e, said);
   if (entry != nullptr) {
     const std::string at = e.node.empty() ? where : base::say(base::Say::WhereOnNode, {{"where", where}, {"node", e.node}});
     const base::Lang lang = base::language();
