@@ -109,9 +109,66 @@ void refine(Analysis& a, const rules::Catalogue& catalogue) {
   if (exit_rule(v.rule) && !v.rank) refine_exit(a, catalogue);
 }
 
+// Whether nothing was read after the event in its file: no plain print (the node's plain tail),
+// no informational event (a run going on; `info_last`: each file's last), only other warnings and errors.
+bool ends_its_file(const Analysis& a, correlate::EventIndex i, const std::map<std::string_view, std::uint64_t>& info_last) {
+  const model::Event& e = a.events[i];
+  const std::uint64_t last = std::max(e.line, e.end_line);
+  if (const correlate::Node* n = a.facts.node(e.node); n != nullptr)
+    if (const auto tail = n->plain_tail.find(e.path); tail != n->plain_tail.end() && tail->second.first > last) return false;
+  const auto info = info_last.find(e.path);
+  return info == info_last.end() || info->second < last;
+}
+
+// Nothing said the run failed (no rule, no error), yet files end with words a catalogue calls a
+// failure: an NCCL or c10d warning the process printed before it hung, an error line of a shape
+// no parser knows (a paste of the one line that mattered, another framework's wording of NCCL's
+// reason). The earliest cause among them leads, else the earliest consequence (decide_unknown's
+// way); the unparsed line joins the events when it leads.
+struct LastWords {
+  std::vector<model::Event> tails;  // files' last lines no parser knew (Collector::tails)
+  bool progress = false;            // some line printed a training step (a rank's or not)
+};
+void lead_with_last_words(Analysis& a, const rules::Catalogue& catalogue, const LastWords& last) {
+  // Training went on (a progress print, of a rank or not): what a file's last line says the run
+  // outlived (a process's stderr ends with a warning its stdout's steps follow). A run that stopped
+  // in its start-up is what this is for.
+  if (last.progress) return;
+  const std::vector<model::Event>& tails = last.tails;
+  std::map<std::string_view, std::uint64_t> info_last;
+  for (const model::Event& e : a.events)
+    if (!correlate::is_error(e) && e.level != model::Level::Warning) {
+      std::uint64_t& at = info_last[e.path];
+      at = std::max(at, e.line);
+    }
+  std::vector<correlate::EventIndex> candidates;
+  for (correlate::EventIndex i = 0; i < a.events.size(); ++i)
+    if (a.events[i].level == model::Level::Warning && !a.facts.is_replaced(i) && ends_its_file(a, i, info_last)) candidates.push_back(i);
+  info_last.clear();  // its keys view the events, which may move below
+  const std::size_t read = a.events.size();
+  for (const model::Event& t : tails)
+    if (const rules::CatalogueEntry* c = catalogue.classify(t); c != nullptr && c->classifies()) {
+      candidates.push_back(a.events.size());
+      a.events.push_back(t);
+    }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](correlate::EventIndex x, correlate::EventIndex y) { return model::earlier(a.events[x], a.events[y]); });
+  const bool led = !candidates.empty() && rules::lead_with_catalogue(a.events, candidates, catalogue, a.outcome.verdict);
+  // Of the unparsed lines, the one that leads joins the events; the others go again.
+  std::optional<correlate::EventIndex>& lead = a.outcome.verdict.lead;
+  if (led && lead && *lead >= read) {
+    if (*lead != read) a.events[read] = std::move(a.events[*lead]);
+    lead = read;
+    a.events.resize(read + 1);
+    a.hits.resize(read + 1);
+  } else {
+    a.events.resize(read);
+  }
+}
+
 // Correlates and judges, saying every sentence in `lang`.
 // `stopped`: a limit of the run (time, bytes, ratio, nesting) stopped reading some input early.
-void judge(Analysis& a, const RuleBook& book, correlate::Inputs read, base::Lang lang, bool stopped) {
+void judge(Analysis& a, const RuleBook& book, correlate::Inputs read, base::Lang lang, bool stopped, const LastWords& last) {
   const base::LangScope words(lang);
   a.facts = correlate::correlate(a.events, std::move(read));
   // No rule names the cause: the catalogues may say what the leading error is (the engine reads them
@@ -119,6 +176,7 @@ void judge(Analysis& a, const RuleBook& book, correlate::Inputs read, base::Lang
   a.outcome = book.engine->analyze(a.events, a.hits, a.facts, book.catalogue.get());
   rules::Verdict& v = a.outcome.verdict;
   if (book.catalogue && v.status == rules::Status::Failed && generic_rule(v.rule)) refine(a, book.catalogue->get());
+  if (book.catalogue && v.nothing_failed && (a.facts.job.first_error || !last.tails.empty())) lead_with_last_words(a, book.catalogue->get(), last);
   // Nothing failed in what was read, and not all was read: a failure is usually at a log's end.
   if (stopped && v.status == rules::Status::Healthy) {
     v.status = rules::Status::Inconclusive;
@@ -151,6 +209,7 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
   const rules::Engine& engine = *book.engine;
   auto a = std::make_unique<Analysis>();
   correlate::Inputs read;
+  LastWords last;
   {  // the collector's and the reader's own state (keys of the bindings seen, ...) goes before correlation
     Collector collector(engine, options.gate ? book.gate.get() : nullptr, options.max_line, options.max_event_bytes,
                         &a->inventory);
@@ -160,8 +219,11 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
     a->read_anything = ing.read_anything();
     a->events = std::move(collector.events());
     a->hits = std::move(collector.hits());
+    last.progress = std::any_of(collector.sightings().begin(), collector.sightings().end(),
+                                [](const model::Sighting& s) { return s.step.has_value(); });
     read = correlate::Inputs{engine.reports(a->hits), std::move(collector.sources()), collector.unparsed_lines(),
                              std::move(collector.sightings())};
+    last.tails = std::move(collector.tails());
   }
   const base::Lang lang = options.lang.value_or(base::language());
   if (lang != base::Lang::En) {
@@ -171,15 +233,15 @@ std::unique_ptr<Analysis> analyze(Inputs inputs, const RuleBook& book, const Opt
     en.events = a->events;
     en.hits = a->hits;
     const bool stopped = a->inventory.stopped_by_limit != 0;
-    judge(en, book, read, base::Lang::En, stopped);
-    judge(*a, book, std::move(read), lang, stopped);
+    judge(en, book, read, base::Lang::En, stopped, last);
+    judge(*a, book, std::move(read), lang, stopped, last);
     rules::Analysis& out = a->outcome;
     out.verdict.summary_en = std::move(en.outcome.verdict.summary);
     for (std::size_t i = 0; i < out.findings.size() && i < en.outcome.findings.size(); ++i)
       out.findings[i].summary_en = std::move(en.outcome.findings[i].summary);
     return a;
   }
-  judge(*a, book, std::move(read), lang, a->inventory.stopped_by_limit != 0);
+  judge(*a, book, std::move(read), lang, a->inventory.stopped_by_limit != 0, last);
   return a;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <iterator>
+#include <optional>
 
 #include "correlate/facts.hpp"
 #include "formats/pipeline.hpp"
@@ -57,9 +58,15 @@ void Collector::join(std::unique_ptr<ingest::Sink> sink) {
   f.hits_ = {};
   for (auto& s : f.sources_) sources_.push_back(std::move(s));
   for (auto& s : f.sightings_) sightings_.push_back(std::move(s));
+  for (auto& t : f.tails_)
+    if (tails_.size() < kMaxTails) tails_.push_back(std::move(t));
   unparsed_ += f.unparsed_;
   inv_.absorb(std::move(f.inv_));
 }
+
+namespace {
+void cut(model::Event& e);
+}  // namespace
 
 void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) {
   formats::ParseOptions opt;
@@ -69,10 +76,13 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
   sources_.push_back(source.path);
   std::vector<int> hits;
   std::uint64_t plain = 0, plain_last = 0;  // lines no parser knew that passed the gate
+  std::uint64_t kept_last = 0;              // the last line of a kept event
+  std::optional<model::Event> last_line;    // the last line no parser knew and no rule matched
   const auto counts = formats::parse_stream(text, source, opt, max_line_, [&](model::Event&& e) {
     bool binding_only = false;
     hits.clear();
     if (keep(e, hits, binding_only)) {
+      kept_last = std::max({kept_last, e.line, e.end_line});
       if (binding_only) {
         if (forked_) binding_only_.push_back(events_.size());
         events_.push_back(std::move(e));
@@ -88,8 +98,17 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
       ++unparsed_;
       ++plain;
       plain_last = e.line;
+      last_line = std::move(e);
     }
   });
+  // The file ends with it: nothing was read after it (a pasted error line of a shape no parser
+  // knows, the last words of a process that then hung). Kept aside for a run in which nothing
+  // else says it failed (rules::lead_with_catalogue).
+  if (last_line && last_line->line >= std::max(plain_last, counts.plain_last) && last_line->line > kept_last &&
+      tails_.size() < kMaxTails) {
+    cut(*last_line);
+    tails_.push_back(std::move(*last_line));
+  }
   inv_.lines += counts.lines;
   inv_.lines_cut += counts.lines_cut;
   inv_.events_not_kept += counts.skipped_info;

@@ -55,6 +55,10 @@ class Collector final : public ingest::ForkableSink {
   std::vector<std::string>& sources() { return sources_; }
   std::uint64_t unparsed_lines() const { return unparsed_; }
   std::vector<model::Sighting>& sightings() { return sightings_; }
+  // Of each file that ends with a line no parser knew and no rule matched, that line (at most
+  // kMaxTails, in walk order).
+  std::vector<model::Event>& tails() { return tails_; }
+  static constexpr std::size_t kMaxTails = 256;
 
  private:
   bool keep(const model::Event& e, std::vector<int>& hits, bool& binding_only);
@@ -88,6 +92,7 @@ class Collector final : public ingest::ForkableSink {
   std::vector<std::string> sources_;  // every file read, for the dump's structure
   std::uint64_t unparsed_ = 0;        // lines no parser knew
   std::vector<model::Sighting> sightings_;  // ranks the lines named, kept or not (first line per file)
+  std::vector<model::Event> tails_;
   std::unordered_set<std::string> seen_;  // membership only
   std::unordered_map<std::uint64_t, Fold> folds_;  // by fold_key
   std::uint64_t max_event_bytes_;

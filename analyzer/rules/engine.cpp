@@ -1265,12 +1265,14 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
   } else if (events.empty() && facts.job.worker_lines == 0) {
     v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictNothingRecognised);
+    v.nothing_failed = true;
   } else if (const correlate::Fact* launched = facts.get(nullptr, "job.launched_nodes");
              launched != nullptr && launched->number().value_or(0) != 0 && facts.job.worker_lines == 0) {
     // "Healthy" needs a run to have happened: launchers that started and no worker that wrote a
     // line means the logs stop before training (in rendezvous, or cut short).
     v.status = Status::Inconclusive;
     v.summary = base::say(base::Say::VerdictStoppedBeforeTraining, {{"nodes", launched->text()}});
+    v.nothing_failed = true;
   } else if (const auto survived = std::find_if(a.findings.begin(), a.findings.end(),
                                                 [](const Finding& f) { return f.earlier_attempt && failure_rule(*f.rule); });
              survived != a.findings.end()) {
@@ -1281,6 +1283,7 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
     // No error, or only NCCL WARN lines no rule knows (network plugins retrying, fallbacks) on a
     // run where nothing failed.
     v.status = Status::Healthy;
+    v.nothing_failed = true;
     v.summary = events.empty() ? base::say(base::Say::VerdictHealthyLines, {{"count", std::to_string(facts.job.worker_lines)}})
                                : base::say(base::Say::VerdictHealthyEvents, {{"count", std::to_string(events.size())}});
     if (facts.job.first_error) {
@@ -1291,6 +1294,20 @@ void decide(const std::vector<model::Event>& events, const correlate::Facts& fac
 }
 
 }  // namespace
+
+bool lead_with_catalogue(const std::vector<model::Event>& events, const std::vector<correlate::EventIndex>& candidates,
+                         const Catalogue& catalogue, Verdict& v) {
+  const bool any = std::any_of(candidates.begin(), candidates.end(), [&](correlate::EventIndex i) {
+    const CatalogueEntry* c = catalogue.classify(events[i]);
+    return c != nullptr && c->classifies();
+  });
+  if (!any) return false;
+  Verdict led;
+  decide_unknown(events, candidates, candidates, &catalogue, led);
+  led.nothing_failed = false;
+  v = std::move(led);
+  return true;
+}
 
 Analysis Engine::analyze(const std::vector<model::Event>& events, const Hits& hits, const correlate::Facts& facts,
                          const CatalogueShelf* catalogues) const {

@@ -58,6 +58,7 @@ struct Verdict {
   std::vector<std::string> why;                   // why this rank: the facts that decided (the culprit policy)
   std::vector<std::int64_t> tied;                 // no rank named: the ranks the logs cannot tell apart (on `node`)
   std::string repeated;                           // the same failure ended an earlier restart attempt: where, said
+  bool nothing_failed = false;                    // healthy or inconclusive because no line said a failure (no rule, no error)
 
 
   // The summary in English whatever the language (what groups jobs reads it).
@@ -68,6 +69,14 @@ struct Analysis {
   std::vector<Finding> findings;
   Verdict verdict;
 };
+
+// A run in which nothing said it failed (`Verdict::nothing_failed`), whose logs end with lines
+// that a catalogue calls a failure (`candidates`, earliest first: warnings and unparsed lines after
+// which their files went on with nothing): the verdict is the failure the first cause among them
+// says, else the first consequence, as for a failure no rule names. False, and `v` unchanged, when
+// no candidate classifies.
+bool lead_with_catalogue(const std::vector<model::Event>& events, const std::vector<correlate::EventIndex>& candidates,
+                         const Catalogue& catalogue, Verdict& v);
 
 // Per event, the indices of the event rules that match it (Engine::match), computed once when the
 // event is read and kept beside it: correlation and the findings read them, never match again.

@@ -783,6 +783,42 @@ TEST(Analyze, AStoreClientThatNeverConnectedStalledTheJob) {
   EXPECT_EQ(v["status"], "healthy") << v.dump();
 }
 
+// Nothing said the run failed, yet its logs end with words a catalogue calls a failure: the last
+// warning NCCL printed before the process hung, or a line of a shape no parser knows that quotes
+// NCCL's reason (another framework's wrapper, a header the paste lost). They name the failure;
+// the same lines followed by training steps, or in a stderr file beside a stdout that trains on,
+// were outlived.
+TEST(Analyze, LastWordsACatalogueKnowsNameAFailureNothingElseSaid) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"dgx-b12:40711:40711 [3] NCCL INFO Bootstrap : Using ib0:10.4.0.12<0>\n"
+       "dgx-b12:40711:40711 [3] bootstrap.cc:61 NCCL WARN Bootstrap : no socket interface found\n",
+       "network-transport-error"},
+      {"2026-03-02 11:40:07.310 worker_main.cc:212] collective setup failed: ncclCommInitRank returned 2 "
+       "(Last NCCL warning(error): 'NET/Socket : No usable listening interface found')\n",
+       "network-transport-error"},
+      {"misc/socket.cc:473 WARN Net : Socket creation failed : Address family not supported by protocol\n",
+       "network-transport-error"},
+      {"[1,7]<stderr>:trn4:9921:9990 [7] init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls "
+       "at and around rank 12. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs\n",
+       "collective-mismatch"},
+  };
+  for (const auto& [log, category] : cases) {
+    const json v = verdict_of_log("node-q3/run.log", log);
+    EXPECT_EQ(v["status"], "failed") << log << v.dump();
+    EXPECT_EQ(v["category"], category) << log << v.dump();
+  }
+  // Outlived: steps follow in the same file, or in the process's stdout beside its stderr.
+  const std::string warn = "dgx-b12:40711:40711 [3] bootstrap.cc:61 NCCL WARN Bootstrap : no socket interface found\n";
+  const json went_on = verdict_of_log("node-q3/run.log", warn + "[rank3]: iteration 100/ 5000 | lm loss: 3.1E+00 |\n"
+                                                                  "[rank3]: iteration 200/ 5000 | lm loss: 2.9E+00 |\n");
+  EXPECT_EQ(went_on["status"], "healthy") << went_on.dump();
+  TempDir d;
+  d.write("job/node-q3/attempt_0/3/stderr.log", warn);
+  d.write("job/node-q3/attempt_0/3/stdout.log", "step 10/40 loss 0.61\nstep 20/40 loss 0.52\nstep 30/40 loss 0.47\n");
+  const json beside = analyze_report(d.file("job"))["verdict"];
+  EXPECT_EQ(beside["status"], "healthy") << beside.dump();
+}
+
 // torchelastic's error handler logs its record as pretty-printed JSON, the launcher's traceback
 // inside it with escaped newlines: the rendezvous failure it reports is the launcher's (not a worker
 // exception), and its JSON lines are no worker going on after it.
