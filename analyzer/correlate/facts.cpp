@@ -302,12 +302,8 @@ std::map<std::string, std::int64_t> rank_bases(const std::map<std::string, std::
   return out;
 }
 
-// Ranks for lines that only know their local rank ([defaultN]:, attempt_N/<local_rank>/ files,
-// "failed ... local_rank: N") or only their pid (the kernel OOM killer): the pairs other lines of
-// the same node state (failure-table rows: rank, local rank and pid; a process's statement of its
-// global and local rank), else the node's rank range
-// (--node_rank x --nproc_per_node).
-// "[0, 1, 2]" -> 0, 1, 2; nothing when any item is not a number.
+}  // namespace
+
 std::vector<std::int64_t> int_list(std::string_view s) {
   std::vector<std::int64_t> out;
   s = formats::trim(s);
@@ -324,6 +320,13 @@ std::vector<std::int64_t> int_list(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// Ranks for lines that only know their local rank ([defaultN]:, attempt_N/<local_rank>/ files,
+// "failed ... local_rank: N") or only their pid (the kernel OOM killer): the pairs other lines of
+// the same node state (failure-table rows: rank, local rank and pid; a process's statement of its
+// global and local rank), else the node's rank range
+// (--node_rank x --nproc_per_node).
 void lend_global_ranks(std::vector<model::Event>& events) {
   std::map<std::string, std::map<std::int64_t, std::int64_t>> by_local, by_pid, stated;  // node -> key -> rank
   std::map<std::string, std::map<std::int64_t, std::int64_t>> rendezvous;  // node -> local rank -> rank (the agent's last)
@@ -967,6 +970,18 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
       }
       if (all && at.size() == static_cast<std::size_t>(*f.job.expected_nodes)) f.job.world_size = world;
     }
+    // Under c10d no --node_rank orders the nodes: each agent's rendezvous result states the world
+    // size beside its workers' global ranks ("global_world_sizes=[10]").
+    // The last round's: an elastic job's restart may have fewer or more workers.
+    std::optional<std::int64_t> stated;
+    for (const model::Event& e : events) {
+      if (e.code != "rendezvous-result") continue;
+      const auto sizes = int_list(e.get_str("global_world_sizes"));
+      if (!sizes.empty() && sizes.front() > 0 && sizes.front() <= 65536 &&
+          std::all_of(sizes.begin(), sizes.end(), [&](std::int64_t n) { return n == sizes.front(); }))
+        stated = sizes.front();
+    }
+    if (!f.job.world_size) f.job.world_size = stated;
   }
   for (auto& [name, n] : nodes) {
     if (auto it = named_by.find(name); it != named_by.end()) n.named_by = it->second;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -284,6 +285,9 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
 
 // The rank a "waits on" value names ("3"); nullopt for a word ("local", "unknown").
 std::optional<std::int64_t> waited_rank(const std::string& w);
+
+// "[0, 1, 2]" -> 0, 1, 2 (torchrun's rendezvous result); nothing when any item is not a number.
+std::vector<std::int64_t> int_list(std::string_view s);
 
 // "1, 2 and 3" (at most `max` shown, "(+N more)" after).
 std::string join_ints(const std::vector<std::int64_t>& v, std::size_t max = 8);

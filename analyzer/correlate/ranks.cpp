@@ -358,6 +358,62 @@ void add_progress(Facts& f, const std::vector<model::Event>& events, const std::
 // started, so a local rank no line names is one of its ranks too. When its launcher stopped a
 // process that no rank is known by ("Sending process N closing signal SIGTERM") and exactly one of
 // its ranks is unaccounted for, that process was this rank: stopped, not never heard from.
+// A node's one rank that no line names, whose launcher stopped one process no rank has: that
+// process was it (stopped by its launcher after another worker failed).
+void stopped_if_alone(RankRecord& r, const std::vector<model::Event>& events, const std::set<std::int64_t>& node_pids,
+                      const std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>>& closing) {
+  std::vector<std::pair<std::int64_t, EventIndex>> stopped;  // pids the launcher stopped that no rank has
+  for (auto it = closing.lower_bound({r.node, std::numeric_limits<std::int64_t>::min()}); it != closing.end() && it->first.first == r.node; ++it)
+    if (node_pids.count(it->first.second) == 0 && launcher_stop(events[it->second.front()].get_str("signal")))
+      stopped.emplace_back(it->first.second, it->second.front());
+  if (stopped.size() != 1) return;
+  r.pids = {stopped.front().first};
+  r.ending = Ending::Stopped;
+  r.evidence = stopped.front().second;
+  r.first = r.last = stopped.front().second;
+  r.signal = events[stopped.front().second].get_str("signal");
+  r.sent_by = "launcher";
+  r.detail = base::say(base::Say::RankStopped, {{"signal", r.signal}});
+}
+
+// The ranks each torchrun agent's last rendezvous result gives its workers ("local_ranks=[0, 1]",
+// "global_ranks=[6, 7]"), those no line names, on that agent's node: under c10d no --node_rank
+// says which node holds which ranks, and a worker that printed nothing is known only there.
+void add_rendezvous_implied(Facts& f, const std::vector<model::Event>& events,
+                            const std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>>& closing) {
+  std::map<std::string_view, std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> result;  // node -> (locals, globals)
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    if (e.code != "rendezvous-result" || e.node.empty() || f.is_replaced(i)) continue;
+    auto locals = int_list(e.get_str("local_ranks")), globals = int_list(e.get_str("global_ranks"));
+    if (!globals.empty() && locals.size() == globals.size()) result[e.node] = {std::move(locals), std::move(globals)};
+  }
+  if (result.empty()) return;
+  std::set<std::int64_t> named;
+  std::map<std::string, std::set<std::int64_t>> pids;  // node -> pids of its ranks
+  for (const RankRecord& r : f.rank_table) {
+    named.insert(r.rank);
+    pids[r.node].insert(r.pids.begin(), r.pids.end());
+  }
+  for (const auto& [node, r] : result) {
+    std::vector<RankRecord> missing;
+    for (std::size_t k = 0; k < r.second.size(); ++k) {
+      if (r.second[k] < 0 || named.count(r.second[k]) != 0) continue;
+      RankRecord rec;
+      rec.rank = r.second[k];
+      rec.node = std::string(node);
+      rec.local_rank = r.first[k];
+      rec.ending = Ending::NeverHeardFrom;
+      missing.push_back(std::move(rec));
+    }
+    if (missing.size() == 1) stopped_if_alone(missing.front(), events, pids[std::string(node)], closing);
+    for (RankRecord& m : missing) {
+      named.insert(m.rank);
+      f.rank_table.push_back(std::move(m));
+    }
+  }
+}
+
 void add_node_implied(Facts& f, const std::vector<model::Event>& events,
                       const std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>>& closing) {
   std::set<std::int64_t> named;
@@ -383,23 +439,7 @@ void add_node_implied(Facts& f, const std::vector<model::Event>& events,
       rec.ending = Ending::NeverHeardFrom;
       missing.push_back(std::move(rec));
     }
-    if (missing.size() == 1) {
-      std::vector<std::pair<std::int64_t, EventIndex>> stopped;  // pids the launcher stopped that no rank has
-      for (auto it = closing.lower_bound({n.name, std::numeric_limits<std::int64_t>::min()});
-           it != closing.end() && it->first.first == n.name; ++it)
-        if (pids[n.name].count(it->first.second) == 0 && launcher_stop(events[it->second.front()].get_str("signal")))
-          stopped.emplace_back(it->first.second, it->second.front());
-      if (stopped.size() == 1) {
-        RankRecord& r = missing.front();
-        r.pids = {stopped.front().first};
-        r.ending = Ending::Stopped;
-        r.evidence = stopped.front().second;
-        r.first = r.last = stopped.front().second;
-        r.signal = events[stopped.front().second].get_str("signal");
-        r.sent_by = "launcher";
-        r.detail = base::say(base::Say::RankStopped, {{"signal", r.signal}});
-      }
-    }
+    if (missing.size() == 1) stopped_if_alone(missing.front(), events, pids[n.name], closing);
     for (RankRecord& r : missing) {
       named.insert(r.rank);
       f.rank_table.push_back(std::move(r));
@@ -468,6 +508,7 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
   }
   add_sighted(f, events, sightings);
   add_progress(f, events, sightings);
+  add_rendezvous_implied(f, events, closing);
   if (!f.job.world_size) add_node_implied(f, events, closing);
   // Ranks the launch implies that no line names.
   std::set<std::int64_t> named;

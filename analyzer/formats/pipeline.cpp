@@ -435,7 +435,8 @@ struct SourceParser::Impl {
           return false;
         if (k == "restart_count" || k == "group_rank" || k == "group_world_size" || k == "master_port") {
           set_int(b.event, std::string(k), v);
-        } else if (k == "master_addr" || k == "local_ranks" || k == "global_ranks" || k == "role_ranks") {
+        } else if (k == "master_addr" || k == "local_ranks" || k == "global_ranks" || k == "role_ranks" ||
+                   k == "global_world_sizes") {
           b.event.set(std::string(k), std::string(v.substr(0, 4096)));
         }
         b.event.end_line = line.number;

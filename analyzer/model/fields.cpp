@@ -96,6 +96,7 @@ constexpr FieldInfo kEventFields[] = {
     {"local_ranks", T::Text, "torchrun rendezvous result: the agent's workers' local ranks, [0, 1, ...]"},
     {"global_ranks", T::Text, "torchrun rendezvous result: the same workers' global ranks, in the same order"},
     {"role_ranks", T::Text, "torchrun rendezvous result: the same workers' ranks within their role"},
+    {"global_world_sizes", T::Text, "torchrun rendezvous result: the world size, once per worker (\"[10]\")"},
     {"rdzv_backend", T::Text, "torchrun launch config: rendezvous backend"},
     {"rdzv_endpoint", T::Text, "torchrun launch config: rendezvous endpoint"},
     {"remote_rank", T::Text, "HCCL: the remote rank a task waited on (a number or 'local')"},

@@ -75,6 +75,43 @@ TEST(Culprit, TheRendezvousResultGivesAWorkerItsGlobalRank) {
   EXPECT_EQ(r["verdict"]["rank"], 3);
 }
 
+// c10d, uneven --nproc_per_node (2, 1, 2), no --node_rank: only the agents' rendezvous results
+// say which node holds which ranks, and the world size. The one worker of the middle node hung
+// and printed nothing; its launcher stopped it when the others' collective timed out. It is
+// named by the rank its agent's result gave it.
+TEST(Culprit, TheRendezvousResultPlacesARankThatPrintedNothing) {
+  analysis::Inputs in;
+  const char* hosts[] = {"trn-w07", "trn-w11", "trn-w13"};
+  const std::vector<std::vector<int>> ranks = {{0, 1}, {2}, {3, 4}};
+  for (int n = 0; n < 3; ++n) {
+    std::string locals, globals;
+    for (std::size_t k = 0; k < ranks[n].size(); ++k) {
+      locals += (k ? ", " : "") + std::to_string(k);
+      globals += (k ? ", " : "") + std::to_string(ranks[n][k]);
+    }
+    std::string log = "+ torchrun --nnodes 3 --nproc_per_node " + std::to_string(ranks[n].size()) +
+                      " --rdzv_backend c10d --rdzv_endpoint trn-w07:29400 fit.py\n"
+                      "INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:\n"
+                      "  restart_count=0\n  master_addr=trn-w07\n  master_port=41877\n  group_rank=" + std::to_string(n) +
+                      "\n  group_world_size=3\n  local_ranks=[" + locals + "]\n  role_ranks=[" + globals + "]\n  global_ranks=[" +
+                      globals + "]\n  role_world_sizes=[5, 5]\n  global_world_sizes=[5, 5]\n\n";
+    if (n == 1) {
+      log += "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 30417 closing signal SIGTERM\n";
+    } else {
+      for (int r : ranks[n])
+        log += "[rank" + std::to_string(r) + "]:RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
+               "Timed out waiting 1800000ms for recv operation to complete\n";
+    }
+    in.texts.emplace_back(std::string(hosts[n]) + "/launcher.log", log);
+  }
+  const json r = report_of(std::move(in));
+  const json& v = r["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["rank"], 2) << v.dump(1);
+  EXPECT_EQ(v["node"], "trn-w11") << v.dump(1);
+  EXPECT_EQ(r["job"]["world_size"], 5);
+}
+
 TEST(Culprit, TheFirstOwnFailureInTimeWinsOverALaterKill) {
   analysis::Inputs in;
   in.texts.emplace_back("sx-07/out.log",
