@@ -373,6 +373,41 @@ void lend_global_ranks(std::vector<model::Event>& events) {
   }
 }
 
+// The one process left over: every node's --nproc_per_node known for all --nnodes nodes, every
+// rank of that world but one named by some line, and the lines of exactly one process (a node's
+// local rank) naming no rank: that process is the rank left over (a worker that failed before it
+// stated its rank, whose peers all stated theirs).
+void lend_last_rank(std::vector<model::Event>& events) {
+  std::map<std::string, std::int64_t> nproc;  // node -> its launcher's --nproc_per_node
+  std::optional<std::int64_t> nnodes;
+  std::set<std::int64_t> named;
+  std::set<std::pair<std::string, std::int64_t>> ranked, unranked;  // (node, local rank)
+  for (const auto& e : events) {
+    if (e.code == "launch-command" || e.code == "launch-config") {
+      if (const auto n = e.get_int("nproc_per_node"); n && *n > 0 && *n < 4096 && !e.node.empty()) nproc[e.node] = *n;
+      const auto nn = e.get_int("nnodes"), lo = e.get_int("min_nodes"), hi = e.get_int("max_nodes");
+      if (nn) nnodes = nn;
+      else if (lo && hi && *lo == *hi) nnodes = lo;
+    }
+    if (e.rank) named.insert(*e.rank);
+    if (e.local_rank && !e.node.empty()) (e.rank ? ranked : unranked).emplace(e.node, *e.local_rank);
+  }
+  for (const auto& p : ranked) unranked.erase(p);
+  if (!nnodes || *nnodes <= 0 || static_cast<std::size_t>(*nnodes) != nproc.size() || unranked.size() != 1) return;
+  std::int64_t world = 0;
+  for (const auto& [node, n] : nproc) world += n;
+  if (unranked.begin()->second >= nproc[unranked.begin()->first]) return;
+  std::optional<std::int64_t> left;
+  for (std::int64_t r = 0; r < world; ++r) {
+    if (named.count(r) != 0) continue;
+    if (left) return;  // two or more left: which is whose is not known
+    left = r;
+  }
+  if (!left || named.size() != static_cast<std::size_t>(world - 1) || *named.rbegin() >= world) return;
+  for (auto& e : events)
+    if (!e.rank && e.local_rank && e.node == unranked.begin()->first && *e.local_rank == unranked.begin()->second) e.rank = left;
+}
+
 }  // namespace
 
 namespace {
@@ -912,6 +947,7 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
   lend_declared_ranks(events);
   lend_global_ranks(events);
   if (lend_worker_ranks(events)) lend_global_ranks(events);
+  lend_last_rank(events);
   infer_years(events);
   const PeerMaps peers = peer_maps(events);
 

@@ -112,6 +112,26 @@ TEST(Culprit, TheRendezvousResultPlacesARankThatPrintedNothing) {
   EXPECT_EQ(r["job"]["world_size"], 5);
 }
 
+// Every node's --nproc_per_node known for all --nnodes (2 + 1 + 2), every rank but 0 stated by its
+// own lines, and one process's lines (cpu-b's [default0]) naming no rank: it is rank 0, the one
+// left over. It failed before it could state its rank; its peers' store timeouts followed.
+TEST(Culprit, TheOneProcessLeftOverIsTheRankNoLineNamed) {
+  analysis::Inputs in;
+  const auto launch = [](int nproc) {
+    return "+ torchrun --nnodes 3 --nproc_per_node " + std::to_string(nproc) + " --rdzv_backend c10d --rdzv_endpoint cpu-b:29500 t.py\n";
+  };
+  const std::string timeout = "]:TimeoutError: The client socket has timed out after 900s while trying to connect to (cpu-b, 29500).\n";
+  in.texts.emplace_back("cpu-a/out.log", launch(2) + "[rank1" + timeout + "[rank2" + timeout);
+  in.texts.emplace_back("cpu-b/out.log", launch(1) + "[default0]:Traceback (most recent call last):\n"
+                                                      "[default0]:  File \"t.py\", line 9, in <module>\n"
+                                                      "[default0]:KeyError: 'lr'\n");
+  in.texts.emplace_back("cpu-c/out.log", launch(2) + "[rank3" + timeout + "[rank4" + timeout);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "cpu-b") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+}
+
 TEST(Culprit, TheFirstOwnFailureInTimeWinsOverALaterKill) {
   analysis::Inputs in;
   in.texts.emplace_back("sx-07/out.log",
