@@ -352,12 +352,6 @@ void add_progress(Facts& f, const std::vector<model::Event>& events, const std::
   }
 }
 
-// Ranks a node's launch implies when no world size is known (c10d rendezvous numbers the nodes by
-// arrival, so no --node_rank places them): the node's own lines give its first rank (global rank
-// minus local rank, the same for all of them) and its --nproc_per_node how many workers it
-// started, so a local rank no line names is one of its ranks too. When its launcher stopped a
-// process that no rank is known by ("Sending process N closing signal SIGTERM") and exactly one of
-// its ranks is unaccounted for, that process was this rank: stopped, not never heard from.
 // A node's one rank that no line names, whose launcher stopped one process no rank has: that
 // process was it (stopped by its launcher after another worker failed).
 void stopped_if_alone(RankRecord& r, const std::vector<model::Event>& events, const std::set<std::int64_t>& node_pids,
@@ -414,6 +408,12 @@ void add_rendezvous_implied(Facts& f, const std::vector<model::Event>& events,
   }
 }
 
+// Ranks a node's launch implies when no world size is known (c10d rendezvous numbers the nodes by
+// arrival, so no --node_rank places them): the node's own lines give its first rank (global rank
+// minus local rank, the same for all of them) and its --nproc_per_node how many workers it
+// started, so a local rank no line names is one of its ranks too. When its launcher stopped a
+// process that no rank is known by ("Sending process N closing signal SIGTERM") and exactly one of
+// its ranks is unaccounted for, that process was this rank: stopped, not never heard from.
 void add_node_implied(Facts& f, const std::vector<model::Event>& events,
                       const std::map<std::pair<std::string, std::int64_t>, std::vector<EventIndex>>& closing) {
   std::set<std::int64_t> named;
