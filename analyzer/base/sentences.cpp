@@ -61,6 +61,7 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::WhyStronger, "why.stronger", "Rank {rank} ended with {what}, which says more than {others} at the same time"},
     {Say::WhyOwnBeforeKill, "why.own-before-kill",
      "Rank {rank} ended with {what}, an error of its own that no peer's loss causes; {others} at the same time may have followed it (srun, a scheduler or a launcher stopping the rest)"},
+    {Say::WhyRecurring, "why.recurring", "Rank {rank} ended with {what}, as its process did in the attempt before: the restart did not cure it ({others} failed in the last attempt only)"},
     {Say::WhyUntiedException, "why.untied-exception",
      "The {exception} traceback on {node} names no rank: it is one of rank(s) {ranks}, which exited with code 1 (as an uncaught exception does) in the same second as {others}; an error of the program's own follows no peer's loss, so it came first"},
     {Say::WhyRankEnding, "why.rank-ending", "rank {rank}'s {what}"},

@@ -46,6 +46,7 @@ enum class Say : std::uint16_t {
   WhyDistinct,         // {rank} {what} {count} {common}
   WhyStronger,         // {rank} {what} {others}
   WhyOwnBeforeKill,    // {rank} {what} {others}
+  WhyRecurring,        // {rank} {what} {others}
   WhyUntiedException,  // {exception} {node} {ranks} {others}
   WhyRankEnding,       // {rank} {what}
   WhySilentStopped,    // {count} {rank} {signal}

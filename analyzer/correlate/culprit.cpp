@@ -35,6 +35,7 @@ const char* basis_name(CulpritBasis b) {
     case CulpritBasis::FirstFailure: return "first-failure";
     case CulpritBasis::OnlyFailure: return "only-failure";
     case CulpritBasis::DistinctEnding: return "distinct-ending";
+    case CulpritBasis::Recurring: return "recurring";
     case CulpritBasis::StrongerEnding: return "stronger-ending";
     case CulpritBasis::Silent: return "silent";
     case CulpritBasis::LateArrival: return "late-arrival";
@@ -455,6 +456,46 @@ struct Chooser {
                 {}};
   }
 
+  // A restarted job: of the tied ranks, the one whose process failed the same way in an attempt the
+  // restart replaced (its earlier pid's "failed (exitcode" line or failure row with the same signal,
+  // or an exit code other than 1 the same; a traceback of its own of the same type): the failure the
+  // restart did not cure, where the others failed once. One such rank only.
+  std::optional<Pick> recurring(const std::vector<const RankRecord*>& tied) const {
+    const RankRecord* again = nullptr;
+    std::optional<EventIndex> before;
+    for (const RankRecord* r : tied) {
+      const std::string exception = r->ending == Ending::Exception && r->evidence ? ev[*r->evidence].get_str("exception") : std::string();
+      for (EventIndex i = 0; i < ev.size(); ++i) {
+        const model::Event& e = ev[i];
+        if (!f.is_replaced(i)) continue;
+        const bool own_pid = e.pid && std::find(r->pids.begin(), r->pids.end(), *e.pid) != r->pids.end();
+        bool same = false;
+        if ((e.code == "worker-failed" || e.code == "failure-row") && own_pid) {
+          const auto code = e.get_int("exitcode");
+          if (r->ending == Ending::Signal) same = !r->signal.empty() && e.get_str("signal") == r->signal;
+          else if (r->ending == Ending::Exited) same = code && *code != 1 && r->exit_code == code;
+        } else if (!exception.empty() && e.kind == model::Kind::Python && (own_pid || e.rank == r->rank)) {
+          same = e.get_str("exception") == exception;
+        }
+        if (!same) continue;
+        if (again != nullptr && again != r) return std::nullopt;  // two recur: no telling
+        again = r;
+        before = i;
+        break;
+      }
+    }
+    if (again == nullptr) return std::nullopt;
+    std::vector<EventIndex> evidence;
+    if (again->own_failure) evidence.push_back(*again->own_failure);
+    if (again->evidence && (!again->own_failure || *again->evidence != *again->own_failure)) evidence.push_back(*again->evidence);
+    evidence.push_back(*before);
+    return Pick{again, CulpritBasis::Recurring,
+                base::say(base::Say::WhyRecurring, {{"rank", std::to_string(again->rank)},
+                                                    {"what", what(*again)},
+                                                    {"others", others_of(tied, {again})}}),
+                std::move(evidence)};
+  }
+
   // One traceback among endings without one (the rank that said why it failed); among exit codes
   // alone, the one code that differs from the others' (3 among 1s), not beside a kill. Neither
   // beside the OOM killer's kill, which says more.
@@ -632,6 +673,7 @@ struct Chooser {
       f.culprit_tie_why = std::move(p->why);
       return tie_of(among, cand);
     }
+    if (!p) p = recurring(first);
     if (!p) p = distinct_ending(first, ev);
     if (!p) p = said_why(first);
     if (!p) p = strongest(first);

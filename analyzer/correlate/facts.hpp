@@ -149,13 +149,14 @@ enum class CulpritBasis : std::uint8_t {
   FirstFailure,    // of the ranks that failed on their own, it failed first
   OnlyFailure,     // the only rank that failed on its own; the others were victims
   DistinctEnding,  // at the same time as others, but the only one that ended this way
+  Recurring,       // at the same time as others, but the only one whose process failed so in the attempt before
   StrongerEnding,  // at the same time as others, with the ending that says most (kill > exception > exit)
   Silent,          // the others timed out or lost a peer; it never reported either (hung, stalled, absent)
   LateArrival,     // the others timed out waiting; it lost its peers afterwards: it came late
   OutOfStep,       // every rank timed out; it timed out in another collective than all the others
   Reported,        // a rank's desync report (TORCH_NCCL_DESYNC_DEBUG) names it as the one the others waited for
 };
-// "first-failure", "only-failure", "distinct-ending", "stronger-ending", "silent", "late-arrival",
+// "first-failure", "only-failure", "distinct-ending", "recurring", "stronger-ending", "silent", "late-arrival",
 // "out-of-step", "desync-report".
 const char* basis_name(CulpritBasis b);
 

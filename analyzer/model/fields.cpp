@@ -179,7 +179,7 @@ constexpr FieldInfo kFacts[] = {
     {"job.odd_tag_rank", T::Int, "the rank with that tag"},
     {"job.common_tag", T::Text, "the Notify Wait tag of the other ranks"},
     {"job.culprit_rank", T::Int, "the rank whose own failure (signal, exception, exit code) came first, or differs from the others' (correlate/culprit.cpp)"},
-    {"job.culprit_basis", T::Text, "why the culprit was chosen: first-failure, only-failure, distinct-ending, stronger-ending, silent, late-arrival, out-of-step, desync-report"},
+    {"job.culprit_basis", T::Text, "why the culprit was chosen: first-failure, only-failure, distinct-ending, recurring, stronger-ending, silent, late-arrival, out-of-step, desync-report"},
     {"job.desync_rank", T::Int, "after every reporting rank timed out, the one rank whose timed-out collective is another than the one all others timed out in"},
     {"job.desync_what", T::Text, "that rank's collective (\"BROADCAST, SeqNum 2210\")"},
     {"job.desync_common", T::Text, "the collective every other rank timed out in"},

@@ -1692,4 +1692,28 @@ TEST(Prints, ATaskOrPodLabelBehindAJournalHostIsItsOwnLauncher) {
   }
 }
 
+// A restarted job on one node: in its first attempt local rank 2 died of SIGSEGV; in the last one it
+// crashed again, and rank 0 was SIGKILLed in the same second of the failure table. A SIGKILL of no
+// known sender says more than a crash when the two are all there is; here the crash is the failure
+// the restart did not cure: rank 2 is named, and the why says so.
+TEST(Culprit, TheFailureARestartDidNotCureWinsATieInOneSecond) {
+  const std::string launcher = "I1203 04:11:02.118000 140 torch/distributed/elastic/agent/server/api.py:525] ";
+  const std::string failed = "E1203 04:1";
+  std::string log = "+ torchrun --nnodes 1 --nproc_per_node 3 --max_restarts 1 --master_addr trn-17 sft.py\n";
+  for (int local = 0; local < 3; ++local) log += "[default" + std::to_string(local) + "]:epoch 0 step 40 loss 2.113\n";
+  log += failed + "1:09.551000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -11) local_rank: 2 (pid: 9102) of binary: /usr/bin/python3\n";
+  log += launcher + "[default] Worker group FAILED. 1/1 attempts left; will restart worker group\n";
+  for (int local = 0; local < 3; ++local) log += "[default" + std::to_string(local) + "]:epoch 0 step 12 loss 2.870\n";
+  log += failed + "2:30.204000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -11) local_rank: 2 (pid: 9205) of binary: /usr/bin/python3\n";
+  log += failure_table("trn-17", {{0, 0, -9, 9203, "2026-12-03_04:12:30", "Signal 9 (SIGKILL) received by PID 9203"},
+                                  {2, 2, -11, 9205, "2026-12-03_04:12:30", "Signal 11 (SIGSEGV) received by PID 9205"}});
+  analysis::Inputs in;
+  in.texts.emplace_back("trn-17/launcher.log", log);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["rank"], 2) << v.dump(1);
+  ASSERT_TRUE(v.contains("why")) << v.dump(1);
+  EXPECT_NE(v["why"][0].get<std::string>().find("the restart did not cure it"), std::string::npos) << v["why"].dump();
+}
+
 }  // namespace dtriage::test

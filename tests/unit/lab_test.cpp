@@ -108,9 +108,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // The batch 20001-20048 (47 cases; seed 20039's job did not run), drawn at the start of the
     // session of 2026-12-04 (06:10) and scored with 7465894 before any change: 44/47 categories,
     // 30/35 culprits; after the exit-barrier teardown rule: 45/47, 30/35. These five are missed.
-    {"lab-20030-two-faults", "SIGSEGV of rank 0 in both attempts, an exit 42 of rank 6 2.6 s after it in the last, rows in one "
-                             "second: the distinct exit code is taken; that rank 0 failed the same way in the attempt before is "
-                             "not used"},
     // The batch 22001-22040 (40 cases), drawn at the start of the session of 2026-12-04 (09:35) and
     // scored with 6c7212d's verdicts (the speed work left every report byte-identical): 40/40
     // categories, 23/26 culprits; after the location-name node hint: 40/40, 24/26.
@@ -181,8 +178,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // with the session's start binary and with bd2cdf8; 26/29 after the left-over rank (48009).
     {"lab-48013-two-faults", "c10d, kubectl pod prefixes, plain launcher output: rank 5's MemoryError traceback carries no rank "
                              "on a node of two workers; the node is named, not the rank"},
-    {"lab-48033-two-faults", "rank 0's SIGSEGV 2.3 s before rank 1's SIGKILL on one node, one second in the failure table: the "
-                             "kill, which says more, is taken (as 40005)"},
 };
 
 std::vector<fs::path> lab_cases() {
