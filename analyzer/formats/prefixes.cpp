@@ -445,6 +445,14 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
       peel_outer(s, p, labels);
     }
   }
+  // A plog line pasted indented (a list item of a vendor's guide, a quoted block in a thread): read
+  // from its header. Only a whole plog header counts: other indented lines (traceback frames, CANN
+  // continuation lines) keep their indentation.
+  if (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    const std::size_t k = s.find_first_not_of(" \t");
+    PlogHeader h;
+    if (k != std::string_view::npos && k <= 16 && s[k] == '[' && split_plog(s.substr(k), h)) s.remove_prefix(k);
+  }
   return s;
 }
 

@@ -116,8 +116,14 @@ bool parse_python_logging(std::string_view s, model::Event& e) {
 
 bool error_type_name(std::string_view type) {
   if (type.empty() || !(std::isalpha(static_cast<unsigned char>(type[0])) || type[0] == '_')) return false;
-  return contains(type, "Error") || contains(type, "Exception") || contains(type, "Interrupt") || contains(type, "Exit") ||
-         contains(type, "Failure") || contains(type, "Fault");
+  // The class name (after its module path) ends with the word: "ChildFailedError", "SystemExit",
+  // "BaseExceptionGroup"; a function named for an error ("ReportErrorInfoForModelExecuteTask:" in a
+  // CANN message) is no exception.
+  std::string_view name = type.substr(type.rfind('.') == std::string_view::npos ? 0 : type.rfind('.') + 1);
+  if (name.ends_with("Group")) name.remove_suffix(5);
+  for (std::string_view word : {"Error", "Exception", "Interrupt", "Exit", "Failure", "Fault"})
+    if (name.ends_with(word)) return true;
+  return false;
 }
 
 bool parse_exception_line(std::string_view s, model::Event& e) {

@@ -893,5 +893,45 @@ TEST(Analyze, TheRankOthersWaitedForIsNamed) {
   EXPECT_EQ(j["verdict"]["rank"], 0) << j["verdict"].dump();
 }
 
+// Slurm's cgroup OOM kill, then srun ending the step: the step's CANCELLED line (no reason given)
+// is the kill's consequence, not a cancel from outside.
+TEST(Analyze, ASlurmStepCancelledAfterItsOomKillIsTheKillsConsequence) {
+  TempDir d;
+  d.write("job-77120/slurm-77120.out",
+          "Epoch 3:  41%|####      | 812/1980 [11:02<15:51,  1.23it/s]\n"
+          "slurmstepd-cn-0412: error: Detected 2 oom-kill event(s) in StepId=77120.0. Some of your processes may have been "
+          "killed by the cgroup out-of-memory handler.\n"
+          "srun: error: cn-0412: task 1: Out Of Memory\n"
+          "srun: launch/slurm: _step_signal: Terminating StepId=77120.0\n"
+          "slurmstepd-cn-0412: error: *** STEP 77120.0 ON cn-0412 CANCELLED AT 2026-03-02T08:41:19 ***\n");
+  const json j = analyze_report(d.file("job-77120"));
+  EXPECT_EQ(j["verdict"]["category"], "host-oom-killed") << j["verdict"].dump(1);
+  const json* cancel = finding(j, "slurm.cancelled");
+  ASSERT_NE(cancel, nullptr) << j["findings"].dump(1);
+  EXPECT_EQ((*cancel)["role"], "consequence");
+}
+
+// plog lines pasted indented (a vendor guide's list items, a quoted block) are read from their
+// header; a CANN message that starts with a function named for an error ("ReportErrorInfo...:") is
+// not an exception of that name.
+TEST(Analyze, IndentedPlogLinesAreReadAndCannFunctionNamesAreNoExceptions) {
+  TempDir d;
+  d.write("case/host-3/plog.txt",
+          "    [ERROR] HCCL(48211,python):2026-04-19-07:03:55.120.882 [topoinfo_exchange_server.cc:113] [48300][Get][Connection]"
+          "topo exchange server get socket timeout! timeout[600 s]\n"
+          "\t[ERROR] HCCL(48211,python):2026-04-19-07:03:55.120.907 [topoinfo_exchange_server.cc:240][48300]"
+          "[TopoInfoExchangeServer][DisplayConnectedRank]total connected num is [7],line num is [1]\n");
+  d.write("case/host-3/screen.txt",
+          "ReportErrorInfoForModelExecuteTask:model execute error, retCode=0x91, [the model stream execute failed].\n"
+          "ProcessStarsWaitTimeoutErrorInfo:The error from device(chipId:1, dieId:0), serial number is 4, event wait timeout "
+          "occurred during task execution, stream_id:12, sq_id:12, task_id:77, event_id=3, timeout=1200.\n");
+  const json j = analyze_report(d.file("case"));
+  const json& v = j["verdict"];
+  EXPECT_EQ(v["category"], "rendezvous-failure") << v.dump(1);  // the topology server's socket timeout
+  ASSERT_FALSE(v["evidence"].empty()) << v.dump(1);
+  EXPECT_EQ(v["evidence"][0]["path"], "host-3/plog.txt") << v.dump(1);
+  for (const auto& f : j["findings"]) EXPECT_NE(f["rule"], "python.uncaught-exception") << f.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
