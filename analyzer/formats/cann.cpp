@@ -1,4 +1,5 @@
-// The first line of a CANN error-code block ("EE8888: [PID: 1] 2025-... msg" and its variants).
+// The first line of a CANN error-code block ("EE8888: [PID: 1] 2025-... msg" and its variants, among
+// them "[PID: 1] 2025-... Execution Error ROCE CQE(EI0013): msg", the error's title before its code).
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
 
@@ -6,13 +7,14 @@ namespace dtriage::formats {
 namespace {
 
 DT_RE(re_cann_start,
-      R"(^(?:\[PID: (\d+)\] (\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3}) )?(?:[A-Za-z_]+\()?([EW][A-Z0-9]\d{4})\)?:\s*(?:\[PID: (\d+)\]\s*)?(?:(\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3})\s*)?(.*)$)")
+      R"(^(?:\[PID: (\d+)\] (\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3}) )?(?:[A-Za-z_][A-Za-z_ ]{0,80}\()?([EW][A-Z0-9]\d{4})\)?:\s*(?:\[PID: (\d+)\]\s*)?(?:(\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3})\s*)?(.*)$)")
 DT_RE(re_cann_start2,
       R"(^([EW][A-Z0-9]\d{4})\[PID: (\d+)\] (\d{4}-\d{2}-\d{2})-(\d{2}:\d{2}:\d{2})\.(\d{3})\.(\d{3}) \([EW][A-Z0-9]\d{4}\):\s*(.*)$)")
 
-// True when the first 64 bytes hold something shaped like an error code (EE8888, EI0006, W11001).
+// True when the first 160 bytes hold something shaped like an error code (EE8888, EI0006, W11001):
+// after a pid, a time and an error title of a few words at most.
 bool has_code_shape(std::string_view s) {
-  const std::size_t n = std::min<std::size_t>(s.size(), 64);
+  const std::size_t n = std::min<std::size_t>(s.size(), 160);
   for (std::size_t i = 0; i + 6 <= n; ++i) {
     if ((s[i] == 'E' || s[i] == 'W') && std::isalnum(static_cast<unsigned char>(s[i + 1])) &&
         std::isdigit(static_cast<unsigned char>(s[i + 2])) && std::isdigit(static_cast<unsigned char>(s[i + 3])) &&

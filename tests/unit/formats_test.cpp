@@ -100,8 +100,10 @@ TEST(Cann, ErrorCodeBlockKeepsItsBodyAndItsVariants) {
       "        Memory async copy failed, device_id=0, stream_id=2, task_id=2114[FUNC:GetError][FILE:stream.cc][LINE:1183]\n"
       "EI9999: Inner Error!\n"
       "[PID: 749] 2025-12-29-03:16:15.787.356 Get_Socket_Timeout(EI0006): Getting socket times out.\n"
-      "EZ9999[PID: 3058434] 2026-08-03-20:55:35.272.841 (EZ9999):  The error from device(chipId:0, dieId:1)\n");
-  ASSERT_EQ(ev.size(), 4u);
+      "EZ9999[PID: 3058434] 2026-08-03-20:55:35.272.841 (EZ9999):  The error from device(chipId:0, dieId:1)\n"
+      "[PID: 91207] 2026-02-14-17:45:51.006.118 Execution Error ROCE CQE(EI0013): An error CQE occurred during operator "
+      "execution. Local information: server 10.3.0.21, device ID 6, device IP 29.3.0.27.\n");
+  ASSERT_EQ(ev.size(), 5u);
   EXPECT_EQ(ev[0].code, "EL0004");
   EXPECT_EQ(ev[0].pid, 6903);
   EXPECT_EQ(ev[0].body.size(), 3u);
@@ -113,6 +115,9 @@ TEST(Cann, ErrorCodeBlockKeepsItsBodyAndItsVariants) {
   EXPECT_EQ(ev[2].time.text, "2025-12-29T03:16:15.787356");
   EXPECT_EQ(ev[3].code, "EZ9999");
   EXPECT_EQ(ev[3].pid, 3058434);
+  EXPECT_EQ(ev[4].code, "EI0013");  // the error's title, words and spaces, before its code
+  EXPECT_EQ(ev[4].pid, 91207);
+  EXPECT_EQ(ev[4].time.text, "2026-02-14T17:45:51.006118");
 }
 
 TEST(TorchNpu, ErrorLineUnderARankPrefix) {
