@@ -1,7 +1,9 @@
 // Derived facts: computed once per analysis from the raw facts, each with the events it rests on.
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdlib>
+#include <set>
 
 #include "base/sentences.hpp"
 #include "correlate/facts.hpp"
@@ -312,6 +314,30 @@ void derive_launch_conflict(const Facts& f, const Put& put) {
               odd = others.front();
               odd_value = other_value;
             }
+    }
+    // --master_port, one against one, every launcher naming the same master host, and that host one of
+    // them: it serves the store (c10d hosts it on the agent whose host the endpoint names; static
+    // rendezvous on node rank 0 at --master_addr), on its own port; the other waits at a port
+    // nobody serves.
+    if (odd == nullptr && by.size() == 2 && std::string_view(key) == "master_port") {
+      std::set<std::string> hosts;
+      for (const Launcher& n : all)
+        if (auto it = n.launch->find("master_addr"); it != n.launch->end()) hosts.insert(it->second);
+      const auto same_host = [](std::string_view a, std::string_view b) {
+        if (a == b) return true;
+        const auto label = [](std::string_view h) { return h.substr(0, h.find('.')); };
+        // a short name and its FQDN (an IP address is compared whole)
+        const bool ip = !a.empty() && std::isdigit(static_cast<unsigned char>(a.back())) && a.find_first_not_of("0123456789.") == std::string_view::npos;
+        return !ip && label(a) == label(b) && (a.find('.') == std::string_view::npos || b.find('.') == std::string_view::npos);
+      };
+      if (hosts.size() == 1)
+        for (const auto& [value, nodes] : by)
+          if (nodes.size() == 1 && !nodes.front()->name.empty() && same_host(nodes.front()->name, *hosts.begin()))
+            for (const auto& [other_value, others] : by)
+              if (other_value != value && others.size() == 1) {
+                odd = others.front();
+                odd_value = other_value;
+              }
     }
     // --nnodes, one against one: the launchers in the logs are the nodes there were, so the value
     // that counts them is the job's, when the other asks for more (a world that never forms).

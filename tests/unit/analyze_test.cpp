@@ -933,5 +933,21 @@ TEST(Analyze, IndentedPlogLinesAreReadAndCannFunctionNamesAreNoExceptions) {
   for (const auto& f : j["findings"]) EXPECT_NE(f["rule"], "python.uncaught-exception") << f.dump(1);
 }
 
+// c10d, one node against one: both name the same endpoint host, which is one of them, on different
+// ports. That node serves the store on its own port; the other waits at one nobody serves: it is
+// named (a short name and its FQDN are the same host).
+TEST(Analyze, TheNodeTheEndpointNamesServesTheStoreTheOtherPortIsOdd) {
+  for (const std::string host : {"trn-a", "trn-a.cluster.example.org"}) {
+    TempDir d;
+    d.write("job/trn-a/launch.log", "+ torchrun --nnodes 2 --nproc_per_node 4 --rdzv_backend c10d --rdzv_endpoint " + host +
+                                        ":29400 --rdzv_id j7 pretrain.py\n");
+    d.write("job/trn-b/launch.log", "+ torchrun --nnodes 2 --nproc_per_node 4 --rdzv_backend c10d --rdzv_endpoint " + host +
+                                        ":29411 --rdzv_id j7 pretrain.py\n");
+    const json j = analyze_report(d.file("job"));
+    EXPECT_EQ(j["verdict"]["category"], "rendezvous-failure") << host << j["verdict"].dump(1);
+    EXPECT_EQ(j["verdict"]["node"], "trn-b") << host << j["verdict"].dump(1);
+  }
+}
+
 }  // namespace
 }  // namespace dtriage::test
