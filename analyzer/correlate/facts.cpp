@@ -46,7 +46,9 @@ std::vector<std::int64_t> Facts::ranks_without_timeout() const {
   if (job.ranks_with_timeout.empty()) return out;
   std::set<std::int64_t> known;
   for (const auto& [r, info] : ranks) known.insert(r);
-  known.insert(0);  // every job has a rank 0, named by a line or not
+  // Every job has a rank 0, named by a line or not; but one rank's lines alone (a pasted fragment,
+  // one worker's file) say nothing of which others there were.
+  if (known.size() >= 2) known.insert(0);
   if (job.world_size && *job.world_size <= 4096)
     for (std::int64_t r = 0; r < *job.world_size; ++r) known.insert(r);
   for (std::int64_t r : known)

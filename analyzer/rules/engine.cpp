@@ -1149,6 +1149,9 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
   v.remedy = f.remedy;
   v.node = f.node;
   v.rank = f.rank;
+  // A line that reports its own rank's timeout or lost peer (`reports:`) names a rank that waited:
+  // not the root's. Unless the rule points at another rank (`rank:`), the verdict names none.
+  if (!f.rule->reports.empty() && f.rule->rank_field.empty()) v.rank.reset();
   // No host known, and a launch failure's lines are all one srun task's launcher's (srun -l, one
   // torchrun per node): that task is as far as the logs name its node (task N runs on the
   // allocation's N-th node), as a launch option's odd launcher is named.

@@ -906,6 +906,7 @@ TEST(Analyze, ASlurmStepCancelledAfterItsOomKillIsTheKillsConsequence) {
           "slurmstepd-cn-0412: error: *** STEP 77120.0 ON cn-0412 CANCELLED AT 2026-03-02T08:41:19 ***\n");
   const json j = analyze_report(d.file("job-77120"));
   EXPECT_EQ(j["verdict"]["category"], "host-oom-killed") << j["verdict"].dump(1);
+  EXPECT_EQ(j["verdict"]["node"], "cn-0412") << j["verdict"].dump(1);
   const json* cancel = finding(j, "slurm.cancelled");
   ASSERT_NE(cancel, nullptr) << j["findings"].dump(1);
   EXPECT_EQ((*cancel)["role"], "consequence");
@@ -947,6 +948,22 @@ TEST(Analyze, TheNodeTheEndpointNamesServesTheStoreTheOtherPortIsOdd) {
     EXPECT_EQ(j["verdict"]["category"], "rendezvous-failure") << host << j["verdict"].dump(1);
     EXPECT_EQ(j["verdict"]["node"], "trn-b") << host << j["verdict"].dump(1);
   }
+}
+
+// One rank's watchdog line, pasted alone: the other ranks' logs are not there, so no rank is said
+// to have never reported the timeout (rank 0 is not named for being absent from a fragment).
+TEST(Analyze, OneRanksTimeoutAloneNamesNoSilentRank) {
+  TempDir d;
+  d.write("paste/train.log",
+          "[rank3]:[E0412 19:02:44.118803512 ProcessGroupNCCL.cpp:1534] [PG 0 (default_pg) Rank 3] Process group watchdog "
+          "thread terminated with exception: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=412, "
+          "OpType=ALLGATHER, NumelIn=8, NumelOut=64, Timeout(ms)=1800000) ran for 1800311 milliseconds before timing out.\n");
+  const json j = analyze_report(d.file("paste"));
+  const json& v = j["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_NE(v["rank"], 0) << v.dump(1);
+  EXPECT_EQ(v["summary"].get<std::string>().find("never reported"), std::string::npos) << v.dump(1);
+  EXPECT_EQ(finding(j, "torch.timeout-missing-rank"), nullptr) << j["findings"].dump(1);
 }
 
 }  // namespace
