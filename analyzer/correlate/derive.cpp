@@ -323,16 +323,9 @@ void derive_launch_conflict(const Facts& f, const Put& put) {
       std::set<std::string> hosts;
       for (const Launcher& n : all)
         if (auto it = n.launch->find("master_addr"); it != n.launch->end()) hosts.insert(it->second);
-      const auto same_host = [](std::string_view a, std::string_view b) {
-        if (a == b) return true;
-        const auto label = [](std::string_view h) { return h.substr(0, h.find('.')); };
-        // a short name and its FQDN (an IP address is compared whole)
-        const bool ip = !a.empty() && std::isdigit(static_cast<unsigned char>(a.back())) && a.find_first_not_of("0123456789.") == std::string_view::npos;
-        return !ip && label(a) == label(b) && (a.find('.') == std::string_view::npos || b.find('.') == std::string_view::npos);
-      };
       if (hosts.size() == 1)
         for (const auto& [value, nodes] : by)
-          if (nodes.size() == 1 && !nodes.front()->name.empty() && same_host(nodes.front()->name, *hosts.begin()))
+          if (nodes.size() == 1 && !nodes.front()->name.empty() && formats::same_host(nodes.front()->name, *hosts.begin()))
             for (const auto& [other_value, others] : by)
               if (other_value != value && others.size() == 1) {
                 odd = others.front();

@@ -60,6 +60,20 @@ std::string short_host(std::string_view host) {
   return std::string(host.substr(0, host.find('.')));
 }
 
+bool same_host(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  if (a.empty() || b.empty()) return false;
+  const auto is_ip = [](std::string_view h) { return h.find_first_not_of("0123456789.") == std::string_view::npos; };
+  if (is_ip(a) || is_ip(b)) return false;
+  const auto label = [](std::string_view h) { return h.substr(0, h.find('.')); };
+  return label(a) == label(b) && (a.find('.') == std::string_view::npos || b.find('.') == std::string_view::npos);
+}
+
+bool loopback_host(std::string_view host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.starts_with("127.") ||
+         host.starts_with("localhost.");
+}
+
 std::optional<std::int64_t> find_int_after(std::string_view text, std::string_view key) {
   std::size_t pos = 0;
   while ((pos = text.find(key, pos)) != std::string_view::npos) {

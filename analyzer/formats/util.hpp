@@ -29,6 +29,13 @@ std::string iso(std::string_view date, std::string_view time, std::string_view f
 // A host name as NCCL prints it (up to the first dot); IP addresses stay whole.
 std::string short_host(std::string_view host);
 
+// Whether two spellings name one host: equal, or a short name and its FQDN (an IP address is
+// compared whole).
+bool same_host(std::string_view a, std::string_view b);
+
+// Whether a host spelling is this machine's own whatever the node (localhost, 127.x.x.x, ::1).
+bool loopback_host(std::string_view host);
+
 // Finds "key<sep><int>" such as "device_id=3", "devId[3]", "rank[12]" in a message.
 std::optional<std::int64_t> find_int_after(std::string_view text, std::string_view key);
 

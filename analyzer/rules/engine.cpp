@@ -10,6 +10,7 @@
 #include <set>
 
 #include "base/sentences.hpp"
+#include "formats/util.hpp"
 #include "rules/catalogue.hpp"
 
 
@@ -725,18 +726,24 @@ bool pass_over_later_failures(const std::vector<model::Event>& events, const cor
 // Under c10d rendezvous every agent whose endpoint names its own host tries to host the store; all
 // but the first fail to bind (EADDRINUSE) and join it as clients. The rules whose lines some
 // launcher of such a job did not print (it hosted the store): a launcher is a node, or one srun
-// task's lines where no host is known.
+// task's lines where no host is known. When the endpoint is a host name that is one of the
+// launchers' nodes, that agent alone tries to host (torch's _matches_machine_hostname: the others
+// see another host's name): a bind failure there is no client's, the port is held outside the job.
 std::set<const Rule*> c10d_clients(const std::vector<model::Event>& events, const Analysis& a) {
-  std::set<std::string> launchers;
+  std::set<std::string> launchers, endpoints;
   bool c10d = false;
   auto launcher = [](const model::Event& e) { return e.node.empty() ? e.task : e.node; };
   for (const model::Event& e : events)
     if (e.code == "launch-command" || e.code == "launch-config") {
       launchers.insert(launcher(e));
       c10d = c10d || e.get_str("rdzv_backend") == "c10d";
+      if (std::string host = e.get_str("master_addr"); !host.empty()) endpoints.insert(std::move(host));
     }
   std::set<const Rule*> out;
   if (!c10d || launchers.size() < 2) return out;
+  if (endpoints.size() == 1 && !formats::loopback_host(*endpoints.begin()) &&
+      std::any_of(launchers.begin(), launchers.end(), [&](const std::string& l) { return formats::same_host(l, *endpoints.begin()); }))
+    return out;
   std::map<const Rule*, std::set<std::string>> printed;
   for (const Finding& f : a.findings)
     if (f.rule->launch_phase)

@@ -966,5 +966,33 @@ TEST(Analyze, OneRanksTimeoutAloneNamesNoSilentRank) {
   EXPECT_EQ(finding(j, "torch.timeout-missing-rank"), nullptr) << j["findings"].dump(1);
 }
 
+// c10d, the endpoint a host name that is one of the nodes: that node's agent alone tries to host
+// the store (the others see another host's name and join as clients). Its bind failing (EADDRINUSE)
+// is then no client's fallback: a process outside the job holds the port, and nobody gets past
+// rendezvous. At a loopback endpoint every agent tries to host and all but one fail: no cause.
+TEST(Analyze, TheEndpointHostsFailedBindUnderC10dIsTheCause) {
+  for (const std::string host : {"dgx-17", "dgx-17.ai.example.net", "127.0.0.1"}) {
+    TempDir d;
+    for (const char* node : {"dgx-17", "dgx-21", "dgx-30"}) {
+      std::string log = std::string("+ torchrun --nnodes=3 --nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=") + host +
+                        ":29603 --rdzv-id=pt-4471 finetune.py --cfg base.yaml\n";
+      if (std::string(node) == "dgx-17")
+        log += "[W1130 02:14:09.771203 3318 socket.cpp:464] [c10d] The server socket has failed to bind to [::]:29603 (errno: 98 - "
+               "Address already in use).\n"
+               "[W1130 02:14:09.771544 3318 socket.cpp:464] [c10d] The server socket has failed to bind to 0.0.0.0:29603 (errno: 98 - "
+               "Address already in use).\n"
+               "[E1130 02:14:09.771570 3318 socket.cpp:500] [c10d] The server socket has failed to listen on any local network address.\n";
+      d.write(std::string("job/") + node + "/stdout.log", log);
+    }
+    const json j = analyze_report(d.file("job"));
+    if (host == "127.0.0.1") {
+      EXPECT_NE(j["verdict"]["category"], "port-in-use") << j["verdict"].dump(1);
+      continue;
+    }
+    EXPECT_EQ(j["verdict"]["category"], "port-in-use") << host << j["verdict"].dump(1);
+    EXPECT_EQ(j["verdict"]["node"], "dgx-17") << host << j["verdict"].dump(1);
+  }
+}
+
 }  // namespace
 }  // namespace dtriage::test

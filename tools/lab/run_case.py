@@ -376,6 +376,11 @@ def draw(seed, fault_override, nproc_override=None, nodes_override=None):
     rn = random.Random(seed * 7919 + 41)
     count = weighted(rn, {0: 25, 2: 25, 5: 30, 9: 20})
     d["noise"] = sorted(rn.sample(NOISE_KINDS, min(count, len(NOISE_KINDS))))
+    # 12. how the launch names the master / rendezvous endpoint, drawn apart: the first node's host
+    # name, as a cluster's job script writes it (its /etc/hosts resolves every node to this machine;
+    # under c10d only the node whose name it is hosts the store, the others join as clients), or a
+    # loopback address (every agent then takes itself for the host and all but one fall back)
+    d["endpoint"] = weighted(random.Random(seed * 7919 + 53), {"first node's name": 65, "loopback": 35})
     return d, priv
 
 
@@ -498,10 +503,11 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
         p = port + 1 if fault == "wrong-port" and i == odd_node else port
         nn = n + 1 if fault == "nnodes-differ" and i == odd_node else n
         flags = ["--nnodes", str(nn), "--nproc_per_node", str(nproc[i])]
+        addr = "127.0.0.1" if d.get("endpoint", "loopback") == "loopback" else hosts[0]
         if d["rendezvous"] == "static":
-            flags += ["--node_rank", str(i), "--master_addr", "127.0.0.1", "--master_port", str(p)]
+            flags += ["--node_rank", str(i), "--master_addr", addr, "--master_port", str(p)]
         else:
-            flags += ["--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{p}", "--rdzv_id", f"lab{args.seed}"]
+            flags += ["--rdzv_backend", "c10d", "--rdzv_endpoint", f"{addr}:{p}", "--rdzv_id", f"lab{args.seed}"]
         flags += ["--max_restarts", str(d["max_restarts"])]
         if torchrun_mode != "launcher":
             flags += ["--log_dir", "torchrun_logs", "--tee" if torchrun_mode == "tee" else "--redirects", "3"]
@@ -642,10 +648,10 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
             truth["launch_fault_node"] = hosts[odd_node]  # the node started wrongly (or never), for reference
         if fault in ("nnodes-differ", "wrong-port"):
             truth["node"] = hosts[odd_node]
-        elif fault == "port-busy" and d["rendezvous"] == "static":
-            truth["node"] = hosts[0]  # the master node, whose launcher cannot bind the port
-        # node-missing: that node left no logs; port-busy under c10d: every agent tries to host the
-        # rendezvous store on the port, so no one node is to blame.
+        elif fault == "port-busy" and (d["rendezvous"] == "static" or d.get("endpoint", "loopback") != "loopback"):
+            truth["node"] = hosts[0]  # the master node (the one the c10d endpoint names), whose launcher cannot bind the port
+        # node-missing: that node left no logs; port-busy under c10d at a loopback endpoint: every
+        # agent tries to host the rendezvous store on the port, so no one node is to blame.
         if completed:
             problem = "the launch fault did not stop the job"
     elif completed:
