@@ -104,8 +104,38 @@ std::string_view peel_container_json(std::string_view s, Prefix& p, std::string&
   return storage;
 }
 
+// UCX's own prefix (ucs/debug/log.c): "[HOST:PID:THREAD] " on its log lines (after their
+// "[SECONDS.MICROS] " stamp), "[HOST:PID   :THREAD:TID] " (the pid padded to 4) on a fatal error
+// ("Caught signal 7 (Bus error: ...)", its backtrace): the host and process the line is of.
+bool peel_ucx(std::string_view& s, Prefix& p) {
+  std::size_t i = 1;
+  while (i < s.size() && i < 130 && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '-' || s[i] == '.' || s[i] == '_')) ++i;
+  const std::string_view host = s.substr(1, i - 1);
+  if (host.empty() || i >= s.size() || s[i] != ':' || !std::any_of(host.begin(), host.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+    return false;
+  std::size_t k = ++i;
+  while (k < s.size() && digit(s[k])) ++k;
+  const auto pid = int_of(s.substr(i, k - i));
+  if (k == i) return false;
+  while (k < s.size() && s[k] == ' ') ++k;
+  int numbers = 0;
+  while (k < s.size() && s[k] == ':') {
+    const std::size_t from = ++k;
+    while (k < s.size() && digit(s[k])) ++k;
+    if (k == from) return false;
+    ++numbers;
+  }
+  if (numbers < 1 || numbers > 2 || k + 1 >= s.size() || s[k] != ']' || s[k + 1] != ' ') return false;
+  p.host = std::string(host);
+  p.pid = pid;
+  p.key.append(s.substr(0, k + 2));
+  s.remove_prefix(k + 2);
+  return true;
+}
+
 // "[rank3]:", "[default3]:", "[pod/NAME/CONTAINER] ", "[1,3]<stdout>:", bracketed timestamps.
 Peel peel_bracket(std::string_view& s, Prefix& p) {
+  if (peel_ucx(s, p)) return Peel::Peeled;
   // "[rank3]:" / "[default3]:" (role name, then the number), split by hand: it starts most
   // lines of torchrun output.
   if (const std::size_t close = s.find("]:"); close != std::string_view::npos && close < 40) {

@@ -518,9 +518,18 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
         if (end != it->second.c_str() && *end == '\0') f.rank = v;
       }
     }
-    if (!r.node_field.empty())  // a host the line itself names ("srun: error: gpu-a03: task 5: Killed")
-      if (auto it = vars.find(r.node_field); it != vars.end() && !it->second.empty())
-        f.node = it->second.substr(0, it->second.find('.'));
+    // A host the line itself names ("srun: error: gpu-a03: task 5: Killed", a raylet's "IP: 10.4.0.7"):
+    // as the logs spell it, or the node of the job it is another spelling of (a short name, an FQDN).
+    if (!r.node_field.empty())
+      if (auto it = vars.find(r.node_field); it != vars.end() && !it->second.empty()) {
+        f.node = it->second;
+        for (const correlate::Node& n : facts.nodes)
+          if (!n.name.empty() && formats::same_host(n.name, f.node)) {
+            f.node = n.name;
+            break;
+          }
+        vars["node"] = f.node;
+      }
     f.time = events[idx.front()].time;
     f.earlier_attempt = std::get<2>(key3);
     f.count = lines;

@@ -994,5 +994,75 @@ TEST(Analyze, TheEndpointHostsFailedBindUnderC10dIsTheCause) {
   }
 }
 
+// UCX's fatal-error prefix "[HOST:PID   :THREAD:TID] " (ucs/debug/log.c) names the host and the
+// process: a SIGBUS it caught is that node's, and its log lines' "[HOST:PID:THREAD]" likewise.
+TEST(Analyze, UcxPrefixNamesTheHostAndProcess) {
+  TempDir d;
+  d.write("case/server.log",
+          "I1203 07:12:40.118000 52 model_lifecycle.cc:693] successfully loaded 'dlrm'\n"
+          "[trt-b07.infer.example.com:2417 :1:2530] Caught signal 7 (Bus error: nonexistent physical address)\n"
+          "==== backtrace (tid:   2530) ====\n"
+          " 0 0x0000000000012980 __funlockfile()  ???:0\n"
+          " 1 0x000000000007a2c1 ncclProxyService()  ???:0\n"
+          "=================================\n");
+  const json j = analyze_report(d.file("case"));
+  const json& v = j["verdict"];
+  EXPECT_EQ(v["category"], "shm-insufficient") << v.dump(1);
+  EXPECT_EQ(v["node"], "trt-b07.infer.example.com") << v.dump(1);
+}
+
+// Ray's memory monitor (the raylet, forwarded to the driver behind "(raylet)") killed workers for
+// the node's memory: the host ran out of memory, on the node whose IP the raylet names.
+TEST(Analyze, RaysMemoryMonitorKillIsAHostOom) {
+  TempDir d;
+  d.write("driver/job-driver.log",
+          "(TaskRunner pid=88120) step 40 | reward 0.412 | kl 0.0031\n"
+          "(raylet) [2026-04-18 22:03:51,440 E 60211 60211] (raylet) node_manager.cc:3193: 3 Workers (tasks / actors) killed "
+          "due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 0be7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6, "
+          "IP: 10.44.7.21) over the last time period. To see more information about the Workers killed on this node, use "
+          "`ray logs raylet.out -ip 10.44.7.21`\n"
+          "(raylet) \n"
+          "(raylet) Refer to the documentation on how to address the out of memory issue: "
+          "https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html.\n");
+  const json j = analyze_report(d.file("driver"));
+  const json& v = j["verdict"];
+  EXPECT_EQ(v["category"], "host-oom-killed") << v.dump(1);
+  EXPECT_EQ(v["node"], "10.44.7.21") << v.dump(1);
+}
+
+// A rule whose regex has alternatives names only what every alternative captures in its summary:
+// CANN's "invalid device=N, input visible devices:L" is said with its own values.
+TEST(Analyze, AVisibleDeviceOutsideItsListIsSaidWithItsValues) {
+  TempDir d;
+  d.write("w/worker.log",
+          "[ERROR] RUNTIME(30122,python3):2026-05-02-10:11:12.301.554 [api_error.cc:2350]30122 SetDevice:Set visible device "
+          "failed, invalid device=2, input visible devices:2\n"
+          "[ERROR] RUNTIME(30122,python3):2026-05-02-10:11:12.301.601 [api_c_device.cc:92]30122 rtSetDevice:ErrCode=107001, "
+          "desc=[device id error], InnerCode=0x7010003\n");
+  const json j = analyze_report(d.file("w"));
+  const json& v = j["verdict"];
+  EXPECT_EQ(v["category"], "device-visibility-config") << v.dump(1);
+  const std::string summary = v["summary"];
+  EXPECT_EQ(summary.find('?'), std::string::npos) << summary;
+  EXPECT_NE(summary.find("Device 2"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("=2"), std::string::npos) << summary;
+}
+
+// HCCP's EJ0003 under torch_npu's HcclGetRootInfo failure: the port HCCL binds is held by another
+// process; that is the cause, not the communicator error around it.
+TEST(Analyze, HcclsBoundPortIsTheCauseOfItsCommunicatorError) {
+  TempDir d;
+  d.write("npu-job/worker-2.log",
+          "[rank2]: RuntimeError: createHCCLComm:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:1479 HCCL function error: "
+          "HcclGetRootInfo(&hcclID), error code is 11\n"
+          "[rank2]: EJ0003: [PID: 3381] 2026-02-11-08:14:09.220.118 Failed to bind the IP port. Reason: The IP address and port "
+          "have been bound already.\n"
+          "[rank2]:         TraceBack (most recent call last):\n"
+          "[rank2]:         host nic listen start failed, port[60002], return[11][FUNC:StartListenSocket][FILE:network_manager.cc][LINE:1163]\n");
+  const json v = analyze_report(d.file("npu-job"))["verdict"];
+  EXPECT_EQ(v["category"], "port-in-use") << v.dump(1);
+  EXPECT_EQ(v["rule"], "hccl.port-bound") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
