@@ -13,7 +13,10 @@ namespace {
 
 // ---- outer prefixes -----------------------------------------------------------------------------
 DT_RE(re_viewer_lineno, R"(^\[\d+\] )")
-DT_RE(re_ray_prefix, R"(^\(([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)(?:, ip=([\d.]+))?\) ?)")
+// Ray's driver forwards every process's lines behind who wrote them (python/ray/_private/worker.py):
+// "(NAME pid=N, ip=A) " for a named actor or task, "(pid=N) " for an unnamed one, "(raylet) ",
+// "(raylet, ip=A) " and "(autoscaler +1m30s) " for its daemons; vLLM adds "rank=R".
+DT_RE(re_ray_prefix, R"(^\((?:([A-Za-z_][\w-]*)(?: rank=(\d+))? pid=(\d+)|pid=(\d+)|(?:raylet|gcs_server|autoscaler|monitor|dashboard)(?: \+[\dhms.]+)?)(?:, ip=([\d.]+))?\) ?)")
 DT_RE(re_vllm_logger, R"(^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \[[^\]]+\] ?)")
 DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
 DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
@@ -229,10 +232,11 @@ Peel peel_paren(std::string_view& s, Prefix& p) {
   M m;
   if (rx(re_ray_prefix(), s, m)) {
     if (!m[2].empty()) p.rank = int_of(m[2]);
-    p.pid = int_of(m[3]);
+    if (!m[3].empty()) p.pid = int_of(m[3]);
+    else if (!m[4].empty()) p.pid = int_of(m[4]);
     // A worker's line forwarded by Ray's driver from the node at ip=: a host named before it
     // (the driver's journal or fan-out label) is where the driver ran, not the worker.
-    if (!m[4].empty()) p.host.clear();
+    if (!m[5].empty()) p.host.clear();
     p.key.append(m[0]);
     s.remove_prefix(m[0].size());
     if (rx(re_vllm_logger(), s, m)) {

@@ -1064,5 +1064,59 @@ TEST(Analyze, HcclsBoundPortIsTheCauseOfItsCommunicatorError) {
   EXPECT_EQ(v["rule"], "hccl.port-bound") << v.dump(1);
 }
 
+// Ray: the raylet's report of a worker that died while it ran a task (behind "(raylet, ip=A)"),
+// and the driver's ActorDiedError for the same death. The death is the cause, on the node whose
+// IP the raylet names; the driver's exception is how it learned of it.
+TEST(Analyze, RaysWorkerDeathLeadsTheActorDiedErrorItCauses) {
+  TempDir d;
+  d.write("ray-job/driver.log",
+          "(RolloutWorker pid=7120, ip=172.16.4.9) step 120 reward=0.31\n"
+          "(raylet, ip=172.16.4.9) [2026-05-11 13:02:44,901 E 5102 5102] (raylet) node_manager.cc:3020: A worker died or was killed while "
+          "executing a task by an unexpected system error. To troubleshoot the problem, check the logs for the dead worker. Lease ID: "
+          "0a00000011bb Worker ID: c31e Node ID: 5d0f Worker IP address: 172.16.4.9 Worker port: 10311 Worker PID: 7120 Worker exit "
+          "type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some "
+          "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is "
+          "called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.\n"
+          "Traceback (most recent call last):\n"
+          "  File \"/srv/rl/main.py\", line 88, in <module>\n"
+          "    results = ray.get(futures)\n"
+          "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+          "\tclass_name: RolloutWorker\n");
+  const json v = analyze_report(d.file("ray-job"))["verdict"];
+  EXPECT_EQ(v["rule"], "ray.worker-died") << v.dump(1);
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["node"], "172.16.4.9") << v.dump(1);
+}
+
+// Ray's prefixes for unnamed tasks and its daemons ("(pid=N) ", "(raylet) ") are peeled like the
+// named ones: the traceback behind them is read as Python's, with its exception type.
+TEST(Analyze, RaysUnnamedTaskPrefixIsPeeled) {
+  TempDir d;
+  d.write("job/driver.log",
+          "(pid=30412) Traceback (most recent call last):\n"
+          "(pid=30412)   File \"/app/prep.py\", line 12, in load\n"
+          "(pid=30412)     raise KeyError(name)\n"
+          "(pid=30412) KeyError: 'tokenizer_path'\n");
+  const json j = analyze_report(d.file("job"));
+  EXPECT_EQ(j["verdict"]["category"], "worker-exception") << j["verdict"].dump(1);
+  EXPECT_EQ(j["verdict"]["rule"], "python.uncaught-exception") << j["verdict"].dump(1);
+}
+
+// A launcher that runs its workers with Python's subprocess (accelerate, a wrapper script) reports a
+// worker's signal as CalledProcessError "died with <Signals.SIGKILL: 9>": a signal, not an exception.
+TEST(Analyze, ACalledProcessErrorThatDiedWithASignalIsTheSignal) {
+  TempDir d;
+  d.write("acc/launch.log",
+          "Traceback (most recent call last):\n"
+          "  File \"/opt/venv/bin/accelerate\", line 8, in <module>\n"
+          "    sys.exit(main())\n"
+          "  File \"/opt/venv/lib/python3.10/site-packages/accelerate/commands/launch.py\", line 993, in simple_launcher\n"
+          "    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)\n"
+          "subprocess.CalledProcessError: Command '['/opt/venv/bin/python', 'finetune.py', '--bf16']' died with <Signals.SIGKILL: 9>.\n");
+  const json v = analyze_report(d.file("acc"))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["rule"], "launcher.worker-sigkill") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
