@@ -1118,5 +1118,24 @@ TEST(Analyze, ACalledProcessErrorThatDiedWithASignalIsTheSignal) {
   EXPECT_EQ(v["rule"], "launcher.worker-sigkill") << v.dump(1);
 }
 
+// Kubernetes: one worker pod evicted for the node's memory (kubectl describe), the other ranks'
+// watchdogs time out. The eviction is the cause: the node ran out of memory.
+TEST(Analyze, APodEvictedForMemoryIsTheCauseOfItsPeersTimeouts) {
+  TempDir d;
+  d.write("k8s/describe-trainer-worker-1.txt",
+          "Name:             trainer-worker-1\n"
+          "Status:           Failed\n"
+          "Reason:           Evicted\n"
+          "Message:          The node was low on resource: memory. Threshold quantity: 500Mi, available: 310212Ki. Container "
+          "pytorch was using 191230044Ki, request is 64Gi, has larger consumption of memory.\n");
+  d.write("k8s/trainer-worker-0.log",
+          "[rank0]:[E1104 03:12:40.771043112 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: "
+          "WorkNCCL(SeqNum=9120, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=600000) ran for 600083 "
+          "milliseconds before timing out.\n");
+  const json v = analyze_report(d.file("k8s"))["verdict"];
+  EXPECT_EQ(v["category"], "host-oom-killed") << v.dump(1);
+  EXPECT_EQ(v["rule"], "k8s.evicted-memory") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
