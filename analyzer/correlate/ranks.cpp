@@ -86,6 +86,10 @@ void note_line(Building& b, EventIndex i, const model::Event& e, std::uint8_t sa
     return;
   }
   if (e.kind == model::Kind::Python && e.level == model::Level::Error && !e.get_str("exception").empty()) keep_earliest(b.ends.exception, i, ev);
+  // A CUDA call of its own that failed, as PyTorch's C++ side reports it ("[Rank 1] NCCL watchdog
+  // thread terminated with exception: CUDA error: uncorrectable ECC error encountered"): its device's
+  // failure, not a wait for another rank.
+  if (e.kind == model::Kind::Torch && e.level == model::Level::Error && !e.get_str("cuda_error").empty()) keep_earliest(b.ends.exception, i, ev);
   if (own_words(e)) keep_earliest(b.ends.said, i, ev);
 }
 
@@ -136,7 +140,7 @@ void decide(Building& b, const std::vector<model::Event>& ev, const Facts& f, co
     take(Ending::Exception, *x.exception);
     std::string msg = e.message;
     const std::string type = e.get_str("exception");
-    r.detail = base::clip_utf8(type + (msg.empty() ? "" : ": " + msg), 160);
+    r.detail = base::clip_utf8(type.empty() ? msg : type + (msg.empty() ? "" : ": " + msg), 160);
     if (x.exited) {
       if (auto code = ev[*x.exited].get_int("exitcode"); code && *code >= 0) r.exit_code = *code;
     }

@@ -306,8 +306,25 @@ bool peel_label(std::string_view& s, Prefix& p, std::size_t colon, HostLabels& l
   return true;
 }
 
+// docker compose logs: "SERVICE  | line", the service's name padded to the longest one's width
+// (compose v1 "name_1", v2 "name-1"). Not a logger's level ("INFO     | " of loguru's format).
+bool peel_compose(std::string_view& s, Prefix& p) {
+  std::size_t i = 0;
+  while (i < s.size() && i < 64 && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '-' || s[i] == '.')) ++i;
+  if (i < 2 || i >= s.size() || s[i] != ' ') return false;
+  std::size_t k = i;
+  while (k < s.size() && s[k] == ' ') ++k;
+  if (k >= s.size() || s[k] != '|' || (k + 1 < s.size() && s[k + 1] != ' ')) return false;
+  const std::string_view name = s.substr(0, i);
+  if (level_word(name) != model::Level::None || name == "SUCCESS" || name == "TRACE") return false;
+  p.key.append(s.substr(0, std::min(s.size(), k + 2)));
+  s.remove_prefix(std::min(s.size(), k + 2));
+  return true;
+}
+
 // Collector timestamps, srun labels, progress bars, pdsh / clush host names.
 Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
+  if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && peel_compose(s, p)) return Peel::Peeled;
   // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
   const std::size_t colon = s.find(':');
   const bool pdsh = colon != std::string_view::npos && colon + 1 < s.size() && s[colon + 1] == ' ';
@@ -462,6 +479,22 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
   if (std::memchr(s.data(), '\x1b', s.size()) != nullptr) {
     std::string clean = without_terminal_escapes(s);
     storage = std::move(clean);
+    s = storage;
+  }
+  // rsyslog writes a control character it receives as '#' and three octal digits: ESC is "#033",
+  // so colours reach /var/log/messages as "#033[33m".
+  if (std::memchr(s.data(), '#', s.size()) != nullptr && s.find("#033[") != std::string_view::npos) {
+    std::string esc;
+    esc.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s.compare(i, 5, "#033[") == 0) {
+        esc += '\x1b';
+        i += 3;
+        continue;
+      }
+      esc += s[i];
+    }
+    storage = without_terminal_escapes(esc);
     s = storage;
   }
   // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "batch/scan.hpp"
+#include "formats/families.hpp"
 #include "report/report.hpp"
 #include "report/view.hpp"
 #include "test_util.hpp"
@@ -1135,6 +1136,60 @@ TEST(Analyze, APodEvictedForMemoryIsTheCauseOfItsPeersTimeouts) {
   const json v = analyze_report(d.file("k8s"))["verdict"];
   EXPECT_EQ(v["category"], "host-oom-killed") << v.dump(1);
   EXPECT_EQ(v["rule"], "k8s.evicted-memory") << v.dump(1);
+}
+
+// docker compose logs put "SERVICE  | " before each line (the name padded to the longest): the line
+// behind it is read (here a CANN error block under vLLM's worker prefix). A logger's level before a
+// bar ("INFO     | ") is no service.
+TEST(Analyze, DockerComposePrefixIsPeeled) {
+  TempDir d;
+  d.write("compose/engine.log",
+          "llm-decode-1  | (EngineCore_DP0 pid=2210) E39999: Inner Error!\n"
+          "llm-decode-1  | (EngineCore_DP0 pid=2210) E39999[PID: 2301] 2026-01-18-02:15:44.101.220 (E39999):  The error from "
+          "device(chipId:3, dieId:0), serial number is 7, an exception occurred during AICPU execution, stream_id:12, task_id:40, "
+          "errcode:135175, msg:aicpu execute failed.[FUNC:ProcessStarsAicpuErrorInfo][FILE:device_error_proc.cc][LINE:1483]\n"
+          "redis         | 1:M 18 Jan 2026 02:15:40.003 * Ready to accept connections tcp\n");
+  const json v = analyze_report(d.file("compose"))["verdict"];
+  EXPECT_EQ(v["status"], "failed") << v.dump(1);
+  EXPECT_EQ(v["category"], "operator-error") << v.dump(1);
+  formats::Prefix p;
+  std::string storage;
+  EXPECT_EQ(formats::strip_prefixes("INFO     | trainer:fit:88 - epoch 3 done", p, storage, nullptr), "INFO     | trainer:fit:88 - epoch 3 done");
+}
+
+// rsyslog writes the control characters it receives as '#' and three octal digits: a colour is
+// "#033[33m". Such a line is read without them (Ray's "(raylet)" prefix behind colours), and a
+// raylet report a terminal wrapped between "(tasks /" and "actors)" still names the OOM kill.
+TEST(Analyze, RsyslogsOctalEscapesAndAWrappedRayletReportAreRead) {
+  TempDir d;
+  d.write("messages/driver.log",
+          "#033[2m#033[33m(raylet)#033[0m [2026-02-20 10:01:55,002 E 901 901] (raylet) node_manager.cc:3007: 1 Workers (tasks /\n"
+          " actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 7e2a, IP: 10.7.0.12) "
+          "over the last time period.\n");
+  const json v = analyze_report(d.file("messages"))["verdict"];
+  EXPECT_EQ(v["category"], "host-oom-killed") << v.dump(1);
+  EXPECT_EQ(v["node"], "10.7.0.12") << v.dump(1);
+  formats::Prefix p;
+  std::string storage;
+  EXPECT_EQ(formats::strip_prefixes("#033[2m#033[36m(RolloutWorker pid=88, ip=10.7.0.12)#033[0m step 4", p, storage, nullptr), "step 4");
+}
+
+// PyTorch's watchdog reporting a CUDA error of the rank's own device ("[Rank 1] NCCL watchdog
+// thread terminated with exception: CUDA error: uncorrectable ECC error encountered") is that rank's
+// own failure, not a wait: the rank is named, and why.
+TEST(Analyze, AWatchdogsCudaErrorIsItsRanksOwnFailure) {
+  TempDir d;
+  d.write("run/train.log",
+          "RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+          "[E ProcessGroupNCCL.cpp:916] [Rank 3] NCCL watchdog thread terminated with exception: CUDA error: uncorrectable ECC error "
+          "encountered\n"
+          "[rank0]:[E ProcessGroupNCCL.cpp:474] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88, "
+          "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600412 milliseconds before timing out.\n");
+  const json v = analyze_report(d.file("run"))["verdict"];
+  EXPECT_EQ(v["category"], "device-hardware-error") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+  ASSERT_TRUE(v.contains("why")) << v.dump(1);
+  EXPECT_NE(v["why"][0].get<std::string>().find("failed on its own"), std::string::npos) << v["why"].dump();
 }
 
 }  // namespace
