@@ -333,24 +333,27 @@ void lend_global_ranks(std::vector<model::Event>& events) {
   std::map<std::string, std::map<std::int64_t, std::int64_t>> by_local, by_pid, stated;  // node -> key -> rank
   std::map<std::string, std::map<std::int64_t, std::int64_t>> rendezvous;  // node -> local rank -> rank (the agent's last)
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> range;            // node -> (node_rank, nproc)
+  // A launcher's lines in a file every launcher shares, where no host is known (srun -l, kubectl
+  // --prefix): its task is its node here.
+  const auto where = [](const model::Event& e) -> const std::string& { return e.node.empty() && !e.task.empty() ? e.task : e.node; };
   for (const auto& e : events) {
     if (e.code == "rendezvous-result") {  // torchrun's agent: its workers' ranks, this attempt
       const auto locals = int_list(e.get_str("local_ranks")), globals = int_list(e.get_str("global_ranks"));
       if (!locals.empty() && locals.size() == globals.size()) {
-        auto& m = rendezvous[e.node];
+        auto& m = rendezvous[where(e)];
         m.clear();
         for (std::size_t k = 0; k < locals.size(); ++k) m[locals[k]] = globals[k];
       }
     }
-    if (e.rank && e.local_rank) by_local[e.node][*e.local_rank] = *e.rank;
+    if (e.rank && e.local_rank) by_local[where(e)][*e.local_rank] = *e.rank;
     else if (e.rank)  // "rank 9/24 (local 1)": a process's own statement of both; two ranks for one: neither
       if (const auto local = e.get_int("local_rank_stated")) {
-        auto [it, fresh] = stated[e.node].emplace(*local, *e.rank);
+        auto [it, fresh] = stated[where(e)].emplace(*local, *e.rank);
         if (!fresh && it->second != *e.rank) it->second = -1;
       }
-    if (e.rank && e.pid && e.code == "failure-row") by_pid[e.node][*e.pid] = *e.rank;
+    if (e.rank && e.pid && e.code == "failure-row") by_pid[where(e)][*e.pid] = *e.rank;
     const auto nr = e.get_int("node_rank"), np = e.get_int("nproc_per_node");
-    if (nr && np && *nr >= 0 && *nr < (1 << 20) && *np > 0 && *np < 4096) range[e.node] = {*nr, *np};
+    if (nr && np && *nr >= 0 && *nr < (1 << 20) && *np > 0 && *np < 4096) range[where(e)] = {*nr, *np};
   }
   const auto base = rank_bases(range);
   for (auto& e : events) {
@@ -358,7 +361,7 @@ void lend_global_ranks(std::vector<model::Event>& events) {
     if (e.local_rank) {
       // The node's local -> global pairs, the surest first (in statements, -1: two ranks for one).
       const auto lent = [&](const std::map<std::string, std::map<std::int64_t, std::int64_t>>& pairs, bool sentinel) {
-        if (auto n = pairs.find(e.node); n != pairs.end())
+        if (auto n = pairs.find(where(e)); n != pairs.end())
           if (auto it = n->second.find(*e.local_rank); it != n->second.end() && (!sentinel || it->second >= 0)) {
             e.rank = it->second;
             return true;
@@ -366,10 +369,10 @@ void lend_global_ranks(std::vector<model::Event>& events) {
         return false;
       };
       if (lent(by_local, false) || lent(stated, true) || lent(rendezvous, true)) continue;
-      if (auto r = range.find(e.node); r != range.end() && *e.local_rank >= 0 && *e.local_rank < r->second.second)
-        if (auto b = base.find(e.node); b != base.end()) e.rank = b->second + *e.local_rank;
+      if (auto r = range.find(where(e)); r != range.end() && *e.local_rank >= 0 && *e.local_rank < r->second.second)
+        if (auto b = base.find(where(e)); b != base.end()) e.rank = b->second + *e.local_rank;
     } else if (e.pid) {
-      if (auto n = by_pid.find(e.node); n != by_pid.end())
+      if (auto n = by_pid.find(where(e)); n != by_pid.end())
         if (auto it = n->second.find(*e.pid); it != n->second.end()) e.rank = it->second;
     }
   }

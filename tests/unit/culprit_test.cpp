@@ -1608,6 +1608,37 @@ TEST(Culprit, InterleavedExceptionLinesCountEveryWriter) {
   EXPECT_EQ(v["rank"], 0) << v.dump(1);
 }
 
+// srun -l with no host names: every node's launcher writes into one file, each behind its task
+// label. Under c10d each agent's rendezvous result says which global ranks its local ranks got; the
+// task's own result gives its "[default0]:" lines their rank, not another task's result.
+TEST(Culprit, EachSrunTaskLendsItsOwnRendezvousResultsRanks) {
+  std::string out;
+  const int globals[3][2] = {{4, 5}, {0, 1}, {2, 3}};
+  for (int t = 0; t < 3; ++t) {
+    const std::string l = std::to_string(t) + ": ";
+    out += l + "+ torchrun --nnodes 3 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint head-0:29400 pretrain.py\n";
+    out += l + "INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:\n" + l +
+           "  restart_count=0\n" + l + "  master_addr=head-0\n" + l + "  master_port=41201\n" + l + "  group_rank=" +
+           std::to_string(t) + "\n" + l + "  group_world_size=3\n" + l + "  local_ranks=[0, 1]\n" + l + "  role_ranks=[" +
+           std::to_string(globals[t][0]) + ", " + std::to_string(globals[t][1]) + "]\n" + l + "  global_ranks=[" +
+           std::to_string(globals[t][0]) + ", " + std::to_string(globals[t][1]) + "]\n" + l + "  role_world_sizes=[6, 6]\n" + l +
+           "  global_world_sizes=[6, 6]\n" + l + "\n";
+  }
+  out += "2: [default1]:Traceback (most recent call last):\n"
+         "2: [default1]:  File \"/srv/pretrain.py\", line 30, in <module>\n"
+         "2: [default1]:    cfg = load(sys.argv[1])\n"
+         "2: [default1]:KeyError: 'tokenizer'\n"
+         "2: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 7781) of binary: /usr/bin/python3\n";
+  for (int t : {0, 1})
+    for (int k = 0; k < 2; ++k)
+      out += std::to_string(t) + ": [default" + std::to_string(k) + "]:RuntimeError: Socket Timeout\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-99120.out", out);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
 
