@@ -61,6 +61,8 @@ namespace {
 enum class Peel { Peeled, Stop };
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
+// A character of a host or service name: letters, digits, '-', '.', '_'.
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_'; }
 bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }  // RE2's \s
 std::size_t spaces_from(std::string_view s, std::size_t k) {
   while (k < s.size() && space(s[k])) ++k;
@@ -112,14 +114,14 @@ std::string_view peel_container_json(std::string_view s, Prefix& p, std::string&
 // ("Caught signal 7 (Bus error: ...)", its backtrace): the host and process the line is of.
 bool peel_ucx(std::string_view& s, Prefix& p) {
   std::size_t i = 1;
-  while (i < s.size() && i < 130 && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '-' || s[i] == '.' || s[i] == '_')) ++i;
+  while (i < s.size() && i < 130 && name_char(s[i])) ++i;
   const std::string_view host = s.substr(1, i - 1);
   if (host.empty() || i >= s.size() || s[i] != ':' || !std::any_of(host.begin(), host.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
     return false;
   std::size_t k = ++i;
   while (k < s.size() && digit(s[k])) ++k;
-  const auto pid = int_of(s.substr(i, k - i));
   if (k == i) return false;
+  const auto pid = int_of(s.substr(i, k - i));
   while (k < s.size() && s[k] == ' ') ++k;
   int numbers = 0;
   while (k < s.size() && s[k] == ':') {
@@ -273,7 +275,7 @@ bool label_shaped(std::string_view l) {
   if (l.empty() || l.size() > 63 || !std::isalnum(static_cast<unsigned char>(l[0]))) return false;
   bool digit = false, letter = false;
   for (const char c : l) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.' && c != '_') return false;
+    if (!name_char(c)) return false;
     digit = digit || (c >= '0' && c <= '9');
     letter = letter || std::isalpha(static_cast<unsigned char>(c));
   }
@@ -310,7 +312,7 @@ bool peel_label(std::string_view& s, Prefix& p, std::size_t colon, HostLabels& l
 // (compose v1 "name_1", v2 "name-1"). Not a logger's level ("INFO     | " of loguru's format).
 bool peel_compose(std::string_view& s, Prefix& p) {
   std::size_t i = 0;
-  while (i < s.size() && i < 64 && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '-' || s[i] == '.')) ++i;
+  while (i < s.size() && i < 64 && name_char(s[i])) ++i;
   if (i < 2 || i >= s.size() || s[i] != ' ') return false;
   std::size_t k = i;
   while (k < s.size() && s[k] == ' ') ++k;
