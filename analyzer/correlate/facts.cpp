@@ -101,6 +101,30 @@ void lend_hosts(std::vector<model::Event>& events) {
   for (const auto& [stream, counts] : content_nodes) {
     if (counts.size() == 1) stream_host[stream] = counts.begin()->first;
   }
+  // torchrun's agent makes a fresh folder "<run_id>_<random>" for its workers' files and says so
+  // ("log directory set to: DIR"): a launcher stream with no host of its own (srun -l tasks in one
+  // file) is the node whose worker files sit in that folder.
+  std::map<std::string, Stream, std::less<>> log_dirs;  // folder name -> the launcher stream
+  for (const auto& e : events) {
+    if (e.code != "log-dir" || !e.node.empty()) continue;
+    std::string dir = e.get_str("log_dir");
+    while (!dir.empty() && dir.back() == '/') dir.pop_back();
+    const std::string name = dir.substr(dir.find_last_of('/') + 1);  // npos + 1 == 0
+    if (name.size() >= 4) log_dirs.emplace(name, Stream{e.path, e.task});
+  }
+  if (!log_dirs.empty()) {
+    std::map<std::string_view, std::string_view> path_node;  // a path of a node's files, its node
+    for (const auto& e : events)
+      if (!e.node.empty()) path_node.emplace(e.path, e.node);
+    for (const auto& [path, node] : path_node) {
+      for (std::size_t at = 0; at < path.size();) {
+        const std::size_t end = std::min(path.find_first_of("/!", at), path.size());
+        if (auto it = log_dirs.find(path.substr(at, end - at)); it != log_dirs.end() && it->second.first != path)
+          stream_host.try_emplace(it->second, std::string(node));
+        at = end + 1;
+      }
+    }
+  }
   // kubectl logs --prefix of several pods in one file: the pods' names are what tells their
   // launchers apart, and a pod's host name is its name (where its lines name no other host). A
   // file of one pod is one launcher's, whose node the path or other files give.

@@ -24,7 +24,7 @@ namespace {
 
 using re2::RE2;
 
-enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig, RendezvousResult, NpuSmi };
+enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig, RendezvousResult, NpuSmi, HcclReturn };
 
 struct Block {
   BlockType type;
@@ -290,6 +290,7 @@ struct SourceParser::Impl {
       case BlockType::FailureRow: finish_failure_row(e); break;
       case BlockType::LaunchConfig: break;
       case BlockType::RendezvousResult: break;
+      case BlockType::HcclReturn: break;
       case BlockType::NpuSmi:
         parse_npu_smi(b.lines, e, [this](model::Event&& sub) { emit_event(std::move(sub), nullptr); });
         break;
@@ -399,6 +400,16 @@ struct SourceParser::Impl {
           return true;
         }
         return false;
+      case BlockType::HcclReturn: {
+        // HCCL returns through its callers, each logging "call trace: hcclRet -> N" on the next
+        // line of the same thread: the first one is the failed call's own result. The line is
+        // still read as itself (false).
+        static constexpr std::string_view kRet = "call trace: hcclRet -> ";
+        if (line.number == b.event.line + 1)
+          if (const std::size_t at = rest.find(kRet); at != std::string_view::npos)
+            if (auto n = to_int(trim(rest.substr(at + kRet.size())))) b.event.set("hccl_ret", *n);
+        return false;
+      }
       case BlockType::FailureRow: {
         std::string k, v;
         if (parse_key_colon_value(rest, k, v, false) &&
@@ -1013,6 +1024,12 @@ struct SourceParser::Impl {
         open.emplace(key, Block{BlockType::Cann, std::move(e), {}});
         return;
       }
+      // An HCCL error whose meaning is in the code it returns (a listen that failed: 7 when the
+      // port is bound, 19 when the NIC's network is not up) waits for its call trace's line.
+      if (e.level == model::Level::Error && contains(e.message, "listen on ip[") && contains(e.message, "port[")) {
+        open.emplace(key, Block{BlockType::HcclReturn, std::move(e), {}});
+        return;
+      }
     } else if (e.kind == model::Kind::Cann) {
       // torch_npu prints "[ERROR] ... (PID:n, Device:d, RankID:r) ERRxxxxx ..." and the CANN error
       // message it wraps on the next line: that message is the same process's.
@@ -1035,6 +1052,11 @@ struct SourceParser::Impl {
       e.code = "rendezvous-result";
       open.emplace(key, Block{BlockType::RendezvousResult, std::move(e), {}});
       return;
+    } else if (e.get("exception") == nullptr && e.code.empty() && contains(e.message, "log directory set to: ")) {
+      // torchrun's agent names the folder it makes for its workers' files (local_elastic_agent.py).
+      constexpr std::string_view says = "log directory set to: ";
+      e.code = "log-dir";
+      e.set("log_dir", std::string(trim(std::string_view(e.message).substr(e.message.find(says) + says.size()))));
     } else if (e.get("exception") != nullptr) {
       if (e.kind == model::Kind::Python && ignored_pending(key, e.line)) unraisable(e);
       open.emplace(key, Block{BlockType::ExceptionTail, std::move(e), {}});

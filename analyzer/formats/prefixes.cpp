@@ -24,7 +24,7 @@ DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:
 // a record of the stack (torchrun's rank prefix, NCCL's host:pid:tid, a date, a traceback, a plog or
 // glog header, c10d's "[W socket.cpp:...]", Ray's worker prefix, Python logging of torch).
 DT_RE(re_after_label,
-      R"(^(?:\[(?:rank|default)\d+\]:|[\w.-]+:\d+:\d+ \[\d+\] |\[?\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2}|Traceback \(most recent call last\)|\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] [A-Z][A-Z0-9_]*\(\d+,|\[[EWIF]\d{4} |\[[EWIF] [\w.]+:\d+\]|[EWIF]\d{4} \d{2}:\d{2}:\d{2}|\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):(?:torch|__main__|root)))")
+      R"(^(?:\[(?:rank|default)\d+\]:|[\w.-]+:\d+:\d+ \[\d+\] |\[?\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2}|Traceback \(most recent call last\)|\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] [A-Z][A-Z0-9_]*\(\d+,|\[[EWIF]\d{4} |\[[EWIF] [\w.]+:\d+\]|[EWIF]\d{4} \d{2}:\d{2}:\d{2}|\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):(?:torch|__main__|root)|[EWHI][A-Z0-9]\d{4}: |\[(?:ERROR|WARN|WARNING|INFO|DEBUG)\] \d{4}-\d{2}-\d{2}-\d{2}:\d{2}|(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): |  File "[^"]+", line \d+))")
 // syslog / journalctl's short format: "Mar  4 05:06:07 HOST IDENT[PID]: " (a job run as a systemd
 // unit, or the kernel's lines in /var/log/messages).
 DT_RE(re_syslog, R"(^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d{2}:\d{2}:\d{2})(?:\.\d+)? ([\w.-]+) [\w./@:-]+(?:\[\d+\])?: )")

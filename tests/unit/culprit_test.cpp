@@ -1639,6 +1639,35 @@ TEST(Culprit, EachSrunTaskLendsItsOwnRendezvousResultsRanks) {
   EXPECT_EQ(v["rank"], 3) << v.dump(1);
 }
 
+// srun -l with no host names and torchrun's --log_dir: each agent says which fresh folder it made
+// for its workers' files ("log directory set to: DIR"), and the collected files sit under their
+// node's folder. The task whose folder holds a node's files is that node: the failing rank's node is
+// named though no line of the shared file names a host.
+TEST(Culprit, AnSrunTasksLogDirectoryTiesItToItsNodesFiles) {
+  const std::string nodes[3] = {"cn-0412", "cn-0087", "cn-1203"};
+  const std::string dirs[3] = {"ckpt_logs/job7781_q2w8zk1d", "ckpt_logs/job7781_0vx1mrta", "ckpt_logs/job7781_ls93hd0c"};
+  std::string out;
+  analysis::Inputs in;
+  for (int t = 0; t < 3; ++t) {
+    const std::string l = std::to_string(t) + ": ";
+    out += l + "+ torchrun --nnodes 3 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint 127.0.0.1:36011 --log_dir ckpt_logs fit.py\n";
+    out += l + "INFO:torch.distributed.elastic.agent.server.local_elastic_agent:log directory set to: " + dirs[t] + "\n";
+    out += l + "INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:\n" + l +
+           "  restart_count=0\n" + l + "  group_rank=" + std::to_string(t) + "\n" + l + "  group_world_size=3\n" + l +
+           "  local_ranks=[0]\n" + l + "  global_ranks=[" + std::to_string(t) + "]\n" + l + "\n";
+    const std::string base = nodes[t] + "/" + dirs[t] + "/attempt_0/0/";
+    in.texts.emplace_back(base + "stdout.log", "loading shard " + std::to_string(t) + "\n");
+    if (t == 1)
+      in.texts.emplace_back(base + "stderr.log", traceback("", "FileNotFoundError: [Errno 2] No such file or directory: '/data/shard-1.bin'"));
+  }
+  out += "1: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 20417) of binary: /usr/bin/python3\n";
+  in.texts.emplace_back("slurm-44120.out", out);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 1) << v.dump(1);
+  EXPECT_EQ(v["node"], "cn-0087") << v.dump(1);
+}
+
 }  // namespace
 }  // namespace dtriage::test
 

@@ -183,12 +183,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // binary and after its changes alike.
     {"lab-49020-wrong-port", "c10d, one pod against one with different ports, every endpoint 127.0.0.1 (the lab's nodes share "
                              "one machine): no node is the endpoint's host, neither holds a majority; the odd node is not named"},
-    // The fresh batch of seeds 51001-51040 (39 cases; the endpoint drawn as a host name from here on),
-    // generated during the session of 2026-12-06 (16:48) and scored after its work: what it got wrong.
-    {"lab-51017-before-init", "failure before init_process_group, c10d, srun -l with --tee (no host in the shared file): "
-                              "category and rank right (the task's own rendezvous result gives rank 9 to its local rank 0), but "
-                              "the task is not tied to the node folder whose attempt files hold the same traceback (the agent's "
-                              "'log directory set to' names the folder they share): no node is named"},
 };
 
 std::vector<fs::path> lab_cases() {
