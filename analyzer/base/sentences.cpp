@@ -506,6 +506,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "Rank {reporter}'s desync report (TORCH_NCCL_DESYNC_DEBUG), read from every rank's trace in the store, names rank {rank}: {what}"},
     {Say::WhyDesyncReportUnranked, "why.desync-report-unranked",
      "A desync report (TORCH_NCCL_DESYNC_DEBUG), read from every rank's trace in the store, names rank {rank}: {what}"},
+    {Say::WhyFingerprintMismatch, "why.fingerprint-mismatch",
+     "Rank {rank} ran another collective than the ranks that compared with it ({reporters} reported it from TORCH_DISTRIBUTED_DEBUG=DETAIL's fingerprints, gathered from every rank before each collective); rank {reporter}: {what}"},
     {Say::CliNotACommand, "cli.not-a-command", "'{word}' is not a command (commands: {commands}; dtriage --help)"},
     {Say::CliNotACommandNear, "cli.not-a-command-near", "'{word}' is not a command; did you mean '{near}'? (commands: {commands}; dtriage --help)"},
     {Say::CliNoSuchOption, "cli.no-such-option", "{command} has no option {option}; did you mean {near}?"},

@@ -459,6 +459,7 @@ enum class Say : std::uint16_t {
   VerdictRepeated,           // {where}
   WhyDesyncReport,           // {reporter} {rank} {what}
   WhyDesyncReportUnranked,   // {rank} {what}
+  WhyFingerprintMismatch,    // {reporters} {reporter} {rank} {what}
   CliNotACommand,            // {word} {commands}
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}

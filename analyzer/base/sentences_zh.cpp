@@ -461,6 +461,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::VerdictRepeated, "之前的一次重启尝试也以同样的故障结束（{where}）：重启没能消除该问题"},
     {Say::WhyDesyncReport, "rank {reporter} 的 desync 报告（TORCH_NCCL_DESYNC_DEBUG，依据 store 中各 rank 的 trace）指出了 rank {rank}：{what}"},
     {Say::WhyDesyncReportUnranked, "desync 报告（TORCH_NCCL_DESYNC_DEBUG，依据 store 中各 rank 的 trace）指出了 rank {rank}：{what}"},
+    {Say::WhyFingerprintMismatch, "rank {rank} 执行的集合通信与和它比较的 rank 不同（{reporters} 个 rank 依据 TORCH_DISTRIBUTED_DEBUG=DETAIL 的指纹报告了这一点，指纹在每次集合通信前从每个 rank 收集）；rank {reporter}：{what}"},
     {Say::CliNotACommand, "'{word}' 不是 dtriage 的命令（可用的命令：{commands}；见 dtriage --help）"},
     {Say::CliNotACommandNear, "'{word}' 不是 dtriage 的命令，是否想用 '{near}'？（可用的命令：{commands}；见 dtriage --help）"},
     {Say::CliNoSuchOption, "{command} 没有选项 {option}，是否想用 {near}？"},

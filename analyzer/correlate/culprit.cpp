@@ -841,6 +841,77 @@ struct Chooser {
     return true;
   }
 
+  // Step 1, first: TORCH_DISTRIBUTED_DEBUG=DETAIL's collective fingerprints. Before each
+  // collective every rank gathers all ranks' fingerprints and raises at the first rank whose
+  // fingerprint differs from its own ("Detected mismatch between collectives on ranks. Rank A is
+  // running collective: ..., but Rank B is running collective: ..."): every rank fails on its own
+  // in the same moment, the ranks in step name the one out of step, and that one names the first
+  // other rank. The rank most reporters name ran the other collective; a tie names none.
+  bool fingerprint_reported() {
+    static constexpr std::string_view kSays = "Detected mismatch between collectives on ranks. Rank ";
+    static constexpr std::string_view kBut = ", but Rank ";
+    const auto number = [](std::string_view s) {
+      std::size_t n = 0;
+      while (n < s.size() && n < 9 && s[n] >= '0' && s[n] <= '9') ++n;
+      return formats::to_int(s.substr(0, n));
+    };
+    std::map<std::int64_t, std::pair<std::int64_t, EventIndex>> named_by;  // reporter -> the rank it named, its line
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      const std::size_t at = e.message.find(kSays);
+      if (at == std::string::npos || f.is_replaced(i)) continue;
+      const std::string_view rest = std::string_view(e.message).substr(at + kSays.size());
+      const std::size_t but = rest.find(kBut);
+      const auto reporter = number(rest);
+      const auto peer = but == std::string_view::npos ? std::nullopt : number(rest.substr(but + kBut.size()));
+      if (reporter && peer && *reporter != *peer) named_by.emplace(*reporter, std::make_pair(*peer, i));
+    }
+    std::map<std::int64_t, std::size_t> votes;
+    for (const auto& [reporter, named] : named_by) ++votes[named.first];
+    std::optional<std::int64_t> rank;
+    std::size_t most = 0;
+    bool tied = false;
+    for (const auto& [peer, n] : votes) {
+      if (n > most) {
+        rank = peer;
+        most = n;
+        tied = false;
+      } else if (n == most) {
+        tied = true;
+      }
+    }
+    if (!rank || tied) return false;
+    // The reports that name it, in the order of their lines; the first one's words.
+    std::vector<EventIndex> evidence;
+    for (const auto& [reporter, named] : named_by)
+      if (named.first == *rank) evidence.push_back(named.second);
+    std::sort(evidence.begin(), evidence.end());
+    const model::Event& first = ev[evidence.front()];
+    const std::int64_t reporter = std::find_if(named_by.begin(), named_by.end(), [&](const auto& x) { return x.second.second == evidence.front(); })->first;
+    std::string_view said = std::string_view(first.message).substr(first.message.find(kSays) + kSays.size() - 5);  // from "Rank "
+    const std::string what(formats::trim(said.substr(0, std::min<std::size_t>(said.size(), 400))));
+    if (evidence.size() > 4) evidence.resize(4);
+    f.reported_lagging = std::to_string(*rank);
+    f.reported_what = what;
+    f.reported_evidence = evidence;
+    const std::string why = base::say(base::Say::WhyFingerprintMismatch, {{"reporters", std::to_string(most)},
+                                                                         {"reporter", std::to_string(reporter)},
+                                                                         {"rank", std::to_string(*rank)},
+                                                                         {"what", what}});
+    const auto r = std::find_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& x) { return x.rank == *rank; });
+    if (r != f.rank_table.end()) {
+      name(*r, CulpritBasis::Reported, {why}, evidence);
+      return true;
+    }
+    Culprit c;  // a rank that wrote nothing the logs hold: known only from the others' reports
+    c.rank = *rank;
+    c.basis = CulpritBasis::Reported;
+    c.why = {why};
+    c.evidence = evidence;
+    f.culprit = std::move(c);
+    return true;
+  }
+
   // Steps 4 and 5: inferred from what the others reported.
   void from_reports(const std::set<std::int64_t>& plain, std::size_t victims) {
     if (desync_reported()) return;
@@ -1079,6 +1150,7 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
       }
     }
   }
+  if (c.fingerprint_reported()) return;
   if (!cand.empty()) {
     c.from_own_failures(std::move(cand), victims, notes);
     return;

@@ -112,6 +112,34 @@ void lend_hosts(std::vector<model::Event>& events) {
     const std::string name = dir.substr(dir.find_last_of('/') + 1);  // npos + 1 == 0
     if (name.size() >= 4) log_dirs.emplace(name, Stream{e.path, e.task});
   }
+  // Under c10d rendezvous only the agent whose host the endpoint names tries to host the store
+  // (torch's _matches_machine_hostname); the others connect as clients. A launcher stream that
+  // failed to bind the endpoint's port is on the endpoint's host.
+  std::map<Stream, std::pair<std::string, std::int64_t>> c10d_endpoint;  // stream -> host, port
+  for (const auto& e : events)
+    if ((e.code == "launch-command" || e.code == "launch-config") && e.node.empty() && e.get_str("rdzv_backend") == "c10d")
+      if (const std::string host = e.get_str("master_addr"); !host.empty() && !formats::loopback_host(host))
+        c10d_endpoint[{e.path, e.task}] = {host, e.get_int("master_port").value_or(-1)};
+  auto known_spelling = [&](const std::string& host) {
+    for (const auto& other : events)
+      if (!other.node.empty() && formats::same_host(other.node, host)) return other.node;
+    return host;
+  };
+  for (const auto& e : events) {
+    if (e.code != "EADDRINUSE" || !e.node.empty() || e.task.empty()) continue;
+    const auto it = c10d_endpoint.find({e.path, e.task});
+    if (it != c10d_endpoint.end() && e.get_int("port") == it->second.second) stream_host.try_emplace(it->first, known_spelling(it->second.first));
+  }
+  // The agent of group rank 0 publishes its own host as the workers' MASTER_ADDR (elastic's
+  // rendezvous: its fqdn or local address; static rendezvous: node rank 0 hosts the store at
+  // --master_addr), and every agent prints it in its rendezvous result: the launcher stream whose
+  // result says group_rank=0 is on that host (as a known node spells it, when one is the same host).
+  for (const auto& e : events) {
+    if (e.code != "rendezvous-result" || !e.node.empty() || e.get_int("group_rank") != 0) continue;
+    const std::string addr = e.get_str("master_addr");
+    if (addr.empty() || formats::loopback_host(addr)) continue;
+    stream_host.try_emplace(Stream{e.path, e.task}, known_spelling(addr));
+  }
   if (!log_dirs.empty()) {
     std::map<std::string_view, std::string_view> path_node;  // a path of a node's files, its node
     for (const auto& e : events)

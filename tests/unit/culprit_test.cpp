@@ -1639,6 +1639,87 @@ TEST(Culprit, EachSrunTaskLendsItsOwnRendezvousResultsRanks) {
   EXPECT_EQ(v["rank"], 3) << v.dump(1);
 }
 
+// TORCH_DISTRIBUTED_DEBUG=DETAIL: before each collective every rank compares all ranks'
+// fingerprints and raises at the first that differs from its own. The ranks in step name the one
+// out of step; that one names rank 0. The rank most of them name is the culprit, not the first
+// exception in time (rank 0's here).
+TEST(Culprit, TheRankTheFingerprintReportsNameRanAnotherCollective) {
+  auto fp = [](int seq, const char* op) {
+    return "CollectiveFingerPrint(SequenceNumber=" + std::to_string(seq) + ", OpType=" + op + ", TensorShape=[4096], TensorDtypes=Float)";
+  };
+  std::string out;
+  for (int r : {0, 1, 2, 3, 4}) {
+    out += "[rank" + std::to_string(r) + "]: RuntimeError: Detected mismatch between collectives on ranks. Rank " + std::to_string(r) +
+           " is running collective: " + fp(212, "ALLREDUCE") + ", but Rank 5 is running collective: " + fp(212, "BROADCAST") + ".\n";
+    if (r == 1)
+      out += "[rank5]: RuntimeError: Detected mismatch between collectives on ranks. Rank 5 is running collective: " + fp(212, "BROADCAST") +
+             ", but Rank 0 is running collective: " + fp(212, "ALLREDUCE") + ".\n";
+  }
+  analysis::Inputs in;
+  in.texts.emplace_back("trn-14/train.log", out);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-mismatch") << v.dump(1);
+  EXPECT_EQ(v["rank"], 5) << v.dump(1);
+}
+
+// One rank's report alone names the other rank of the pair it compared: most reporters are ranks in
+// step, so the rank named is the likelier one out of step.
+TEST(Culprit, OneFingerprintReportNamesTheOtherRank) {
+  analysis::Inputs in;
+  in.texts.emplace_back("w-3.log", "[rank2]: RuntimeError: Detected mismatch between collectives on ranks. Rank 2 is running collective: "
+                                   "CollectiveFingerPrint(SequenceNumber=9OpType=ALLGATHER), but Rank 6 is running collective: "
+                                   "CollectiveFingerPrint(SequenceNumber=0OpType=BARRIER).Collectives differ in the following aspects: "
+                                   "\t Sequence number: 9vs 0  Op type: ALLGATHERvs BARRIER\n");
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "collective-mismatch") << v.dump(1);
+  EXPECT_EQ(v["rank"], 6) << v.dump(1);
+}
+
+// srun -l with no host names: the agent of group rank 0 publishes its own host as the workers'
+// MASTER_ADDR, which every agent's rendezvous result prints. The task whose result says
+// group_rank=0 runs on that host, so its rank's failure is on a named node.
+TEST(Culprit, TheGroupRankZeroTaskIsOnTheMasterAddrHost) {
+  std::string out;
+  const int group[3] = {2, 0, 1};
+  for (int t = 0; t < 3; ++t) {
+    const std::string l = std::to_string(t) + ": ";
+    const int g = group[t];
+    out += l + "+ torchrun --nnodes 3 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint login-2:29400 tune.py\n";
+    out += l + "INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:\n" + l +
+           "  restart_count=0\n" + l + "  master_addr=a100-n17.cluster.example.org\n" + l + "  master_port=45102\n" + l + "  group_rank=" +
+           std::to_string(g) + "\n" + l + "  group_world_size=3\n" + l + "  local_ranks=[0, 1]\n" + l + "  global_ranks=[" +
+           std::to_string(2 * g) + ", " + std::to_string(2 * g + 1) + "]\n" + l + "\n";
+  }
+  out += "1: [default1]:Traceback (most recent call last):\n"
+         "1: [default1]:  File \"/opt/tune.py\", line 88, in <module>\n"
+         "1: [default1]:    step(batch)\n"
+         "1: [default1]:ZeroDivisionError: division by zero\n"
+         "1: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 5512) of binary: /usr/bin/python3\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-70311.out", out);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 1) << v.dump(1);
+  EXPECT_EQ(v["node"], "a100-n17.cluster.example.org") << v.dump(1);
+}
+
+// srun -l with no host names, c10d rendezvous: only the agent on the endpoint's host tries to host
+// the store, so the task that failed to bind the endpoint's port is on that host. The stalled job's
+// cause is that port, on that node (not a client's survived fallback).
+TEST(Culprit, TheSrunTaskThatCouldNotBindTheC10dPortIsOnTheEndpointsHost) {
+  std::string out;
+  for (int t = 0; t < 3; ++t)
+    out += std::to_string(t) + ": + torchrun --nnodes 3 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint gpu-h07:29411 --rdzv_id ft2 pre.py\n";
+  out += "2: [W socket.cpp:426] [c10d] The server socket has failed to bind to [::]:29411 (errno: 98 - Address already in use).\n"
+         "2: [W socket.cpp:426] [c10d] The server socket has failed to bind to 0.0.0.0:29411 (errno: 98 - Address already in use).\n"
+         "2: [E socket.cpp:462] [c10d] The server socket has failed to listen on any local network address.\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("slurm-5110.out", out);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "port-in-use") << v.dump(1);
+  EXPECT_EQ(v["node"], "gpu-h07") << v.dump(1);
+}
+
 // srun -l with no host names and torchrun's --log_dir: each agent says which fresh folder it made
 // for its workers' files ("log directory set to: DIR"), and the collected files sit under their
 // node's folder. The task whose folder holds a node's files is that node: the failing rank's node is
