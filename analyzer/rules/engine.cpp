@@ -494,6 +494,19 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
         for (const auto& [name, gi] : re.NamedCapturingGroups())
           if (!sub[static_cast<std::size_t>(gi)].empty()) vars[name] = std::string(sub[static_cast<std::size_t>(gi)]);
       }
+      // The capture that names the rank (`rank:`), when the summary's line lacks it: from the
+      // earliest line of the group that has it (a launcher's "worker exited" line, then its
+      // "timed out nodes are ['3']").
+      if (const auto gi = re.NamedCapturingGroups().find(r.rank_field);
+          !r.rank_field.empty() && gi != re.NamedCapturingGroups().end() && vars.count(r.rank_field) == 0)
+        for (auto i : idx) {
+          const std::string s = subject_of(events[i]);
+          if (re.Match(s, 0, s.size(), re2::RE2::UNANCHORED, sub.data(), static_cast<int>(sub.size())) &&
+              !sub[static_cast<std::size_t>(gi->second)].empty()) {
+            vars[r.rank_field] = std::string(sub[static_cast<std::size_t>(gi->second)]);
+            break;
+          }
+        }
     }
     std::set<std::string> nodes_seen;
     for (auto i : idx) nodes_seen.insert(events[i].node);
