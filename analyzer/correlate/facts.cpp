@@ -89,70 +89,80 @@ void keep_first(std::optional<EventIndex>& slot, EventIndex i, const std::vector
 
 namespace {
 
-void lend_hosts(std::vector<model::Event>& events) {
-  // A stream whose lines name a host (NCCL prefix, failure table) lends it to its other lines. A
-  // stream: a source, or one srun task's lines in it (srun -l: each task's launcher prints its own
-  // failure table, naming its host).
-  using Stream = std::pair<std::string_view, std::string_view>;  // path, task
-  std::map<Stream, std::map<std::string, int>> content_nodes;     // stream -> node -> count
+// The same host as a node of the job spells it, when one is; else as given.
+std::string known_spelling(const std::vector<model::Event>& events, const std::string& host) {
   for (const auto& e : events)
-    if ((e.kind == model::Kind::Nccl || e.code == "failure-row") && !e.node.empty()) content_nodes[{e.path, e.task}][e.node]++;
-  std::map<Stream, std::string> stream_host;
-  for (const auto& [stream, counts] : content_nodes) {
-    if (counts.size() == 1) stream_host[stream] = counts.begin()->first;
+    if (!e.node.empty() && formats::same_host(e.node, host)) return e.node;
+  return host;
+}
+
+using LauncherStream = std::pair<std::string_view, std::string_view>;  // path, task
+
+// What torchrun's own lines say of where a launcher stream with no host of its own ran (srun -l
+// tasks in one file). Under c10d rendezvous only the agent whose host the endpoint names tries to
+// host the store (torch's _matches_machine_hostname); the others connect as clients: a stream
+// that failed to bind the endpoint's port is on the endpoint's host. The agent of group rank 0
+// publishes its own host as the workers' MASTER_ADDR (elastic's rendezvous: its fqdn or local
+// address; static rendezvous: node rank 0 hosts the store at --master_addr), and every agent prints
+// it in its rendezvous result: the stream whose result says group_rank=0 is on that host.
+void host_from_launcher_lines(const std::vector<model::Event>& events, std::map<LauncherStream, std::string>& stream_host) {
+  std::map<LauncherStream, std::pair<std::string, std::int64_t>> c10d_endpoint;  // stream -> host, port
+  for (const auto& e : events)
+    if ((e.code == "launch-command" || e.code == "launch-config") && e.node.empty() && e.get_str("rdzv_backend") == "c10d")
+      if (const std::string host = e.get_str("master_addr"); !host.empty() && !formats::loopback_host(host))
+        c10d_endpoint[{e.path, e.task}] = {host, e.get_int("master_port").value_or(-1)};
+  for (const auto& e : events) {
+    if (e.code != "EADDRINUSE" || !e.node.empty() || e.task.empty()) continue;
+    const auto it = c10d_endpoint.find({e.path, e.task});
+    if (it != c10d_endpoint.end() && e.get_int("port") == it->second.second)
+      stream_host.try_emplace(it->first, known_spelling(events, it->second.first));
   }
-  // torchrun's agent makes a fresh folder "<run_id>_<random>" for its workers' files and says so
-  // ("log directory set to: DIR"): a launcher stream with no host of its own (srun -l tasks in one
-  // file) is the node whose worker files sit in that folder.
-  std::map<std::string, Stream, std::less<>> log_dirs;  // folder name -> the launcher stream
+  for (const auto& e : events) {
+    if (e.code != "rendezvous-result" || !e.node.empty() || e.get_int("group_rank") != 0) continue;
+    const std::string addr = e.get_str("master_addr");
+    if (!addr.empty() && !formats::loopback_host(addr)) stream_host.try_emplace(LauncherStream{e.path, e.task}, known_spelling(events, addr));
+  }
+}
+
+// torchrun's agent makes a fresh folder "<run_id>_<random>" for its workers' files and says so
+// ("log directory set to: DIR"): a launcher stream with no host of its own is the node whose
+// worker files sit in that folder.
+void host_from_log_dirs(const std::vector<model::Event>& events, std::map<LauncherStream, std::string>& stream_host) {
+  std::map<std::string, LauncherStream, std::less<>> log_dirs;  // folder name -> the launcher stream
   for (const auto& e : events) {
     if (e.code != "log-dir" || !e.node.empty()) continue;
     std::string dir = e.get_str("log_dir");
     while (!dir.empty() && dir.back() == '/') dir.pop_back();
     const std::string name = dir.substr(dir.find_last_of('/') + 1);  // npos + 1 == 0
-    if (name.size() >= 4) log_dirs.emplace(name, Stream{e.path, e.task});
+    if (name.size() >= 4) log_dirs.emplace(name, LauncherStream{e.path, e.task});
   }
-  // Under c10d rendezvous only the agent whose host the endpoint names tries to host the store
-  // (torch's _matches_machine_hostname); the others connect as clients. A launcher stream that
-  // failed to bind the endpoint's port is on the endpoint's host.
-  std::map<Stream, std::pair<std::string, std::int64_t>> c10d_endpoint;  // stream -> host, port
+  if (log_dirs.empty()) return;
+  std::map<std::string_view, std::string_view> path_node;  // a path of a node's files, its node
   for (const auto& e : events)
-    if ((e.code == "launch-command" || e.code == "launch-config") && e.node.empty() && e.get_str("rdzv_backend") == "c10d")
-      if (const std::string host = e.get_str("master_addr"); !host.empty() && !formats::loopback_host(host))
-        c10d_endpoint[{e.path, e.task}] = {host, e.get_int("master_port").value_or(-1)};
-  auto known_spelling = [&](const std::string& host) {
-    for (const auto& other : events)
-      if (!other.node.empty() && formats::same_host(other.node, host)) return other.node;
-    return host;
-  };
-  for (const auto& e : events) {
-    if (e.code != "EADDRINUSE" || !e.node.empty() || e.task.empty()) continue;
-    const auto it = c10d_endpoint.find({e.path, e.task});
-    if (it != c10d_endpoint.end() && e.get_int("port") == it->second.second) stream_host.try_emplace(it->first, known_spelling(it->second.first));
-  }
-  // The agent of group rank 0 publishes its own host as the workers' MASTER_ADDR (elastic's
-  // rendezvous: its fqdn or local address; static rendezvous: node rank 0 hosts the store at
-  // --master_addr), and every agent prints it in its rendezvous result: the launcher stream whose
-  // result says group_rank=0 is on that host (as a known node spells it, when one is the same host).
-  for (const auto& e : events) {
-    if (e.code != "rendezvous-result" || !e.node.empty() || e.get_int("group_rank") != 0) continue;
-    const std::string addr = e.get_str("master_addr");
-    if (addr.empty() || formats::loopback_host(addr)) continue;
-    stream_host.try_emplace(Stream{e.path, e.task}, known_spelling(addr));
-  }
-  if (!log_dirs.empty()) {
-    std::map<std::string_view, std::string_view> path_node;  // a path of a node's files, its node
-    for (const auto& e : events)
-      if (!e.node.empty()) path_node.emplace(e.path, e.node);
-    for (const auto& [path, node] : path_node) {
-      for (std::size_t at = 0; at < path.size();) {
-        const std::size_t end = std::min(path.find_first_of("/!", at), path.size());
-        if (auto it = log_dirs.find(path.substr(at, end - at)); it != log_dirs.end() && it->second.first != path)
-          stream_host.try_emplace(it->second, std::string(node));
-        at = end + 1;
-      }
+    if (!e.node.empty()) path_node.emplace(e.path, e.node);
+  for (const auto& [path, node] : path_node) {
+    for (std::size_t at = 0; at < path.size();) {
+      const std::size_t end = std::min(path.find_first_of("/!", at), path.size());
+      if (auto it = log_dirs.find(path.substr(at, end - at)); it != log_dirs.end() && it->second.first != path)
+        stream_host.try_emplace(it->second, std::string(node));
+      at = end + 1;
     }
   }
+}
+
+void lend_hosts(std::vector<model::Event>& events) {
+  // A stream whose lines name a host (NCCL prefix, failure table) lends it to its other lines. A
+  // stream: a source, or one srun task's lines in it (srun -l: each task's launcher prints its own
+  // failure table, naming its host).
+  std::map<LauncherStream, std::map<std::string, int>> content_nodes;     // stream -> node -> count
+  for (const auto& e : events)
+    if ((e.kind == model::Kind::Nccl || e.code == "failure-row") && !e.node.empty()) content_nodes[{e.path, e.task}][e.node]++;
+  std::map<LauncherStream, std::string> stream_host;
+  for (const auto& [stream, counts] : content_nodes) {
+    if (counts.size() == 1) stream_host[stream] = counts.begin()->first;
+  }
+  host_from_launcher_lines(events, stream_host);
+  host_from_log_dirs(events, stream_host);
   // kubectl logs --prefix of several pods in one file: the pods' names are what tells their
   // launchers apart, and a pod's host name is its name (where its lines name no other host). A
   // file of one pod is one launcher's, whose node the path or other files give.
