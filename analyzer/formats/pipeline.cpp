@@ -347,7 +347,12 @@ struct SourceParser::Impl {
           b.type = BlockType::ExceptionTail;
           b.traced = true;
           if (b.event.get("unraisable") != nullptr)
-            if (auto it = ignored_at.find(key); it != ignored_at.end() && it->second.pending > 0) --it->second.pending;
+            if (auto it = ignored_at.find(key); it != ignored_at.end() && it->second.pending > 0) {
+              // Several "Exception ignored in ..." lines at once (objects of two processes
+              // collected together), then their tracebacks one after the other: the next one
+              // follows this one's exception line.
+              if (--it->second.pending > 0) it->second.line = line.number;
+            }
           // Two processes writing one stream at once: "RuntimeError:   File \"...\", line 9, in f"
           // (the other's frame cut in); the message comes on the next line.
           b.torn = starts_with(trim(ex.message), "File \"") && contains(ex.message, "\", line ");

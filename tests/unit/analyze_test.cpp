@@ -678,6 +678,9 @@ TEST(Analyze, AnExceptionPythonIgnoredIsNoFailure) {
   // one after the other, a print between: the next "Exception ignored" is no line of the first's message
   d.write("job/w-2/train.log", ignored("0x7f20") + "Traceback (most recent call last):\n" + frames + tail + "rank 5: training finished\n" +
                                    ignored("0x7f21") + "Traceback (most recent call last):\n" + frames + tail);
+  // two headers at once (two processes' loaders collected together), then both tracebacks in turn
+  d.write("job/w-3/train.log", "rank 6: training finished\n" + ignored("0x7f30") + ignored("0x7f31") + "Traceback (most recent call last):\n" +
+                                   frames + tail + "Traceback (most recent call last):\n" + frames + tail);
   const json j = analyze_report(d.file("job"));
   EXPECT_EQ(j["verdict"]["status"], "healthy") << j["verdict"].dump();
   // The same traceback without the "ignored" header is a failure.
