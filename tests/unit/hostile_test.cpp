@@ -32,6 +32,16 @@ constexpr int kSlower = 4;   // time budgets and memory bounds under ASan / UBSa
 #else
 constexpr int kSlower = 1;
 #endif
+// Memory bounds: ASan keeps freed blocks in its quarantine (256 MiB by default) and shadows every
+// byte, so a sanitized peak follows how much was allocated and freed on the way (the rule pack's
+// start-up among it), not what the program holds; 4x left no margin (a summary of the 50 MB file
+// peaked at 164,616 KiB against 163,840 once six rules were added). The plain build's bound is the
+// one that shows streaming.
+#if defined(DTRIAGE_SANITIZED)
+constexpr int kMemSlower = 6;
+#else
+constexpr int kMemSlower = kSlower;
+#endif
 
 struct Bounded {
   int exit_code = -1;
@@ -341,11 +351,11 @@ TEST(Hostile, SummaryAndMergeStreamResultFiles) {
   }  // about 50 MB
   const Bounded s = run_bounded({"summary", "--format", "json", d.file("r.jsonl")}, 60, d.path());
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  EXPECT_LT(s.peak_kib, 40 * 1024 * kSlower) << "summary holds the file";
+  EXPECT_LT(s.peak_kib, 40 * 1024 * kMemSlower) << "summary holds the file";
   EXPECT_EQ(json::parse(s.out)["jobs"], 120000);
   const Bounded m = run_bounded({"merge", "-o", d.file("m.jsonl"), d.file("r.jsonl")}, 60, d.path());
   ASSERT_EQ(m.exit_code, 0) << m.err;
-  EXPECT_LT(m.peak_kib, 48 * 1024 * kSlower) << "merge holds each job's line, not where it is";
+  EXPECT_LT(m.peak_kib, 48 * 1024 * kMemSlower) << "merge holds each job's line, not where it is";
   EXPECT_EQ(read_file(d.file("m.jsonl")), read_file(d.file("r.jsonl")));
   // Merged into one of its inputs, the lines are kept and the file rewritten whole.
   d.write("extra.jsonl", "{\"job\":\"job-9999999\",\"status\":\"healthy\"}\n");
