@@ -24,6 +24,8 @@ namespace {
 
 using re2::RE2;
 
+constexpr std::string_view kLogDirSays = "log directory set to: ";
+
 enum class BlockType { Traceback, ExceptionTail, Cann, FailureRow, LaunchConfig, RendezvousResult, NpuSmi, HcclReturn };
 
 struct Block {
@@ -1057,11 +1059,10 @@ struct SourceParser::Impl {
       e.code = "rendezvous-result";
       open.emplace(key, Block{BlockType::RendezvousResult, std::move(e), {}});
       return;
-    } else if (e.get("exception") == nullptr && e.code.empty() && contains(e.message, "log directory set to: ")) {
+    } else if (const std::size_t at = e.message.find(kLogDirSays); e.get("exception") == nullptr && e.code.empty() && at != std::string::npos) {
       // torchrun's agent names the folder it makes for its workers' files (local_elastic_agent.py).
-      constexpr std::string_view says = "log directory set to: ";
       e.code = "log-dir";
-      e.set("log_dir", std::string(trim(std::string_view(e.message).substr(e.message.find(says) + says.size()))));
+      e.set("log_dir", std::string(trim(std::string_view(e.message).substr(at + kLogDirSays.size()))));
     } else if (e.get("exception") != nullptr) {
       if (e.kind == model::Kind::Python && ignored_pending(key, e.line)) unraisable(e);
       open.emplace(key, Block{BlockType::ExceptionTail, std::move(e), {}});
