@@ -395,6 +395,14 @@ void lend_global_ranks(std::vector<model::Event>& events) {
   std::map<std::string, std::map<std::int64_t, std::int64_t>> by_local, by_pid, stated;  // node -> key -> rank
   std::map<std::string, std::map<std::int64_t, std::int64_t>> rendezvous;  // node -> local rank -> rank (the agent's last)
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> range;            // node -> (node_rank, nproc)
+  // An agent numbers its workers' global ranks in one run from its base: rank - local rank is the
+  // same for all of them (torchelastic's role ranks). Kept per node while every pair agrees.
+  struct Offset {
+    std::int64_t offset = 0;
+    int pairs = 0;
+    bool agree = true, table = false;
+  };
+  std::map<std::string, Offset> offset;
   // A launcher's lines in a file every launcher shares, where no host is known (srun -l, kubectl
   // --prefix): its task is its node here.
   const auto where = [](const model::Event& e) -> const std::string& { return e.node.empty() && !e.task.empty() ? e.task : e.node; };
@@ -407,8 +415,15 @@ void lend_global_ranks(std::vector<model::Event>& events) {
         for (std::size_t k = 0; k < locals.size(); ++k) m[locals[k]] = globals[k];
       }
     }
-    if (e.rank && e.local_rank) by_local[where(e)][*e.local_rank] = *e.rank;
-    else if (e.rank)  // "rank 9/24 (local 1)": a process's own statement of both; two ranks for one: neither
+    if (e.rank && e.local_rank) {
+      by_local[where(e)][*e.local_rank] = *e.rank;
+      Offset& o = offset[where(e)];
+      const std::int64_t d = *e.rank - *e.local_rank;
+      if (o.pairs == 0) o.offset = d;
+      else if (o.offset != d) o.agree = false;
+      ++o.pairs;
+      o.table = o.table || e.code == "failure-row";
+    } else if (e.rank)  // "rank 9/24 (local 1)": a process's own statement of both; two ranks for one: neither
       if (const auto local = e.get_int("local_rank_stated")) {
         auto [it, fresh] = stated[where(e)].emplace(*local, *e.rank);
         if (!fresh && it->second != *e.rank) it->second = -1;
@@ -431,13 +446,36 @@ void lend_global_ranks(std::vector<model::Event>& events) {
         return false;
       };
       if (lent(by_local, false) || lent(stated, true) || lent(rendezvous, true)) continue;
-      if (auto r = range.find(where(e)); r != range.end() && *e.local_rank >= 0 && *e.local_rank < r->second.second)
-        if (auto b = base.find(where(e)); b != base.end()) e.rank = b->second + *e.local_rank;
+      if (auto r = range.find(where(e)); r != range.end() && *e.local_rank >= 0 && *e.local_rank < r->second.second) {
+        if (auto b = base.find(where(e)); b != base.end()) {
+          e.rank = b->second + *e.local_rank;
+          continue;
+        }
+      }
+      // The node's other workers' pairs, all with one offset: two of them, or a failure-table row
+      // (torchelastic's own numbering; a launcher that deals ranks round-robin over nodes gives
+      // pairs that disagree).
+      if (auto o = offset.find(where(e)); o != offset.end() && o->second.agree && (o->second.pairs >= 2 || o->second.table) &&
+                                          *e.local_rank >= 0 && o->second.offset + *e.local_rank >= 0)
+        e.rank = o->second.offset + *e.local_rank;
     } else if (e.pid) {
       if (auto n = by_pid.find(where(e)); n != by_pid.end())
         if (auto it = n->second.find(*e.pid); it != n->second.end()) e.rank = it->second;
     }
   }
+  // A pid that only some line of its node knows the rank of now (a launcher's "failed ...
+  // local_rank: L (pid: P)" ranked above): the kernel's lines about that process (its OOM kill)
+  // are that rank's. A pid seen with two ranks gives none.
+  std::map<std::string, std::map<std::int64_t, std::int64_t>> pid_rank;
+  for (const auto& e : events)
+    if (e.rank && e.pid && *e.pid > 0) {
+      auto [it, fresh] = pid_rank[where(e)].emplace(*e.pid, *e.rank);
+      if (!fresh && it->second != *e.rank) it->second = -1;
+    }
+  for (auto& e : events)
+    if (!e.rank && !e.local_rank && e.pid)
+      if (auto n = pid_rank.find(where(e)); n != pid_rank.end())
+        if (auto it = n->second.find(*e.pid); it != n->second.end() && it->second >= 0) e.rank = it->second;
 }
 
 // The one process left over: every node's --nproc_per_node known for all --nnodes nodes, every

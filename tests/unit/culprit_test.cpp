@@ -1749,6 +1749,76 @@ TEST(Culprit, AnSrunTasksLogDirectoryTiesItToItsNodesFiles) {
   EXPECT_EQ(v["node"], "cn-0087") << v.dump(1);
 }
 
+
+// An agent numbers its workers from one base: a node's failure table gives two of them (local 0 ->
+// rank 5, local 1 -> rank 6), so the timeout in its local rank 2's own file (--redirects, no rank
+// in it) is rank 7's. Then the one rank that never reported a timeout is the hung one, on the
+// other node, stopped by its own launcher; without the pairs' base, rank 7 read as silent too.
+TEST(Culprit, ANodesRankPairsGiveItsOtherLocalRanksTheirGlobalRanks) {
+  const std::string launch = "+ torchrun --nnodes 2 --nproc_per_node N --rdzv_backend c10d --rdzv_endpoint gx-112:47001 --redirects 3 "
+                             "--log_dir tl train.py\n";
+  const std::string timeout = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 600000ms for recv operation to complete";
+  auto with = [&](const std::string& n) {
+    std::string l = launch;
+    l.replace(l.find(" N "), 3, " " + n + " ");
+    return l;
+  };
+  analysis::Inputs in;
+  // gx-112: ranks 0-4; rank 3 (local 3) hung, no line of its own, stopped by its launcher.
+  std::string a = with("5") + "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 31104 closing signal SIGTERM\n";
+  a += "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 31101) of binary: /usr/bin/python3\n";
+  a += failure_table("gx-112", {{0, 0, 1, 31101, "2027-02-03_14:10:41"}, {1, 1, 1, 31102, "2027-02-03_14:10:41"},
+                                {2, 2, 1, 31103, "2027-02-03_14:10:41"}, {4, 4, 1, 31105, "2027-02-03_14:10:41"}});
+  in.texts.emplace_back("gx-112/job.out", a);
+  for (int l : {0, 1, 2, 4}) in.texts.emplace_back("gx-112/tl/r_4k2/attempt_0/" + std::to_string(l) + "/stderr.log", traceback("", timeout));
+  // gx-047: ranks 5-7; its table names locals 0 and 1; local 2 was stopped by the launcher after
+  // its own timeout, which only its file holds.
+  std::string b = with("3") + "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 9907 closing signal SIGTERM\n";
+  b += "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 9905) of binary: /usr/bin/python3\n";
+  b += failure_table("gx-047", {{5, 0, 1, 9905, "2027-02-03_14:10:41"}, {6, 1, 1, 9906, "2027-02-03_14:10:41"}});
+  in.texts.emplace_back("gx-047/job.out", b);
+  for (int l : {0, 1, 2}) in.texts.emplace_back("gx-047/tl/r_9zq/attempt_0/" + std::to_string(l) + "/stderr.log", traceback("", timeout));
+  const json r = report_of(std::move(in));
+  const json& v = r["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+  EXPECT_EQ(v["node"], "gx-112") << v.dump(1);
+}
+
+// The kernel names the processes it killed by pid only. The launcher's "failed ... local_rank: 2
+// (pid: P)" lines name the first two attempts' pids with a local rank, which the node's rank range
+// makes global; the third attempt's kill came as the job was stopped from outside, with no line of
+// the launcher's. The kills are that rank's: the verdict names it, not only its node.
+TEST(Culprit, AKilledPidTheLauncherNamedIsThatRanks) {
+  analysis::Inputs in;
+  const std::string launch = "+ torchrun --nnodes 2 --node_rank NR --nproc_per_node 4 --max_restarts 2 --master_addr ws-a.lab.example.net "
+                             "--master_port 23456 train.py\n";
+  auto with = [&](const std::string& nr) {
+    std::string l = launch;
+    l.replace(l.find("NR"), 2, nr);
+    return l;
+  };
+  const std::string api = "torch.distributed.elastic.multiprocessing.api:";
+  std::string b = with("1");
+  std::string dmesg;
+  int pid = 40712;
+  for (int attempt = 0; attempt < 3; ++attempt, pid += 97) {
+    b += "ws-b.lab.example.net:" + std::to_string(pid) + ":" + std::to_string(pid + 7) + " [2] NCCL INFO Bootstrap : Using eth0:10.8.0.12<0>\n";
+    dmesg += "[" + std::to_string(88213 + 40 * attempt) + ".004417] Out of memory: Killed process " + std::to_string(pid) +
+             " (python3) total-vm:91260428kB, anon-rss:64525100kB, file-rss:117608kB, shmem-rss:0kB, UID:1000 pgtables:181200kB oom_score_adj:0\n";
+    if (attempt < 2)
+      b += "WARNING:" + api + "Sending process " + std::to_string(pid + 1) + " closing signal SIGTERM\nERROR:" + api +
+           "failed (exitcode: -9) local_rank: 2 (pid: " + std::to_string(pid) + ") of binary: /usr/bin/python3\n";
+  }
+  b += "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n";
+  in.texts.emplace_back("ws-b.lab.example.net/launcher.log", b);
+  in.texts.emplace_back("ws-b.lab.example.net/dmesg.txt", dmesg);
+  in.texts.emplace_back("ws-a.lab.example.net/launcher.log", with("0") + peer_lost("", "10.8.0.12"));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "host-oom-killed") << v.dump(1);
+  EXPECT_EQ(v["rank"], 6) << v.dump(1);
+  EXPECT_EQ(v["node"], "ws-b.lab.example.net") << v.dump(1);
+}
 }  // namespace
 }  // namespace dtriage::test
 
