@@ -399,8 +399,7 @@ void lend_global_ranks(std::vector<model::Event>& events) {
   // same for all of them (torchelastic's role ranks). Kept per node while every pair agrees.
   struct Offset {
     std::int64_t offset = 0;
-    int pairs = 0;
-    bool agree = true, table = false;
+    bool seen = false, agree = true, table = false;
   };
   std::map<std::string, Offset> offset;
   // A launcher's lines in a file every launcher shares, where no host is known (srun -l, kubectl
@@ -419,9 +418,9 @@ void lend_global_ranks(std::vector<model::Event>& events) {
       by_local[where(e)][*e.local_rank] = *e.rank;
       Offset& o = offset[where(e)];
       const std::int64_t d = *e.rank - *e.local_rank;
-      if (o.pairs == 0) o.offset = d;
+      if (!o.seen) o.offset = d;
       else if (o.offset != d) o.agree = false;
-      ++o.pairs;
+      o.seen = true;
       o.table = o.table || e.code == "failure-row";
     } else if (e.rank)  // "rank 9/24 (local 1)": a process's own statement of both; two ranks for one: neither
       if (const auto local = e.get_int("local_rank_stated")) {
@@ -452,10 +451,10 @@ void lend_global_ranks(std::vector<model::Event>& events) {
           continue;
         }
       }
-      // The node's other workers' pairs, all with one offset: two of them, or a failure-table row
+      // The node's other workers' pairs, all with one offset: two local ranks' pairs, or a failure-table row
       // (torchelastic's own numbering; a launcher that deals ranks round-robin over nodes gives
       // pairs that disagree).
-      if (auto o = offset.find(where(e)); o != offset.end() && o->second.agree && (o->second.pairs >= 2 || o->second.table) &&
+      if (auto o = offset.find(where(e)); o != offset.end() && o->second.agree && (by_local[where(e)].size() >= 2 || o->second.table) &&
                                           *e.local_rank >= 0 && o->second.offset + *e.local_rank >= 0)
         e.rank = o->second.offset + *e.local_rank;
     } else if (e.pid) {

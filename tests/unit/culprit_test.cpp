@@ -1785,6 +1785,28 @@ TEST(Culprit, ANodesRankPairsGiveItsOtherLocalRanksTheirGlobalRanks) {
   EXPECT_EQ(v["node"], "gx-112") << v.dump(1);
 }
 
+// One local rank's statement, printed twice (each attempt says it again), is one pair: it lends
+// no base to the node's other local ranks, whose global ranks a restart under c10d may have
+// changed. The timeout of local rank 1 stays without a global rank.
+TEST(Culprit, OneLocalRanksPairRepeatedLendsNoBase) {
+  analysis::Inputs in;
+  std::string out = "+ torchrun --nnodes 2 --nproc_per_node 2 --max_restarts 1 --rdzv_backend c10d --rdzv_endpoint qa-3:29511 fit.py\n";
+  for (int attempt = 0; attempt < 2; ++attempt)
+    out += "[default0]:2027-03-09 11:02:1" + std::to_string(attempt) + ",409 INFO [rank 4] Setting up process group for: env:// [rank=4, world_size=6]\n";
+  out += traceback("[default1]:", "RuntimeError: Socket Timeout");
+  out += "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 7712) of binary: /usr/bin/python3\n";
+  in.texts.emplace_back("qa-7/out.log", out);
+  in.texts.emplace_back("qa-3/out.log", "+ torchrun --nnodes 2 --nproc_per_node 2 --max_restarts 1 --rdzv_backend c10d --rdzv_endpoint qa-3:29511 fit.py\n" +
+                                            traceback("[default0]:", "RuntimeError: Socket Timeout"));
+  const json r = report_of(std::move(in));
+  bool stated = false;  // the statement's own pair is kept
+  for (const json& row : r["ranks"]) {
+    stated = stated || (row["node"] == "qa-7" && row["rank"] == 4 && row["local_rank"] == 0);
+    EXPECT_FALSE(row["node"] == "qa-7" && row["rank"] == 5) << row.dump(1);
+  }
+  EXPECT_TRUE(stated) << r["ranks"].dump(1);
+}
+
 // The kernel names the processes it killed by pid only. The launcher's "failed ... local_rank: 2
 // (pid: P)" lines name the first two attempts' pids with a local rank, which the node's rank range
 // makes global; the third attempt's kill came as the job was stopped from outside, with no line of
