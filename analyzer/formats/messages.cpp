@@ -36,8 +36,9 @@ DT_RE(re_store_barrier,
       R"(Waiting in store based barrier to initialize process group for rank: (\d+), key: \S+ \(world_size=(\d+), worker_count=(\d+))")
 DT_RE(re_dup_gpu, R"(Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA device (\w+))")
 DT_RE(re_conn_closed_local, R"(Connection closed by localRank (\d+))")
-DT_RE(re_oom, R"((CUDA|NPU) out of memory\. Tried to allocate ([\d.]+ [KMGT]?i?B))")
-DT_RE(re_oom_dev, R"(\((?:NPU|GPU) (\d+);|GPU (\d+) has a total capacity)")
+// The caching allocators' words: CUDA, torch_npu's, ROCm's (hipified: "HIP"), Intel's XPU.
+DT_RE(re_oom, R"((CUDA|NPU|HIP|XPU) out of memory\. Tried to allocate ([\d.]+ [KMGT]?i?B))")
+DT_RE(re_oom_dev, R"(\((?:NPU|GPU|XPU) (\d+);|GPU (\d+) has a total capacity)")
 DT_RE(re_signal_pid, R"(Signal (\d+) \((SIG\w+)\) received by PID (\d+))")
 DT_RE(re_signal_exc, R"(SignalException: Process (\d+) got (?:signal|sigval): ?(\d+))")
 DT_RE(re_acl_code, R"((?:NPU|OPS|HCCL) function error: ([\w:]+).*?error code is (\d+))")

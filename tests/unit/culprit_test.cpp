@@ -1807,6 +1807,26 @@ TEST(Culprit, OneLocalRanksPairRepeatedLendsNoBase) {
   EXPECT_TRUE(stated) << r["ranks"].dump(1);
 }
 
+// ROCm's PyTorch says its allocator's out of memory as "HIP out of memory" (hipified from CUDA's
+// words; before torch.OutOfMemoryError, a RuntimeError): the rank that ran out is the culprit, as
+// with CUDA's or torch_npu's words.
+TEST(Culprit, AHipOutOfMemoryIsADeviceOom) {
+  analysis::Inputs in;
+  const std::string launch = "+ torchrun --nnodes 2 --node_rank NR --nproc_per_node 4 --master_addr mi-n01 --master_port 29400 train.py\n";
+  auto with = [&](const std::string& nr) {
+    std::string l = launch;
+    l.replace(l.find("NR"), 2, nr);
+    return l;
+  };
+  in.texts.emplace_back("mi-n02/train.log", with("1") + traceback("[rank6]:", "RuntimeError: HIP out of memory. Tried to allocate 1.25 GiB (GPU 2; 63.98 GiB total "
+                                                                                 "capacity; 62.71 GiB already allocated; 412.00 MiB free)"));
+  in.texts.emplace_back("mi-n01/train.log", with("0") + peer_lost("[rank1]:", "10.31.0.12"));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "device-oom") << v.dump(1);
+  EXPECT_EQ(v["rank"], 6) << v.dump(1);
+  EXPECT_EQ(v["node"], "mi-n02") << v.dump(1);
+}
+
 // The kernel names the processes it killed by pid only. The launcher's "failed ... local_rank: 2
 // (pid: P)" lines name the first two attempts' pids with a local rank, which the node's rank range
 // makes global; the third attempt's kill came as the job was stopped from outside, with no line of
