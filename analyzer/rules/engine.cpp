@@ -548,6 +548,12 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
     f.count = lines;
     f.events = idx;
     f.summary = fill(r.summary_in(base::language()), vars, fv);
+    if (vars.count("rank") != 0 && r.summary_in(base::language()).find("{rank}") != std::string::npos) {
+      auto unranked = vars;
+      unranked.erase("rank");
+      f.summary_unranked = fill(r.summary_in(base::language()), unranked, fv);
+      if (f.earlier_attempt) f.summary_unranked += base::say(base::Say::FindingEarlierAttempt, {});
+    }
     if (f.earlier_attempt) f.summary += base::say(base::Say::FindingEarlierAttempt, {});
     f.remedy = fill(r.remedy_in(base::language()), vars, fv);
     a.findings.push_back(std::move(f));
@@ -649,6 +655,14 @@ namespace {
 // Explanations, the root cause, roles and the order of the findings.
 bool cites_rank(const Finding& f, const std::vector<model::Event>& events, std::int64_t rank) {
   return std::any_of(f.events.begin(), f.events.end(), [&](auto i) { return events[i].rank && *events[i].rank == rank; });
+}
+
+// How many of the tied ranks the finding's lines name.
+std::size_t cites_tied_ranks(const Finding& f, const std::vector<model::Event>& events, const std::vector<std::int64_t>& tied) {
+  std::set<std::int64_t> cited;
+  for (const auto i : f.events)
+    if (events[i].rank && std::find(tied.begin(), tied.end(), *events[i].rank) != tied.end()) cited.insert(*events[i].rank);
+  return cited.size();
 }
 
 std::optional<std::int64_t> culprit_rank(const correlate::Facts& facts) {
@@ -1217,7 +1231,13 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
       if (!c->node.empty()) v.node = c->node;
     }
     if (v.rank && *v.rank == c->rank) v.why = c->why;
-  } else if (!facts.culprit_tie.empty() && !v.rank && (v.node.empty() || v.node == facts.culprit_node)) {
+  } else if (!facts.culprit_tie.empty() && (v.node.empty() || v.node == facts.culprit_node) &&
+             (!v.rank || cites_tied_ranks(f, events, facts.culprit_tie) > 1)) {
+    // A finding whose lines are several tied ranks' (one failure table's rows of one signal) names
+    // none of them by its first line: the tie is said.
+    if (v.rank && !f.summary_unranked.empty() && v.summary.compare(0, f.summary.size(), f.summary) == 0)
+      v.summary = f.summary_unranked + v.summary.substr(f.summary.size());
+    v.rank.reset();
     if (v.node.empty()) v.node = facts.culprit_node;
     v.tied = facts.culprit_tie;
     v.why.push_back(facts.culprit_tie_why.empty() ? base::say(base::Say::WhyTie, {{"ranks", correlate::join_ints(facts.culprit_tie)}})

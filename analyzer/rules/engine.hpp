@@ -30,6 +30,7 @@ struct Finding {
   std::optional<std::int64_t> rank;
   std::string summary;
   std::string summary_en;                       // the summary in English, when said in another language
+  std::string summary_unranked;                 // the summary without its {rank}, when it has one
   std::string remedy;
   model::Time time;                             // earliest evidence time, empty when undated
   std::vector<correlate::EventIndex> events;    // evidence, earliest first

@@ -1807,6 +1807,21 @@ TEST(Culprit, OneLocalRanksPairRepeatedLendsNoBase) {
   EXPECT_TRUE(stated) << r["ranks"].dump(1);
 }
 
+// One failure table, three workers SIGSEGV in the same second: the rule's finding groups the
+// three rows, and its first row's rank is no more the culprit than the others. No rank is named,
+// the summary names none, and the tie is listed.
+TEST(Culprit, ATableOfOneSignalInOneSecondNamesNoRankByItsFirstRow) {
+  analysis::Inputs in;
+  in.texts.emplace_back("torchrun.out", failure_table("vm-5c1e07", {{0, 0, -11, 45619, "2026-08-17_03:41:09", "Signal 11 (SIGSEGV) received by PID 45619"},
+                                                                   {2, 2, -11, 45621, "2026-08-17_03:41:09", "Signal 11 (SIGSEGV) received by PID 45621"},
+                                                                   {1, 1, -11, 45620, "2026-08-17_03:41:09", "Signal 11 (SIGSEGV) received by PID 45620"}}));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_TRUE(v["rank"].is_null()) << v.dump(1);
+  EXPECT_EQ(v["ranks_tied"], json::array({0, 1, 2})) << v.dump(1);
+  EXPECT_EQ(v["summary"].get<std::string>().find("rank"), std::string::npos) << v.dump(1);
+}
+
 // ROCm's PyTorch says its allocator's out of memory as "HIP out of memory" (hipified from CUDA's
 // words; before torch.OutOfMemoryError, a RuntimeError): the rank that ran out is the culprit, as
 // with CUDA's or torch_npu's words.
