@@ -267,7 +267,7 @@ def same(base, got, renamed):
 KNOWN_MISSES = {
     # A hosts rename of the verdict's node that the verdict does not follow: with a tar.gz per node
     # the rename reaches the archive's name (and a Ray driver's log) but not the lines inside it
-    # (6034, 8038, 20001, 22020, 23027; 11040, whose folder inside the archive, 10-0-1-30, is
+    # (6034, 8038, 20001, 22020, 23027, 54038; 11040, whose folder inside the archive, 10-0-1-30, is
     # a node's name since dashed addresses are; 42003, whose NCCL lines inside name it); the others (FQDN, rack and IP-style names in
     # folders) move to another node or lose their rank for reasons not analysed one by one yet.
     ("lab-6034-exception", "hosts"),
@@ -286,6 +286,7 @@ KNOWN_MISSES = {
     ("lab-17007-hang", "hosts"),
     ("lab-38012-hang", "hosts"),
     ("lab-42003-two-faults", "hosts"),
+    ("lab-54038-two-faults", "hosts"),  # a tar.gz per node and a Ray driver's log, as 6034
     # 47008: pod names (zq77-cn21-...): renamed, the port-in-use line's pod is no longer a node the
     # verdict names (the truth names no node).
     ("lab-47008-port-busy", "hosts"),
