@@ -454,8 +454,10 @@ void lend_global_ranks(std::vector<model::Event>& events) {
       // The node's other workers' pairs, all with one offset: two local ranks' pairs, or a failure-table row
       // (torchelastic's own numbering; a launcher that deals ranks round-robin over nodes gives
       // pairs that disagree).
-      if (auto o = offset.find(where(e)); o != offset.end() && o->second.agree && (by_local[where(e)].size() >= 2 || o->second.table) &&
-                                          *e.local_rank >= 0 && o->second.offset + *e.local_rank >= 0)
+      const auto pairs = by_local.find(where(e));
+      if (auto o = offset.find(where(e)); o != offset.end() && o->second.agree && *e.local_rank >= 0 &&
+                                          o->second.offset + *e.local_rank >= 0 &&
+                                          ((pairs != by_local.end() && pairs->second.size() >= 2) || o->second.table))
         e.rank = o->second.offset + *e.local_rank;
     } else if (e.pid) {
       if (auto n = by_pid.find(where(e)); n != by_pid.end())
