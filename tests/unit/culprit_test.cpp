@@ -52,6 +52,12 @@ std::string traceback(const std::string& prefix, const std::string& last) {
          "    step(batch)\n" + prefix + last + "\n";
 }
 
+// A launch line with its "NR" placeholder set to one node's --node_rank.
+std::string with_node_rank(std::string launch, const std::string& nr) {
+  launch.replace(launch.find("NR"), 2, nr);
+  return launch;
+}
+
 std::string peer_lost(const std::string& prefix, const std::string& ip) {
   return traceback(prefix, "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [" + ip + "]:41233");
 }
@@ -1828,11 +1834,7 @@ TEST(Culprit, ATableOfOneSignalInOneSecondNamesNoRankByItsFirstRow) {
 TEST(Culprit, AHipOutOfMemoryIsADeviceOom) {
   analysis::Inputs in;
   const std::string launch = "+ torchrun --nnodes 2 --node_rank NR --nproc_per_node 4 --master_addr mi-n01 --master_port 29400 train.py\n";
-  auto with = [&](const std::string& nr) {
-    std::string l = launch;
-    l.replace(l.find("NR"), 2, nr);
-    return l;
-  };
+  auto with = [&](const std::string& nr) { return with_node_rank(launch, nr); };
   in.texts.emplace_back("mi-n02/train.log", with("1") + traceback("[rank6]:", "RuntimeError: HIP out of memory. Tried to allocate 1.25 GiB (GPU 2; 63.98 GiB total "
                                                                                  "capacity; 62.71 GiB already allocated; 412.00 MiB free)"));
   in.texts.emplace_back("mi-n01/train.log", with("0") + peer_lost("[rank1]:", "10.31.0.12"));
@@ -1850,11 +1852,7 @@ TEST(Culprit, AKilledPidTheLauncherNamedIsThatRanks) {
   analysis::Inputs in;
   const std::string launch = "+ torchrun --nnodes 2 --node_rank NR --nproc_per_node 4 --max_restarts 2 --master_addr ws-a.lab.example.net "
                              "--master_port 23456 train.py\n";
-  auto with = [&](const std::string& nr) {
-    std::string l = launch;
-    l.replace(l.find("NR"), 2, nr);
-    return l;
-  };
+  auto with = [&](const std::string& nr) { return with_node_rank(launch, nr); };
   const std::string api = "torch.distributed.elastic.multiprocessing.api:";
   std::string b = with("1");
   std::string dmesg;
