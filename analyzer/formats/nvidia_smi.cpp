@@ -7,6 +7,12 @@ namespace {
 
 DT_RE(re_nvsmi_header, R"(NVIDIA-SMI ([\d.]+)\s+Driver Version: ([\d.]+)(?:\s+CUDA Version: ([\d.]+))?)")
 DT_RE(re_nvsmi_list, R"(^GPU (\d+): (.+?) \(UUID: (GPU-[\w-]+)\))")
+// nvidia-smi's own failures, as NVML's error string follows them: a GPU it cannot get a handle for
+// ("Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error", newer drivers
+// "for gpu 0000:3b:00.0: GPU is lost.  Reboot the system to recover this GPU"), and NVML that does
+// not start ("Failed to initialize NVML: Driver/library version mismatch").
+DT_RE(re_nvsmi_handle, R"((?i)Unable to determine the device handle for (?:gpu)? ?([0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]): *(.+?)\s*$)")
+DT_RE(re_nvml_init, R"(Failed to initialize NVML: *(.+?)\s*$)")
 // GPU and process rows are read by hand, token by token (a token: bytes between blanks), as
 //   GPU      ^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+(BUS)\s+(?:On|Off)\s+\|      BUS: hex{4,8}:hex{2}:hex{2}.hex
 //   process  ^\|\s+(\d+)\s+(?:N/A|\d+)\s+(?:N/A|\d+)\s+(\d+)\s+(C|G|C\+G)\s+(\S+)\s+(\d+)MiB\s+\|
@@ -92,6 +98,21 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
     e.device = int_of(m[1]);
     e.set("gpu_name", std::string(m[2]));
     e.set("uuid", std::string(m[3]));
+    return true;
+  }
+  if (contains(s, "Unable to determine the device handle") && rx(re_nvsmi_handle(), s, m, RE2::UNANCHORED)) {
+    e.kind = model::Kind::NvidiaSmi;
+    e.level = model::Level::Error;
+    e.code = "gpu-unreachable";
+    e.set("bus_id", std::string(m[1]));
+    e.set("reason", std::string(m[2]));
+    return true;
+  }
+  if (contains(s, "Failed to initialize NVML") && rx(re_nvml_init(), s, m, RE2::UNANCHORED)) {
+    e.kind = model::Kind::NvidiaSmi;
+    e.level = model::Level::Error;
+    e.code = "nvml-init-failed";
+    e.set("reason", std::string(m[1]));
     return true;
   }
   if (s.empty() || s.front() != '|') return false;

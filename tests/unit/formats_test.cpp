@@ -489,6 +489,22 @@ TEST(Smi, NvidiaSmiListTableAndProcesses) {
   EXPECT_EQ(ev[3].device, 1);
 }
 
+// nvidia-smi's own failures: a GPU it cannot get a handle for (NVML's error after the bus id, in
+// either spelling drivers print), and NVML that does not start.
+TEST(Smi, NvidiaSmiFailuresAreErrors) {
+  auto lost = one("node-c07: Unable to determine the device handle for gpu 0000:CA:00.0: GPU is lost.  Reboot the system to recover this GPU\n");
+  EXPECT_EQ(lost.code, "gpu-unreachable");
+  EXPECT_EQ(lost.level, model::Level::Error);
+  EXPECT_EQ(lost.get_str("bus_id"), "0000:CA:00.0");
+  EXPECT_EQ(lost.get_str("reason"), "GPU is lost.  Reboot the system to recover this GPU");
+  auto unknown = one("Unable to determine the device handle for GPU00000000:41:00.0: Unknown Error\n");
+  EXPECT_EQ(unknown.get_str("bus_id"), "00000000:41:00.0");
+  EXPECT_EQ(unknown.get_str("reason"), "Unknown Error");
+  auto nvml = one("Failed to initialize NVML: Driver/library version mismatch\n");
+  EXPECT_EQ(nvml.code, "nvml-init-failed");
+  EXPECT_EQ(nvml.get_str("reason"), "Driver/library version mismatch");
+}
+
 TEST(Kernel, OomKillerAndXid) {
   auto a = one("[123456.789012] Out of memory: Killed process 53040 (python) total-vm:98765432kB, anon-rss:1234kB\n");
   EXPECT_EQ(a.code, "oom-kill");
