@@ -383,6 +383,9 @@ struct SourceParser::Impl {
         // prefix) is the process going on, not more of the exception's message.
         static const RE2 record(R"(^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|NOTICE)(?:[ :\]]|$))");
         if (RE2::PartialMatch(rest, record)) return false;
+        // So is a progress print ("step 18/19 loss 0.28"): an "Exception ignored ..." traceback
+        // is one Python printed and went on after, in the middle of the training loop.
+        if (read_progress(rest)) return false;
         model::Event probe;
         // An exception's message of several lines may hold another error's name on one of them
         // (PyTorch's DistBackendError: "NCCL error in: ...", then "ncclInternalError: Internal check

@@ -748,6 +748,34 @@ TEST(Progress, EachRanksLastPrintIsSighted) {
   EXPECT_EQ(last[1], std::make_pair(std::int64_t{10}, std::uint64_t{2}));
 }
 
+// A traceback Python printed and went on after ("Exception ignored in ...", a DataLoader's
+// cleanup) ends at its exception line: the step printed right after it is the loop going on,
+// sighted as progress, not more of the exception's message.
+TEST(Progress, AStepAfterAnIgnoredExceptionIsProgress) {
+  const std::string text =
+      "[default1]:step 216/220 loss 0.871\n"
+      "[default1]:Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f3a1c2b4e50>\n"
+      "[default1]:Traceback (most recent call last):\n"
+      "[default1]:  File \"/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py\", line 1479, in __del__\n"
+      "[default1]:    self._shutdown_workers()\n"
+      "[default1]:AssertionError: can only test a child process\n"
+      "[default1]:step 217/220 loss 0.866\n";
+  ingest::Source src{"gn-14/train.log", "gn-14"};
+  ingest::MemoryReader mem(text);
+  std::vector<model::Event> events;
+  const auto counts = parse_stream(mem, src, {}, lines::LineReader::kDefaultMaxLine,
+                                   [&](model::Event&& e) { events.push_back(std::move(e)); });
+  std::optional<std::int64_t> last;
+  for (const model::Sighting& s : counts.sightings)
+    if (s.step && s.local_rank == 1) last = s.step;
+  EXPECT_EQ(last, 217);
+  for (const model::Event& e : events) {
+    if (e.get_str("exception") == "AssertionError") {
+      EXPECT_EQ(e.end_line, 6u) << e.text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dtriage::formats
 
