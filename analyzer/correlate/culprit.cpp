@@ -26,6 +26,7 @@
 
 #include "base/sentences.hpp"
 #include "correlate/facts.hpp"
+#include "formats/tables.hpp"
 #include "formats/util.hpp"
 
 namespace dtriage::correlate {
@@ -970,6 +971,11 @@ void short_node(Facts& f, const std::vector<model::Event>& events, const std::ve
     if (f.is_replaced(i)) continue;
     if (reports[i] == 0) {
       if (own_traceback(e) || own_words(e)) return;  // a worker said why itself
+      // ... or its launcher did: a worker that died of a signal it did not send (exitcode -9,
+      // -11: killed, crashed) is the one the others lost, and that is how it went away.
+      if (e.code == "worker-failed")
+        if (const auto code = e.get_int("exitcode"); code && *code < 0 && !launcher_stop(formats::signal_name(-*code)))
+          return;
       continue;
     }
     timeout = timeout || (reports[i] & kReportsTimeout) != 0;

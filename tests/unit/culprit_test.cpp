@@ -933,6 +933,21 @@ TEST(Culprit, AKillStillDecidesWhenTheRestartNeverRan) {
   EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
 }
 
+// Plain output under c10d (no rank known): on one node a process printed no lost-peer traceback,
+// and its launcher says it died of SIGKILL. That is how it went away: the kill is the cause, not a
+// process that "went away without a word".
+TEST(Culprit, ASilentProcessItsLauncherSawKilledIsTheKill) {
+  const std::string launch = "+ torchrun --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d --rdzv_endpoint w-31:29400 fit.py\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("w-31/out.log", launch + peer_lost("", "10.2.0.32") +
+                                            "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 7702 closing signal SIGTERM\n"
+                                            "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 7703) of binary: /usr/bin/python3\n");
+  in.texts.emplace_back("w-32/out.log", launch + peer_lost("", "10.2.0.31") + peer_lost("", "10.2.0.31") + launcher_failed(0, 8101));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["node"], "w-31") << v.dump(1);
+}
+
 // --nnodes one against one: the launchers in the logs are the nodes there were, so the one that
 // asked for more nodes than came is the odd one.
 TEST(Culprit, TheNnodesThatCountsTheLaunchersIsTheJobs) {
