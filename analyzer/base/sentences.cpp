@@ -48,6 +48,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "Training had finished (every progress print that says of how many steps had reached its last, {steps}) before the "
      "job was stopped from outside: {what}"},
     {Say::FindingEarlierAttempt, "finding.earlier-attempt", " (in a restart attempt; the workers were started again after it)"},
+    {Say::FindingCutShort, "finding.cut-short",
+     " (in the last restart attempt, stopped from outside before it failed, reported or printed a step)"},
     {Say::RankSignal, "rank.signal", "{signal}"},
     {Say::RankSignalOom, "rank.signal-oom", "{signal} from the kernel's OOM killer"},
     {Say::RankSignalCrash, "rank.signal-crash", "{signal} (a crash)"},
@@ -502,6 +504,9 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::WhyAliveAfter, "why.alive-after",
      "Rank {late} ({latewhat}) failed in the same second but was still printing progress after rank {rank} failed ({path}: line {line}, after line {at}); rank {first} failed first: {what}"},
     {Say::VerdictRepeated, "verdict.repeated", "The same failure ended an earlier restart attempt ({where}): restarting did not clear it"},
+    {Say::VerdictCutShort, "verdict.cut-short",
+     "The restart after it was stopped from outside ({where}) before it failed, reported or printed a step: it did not "
+     "show the failure cleared"},
     {Say::WhyDesyncReport, "why.desync-report",
      "Rank {reporter}'s desync report (TORCH_NCCL_DESYNC_DEBUG), read from every rank's trace in the store, names rank {rank}: {what}"},
     {Say::WhyDesyncReportUnranked, "why.desync-report-unranked",

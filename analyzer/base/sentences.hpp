@@ -32,6 +32,7 @@ enum class Say : std::uint16_t {
   VerdictRecovered,              // {what}
   VerdictStoppedAfterSteps,      // {steps} {what}
   FindingEarlierAttempt,         // (appended to a finding's summary)
+  FindingCutShort,               // (appended to a finding's summary)
   // how a rank ended (the rank table's detail)
   RankSignal,          // {signal}
   RankSignalOom,       // {signal}
@@ -457,6 +458,7 @@ enum class Say : std::uint16_t {
   WhyAliveAfter,             // {late} {latewhat} {line} {rank} {at} {path} {first} {what}
   // usage errors (cli/cli.cpp)
   VerdictRepeated,           // {where}
+  VerdictCutShort,           // {where}
   WhyDesyncReport,           // {reporter} {rank} {what}
   WhyDesyncReportUnranked,   // {rank} {what}
   WhyFingerprintMismatch,    // {reporters} {reporter} {rank} {what}

@@ -1043,6 +1043,80 @@ bool went_on(const Facts& f, const std::vector<model::Event>& events) {
   return true;
 }
 
+// The last restart attempt, stopped from outside before it showed anything of its own, leaves the
+// decision to the attempt before it (Facts::cut_short). "Anything of its own": a rank table row of
+// a failure or a report (timeout, lost peer), a worker's traceback or error words, a progress print
+// after the attempt before it ended (the restart trained: then the stop ended work that ran, and
+// says so itself; other lines, as a library's start-up chatter, say nothing of training). The
+// attempt before is, per launcher stream, its latest replaced attempt, and of --log-dir folders the
+// highest superseded attempt_N. Only when that attempt shows a failure (a line of its own or a
+// report) does it decide; else the facts stay as they were.
+void decide_by_attempt_before(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports,
+                              const std::vector<model::Sighting>& sightings) {
+  if (f.culprit || !f.culprit_tie.empty() || !f.culprit_node.empty() || f.recovered || !f.steps_done.empty()) return;
+  if (std::find(f.replaced.begin(), f.replaced.end(), true) == f.replaced.end()) return;  // no restart
+  if (std::any_of(f.rank_table.begin(), f.rank_table.end(), [](const RankRecord& r) {
+        return r.ending != Ending::Running && r.ending != Ending::Stopped && r.ending != Ending::NeverHeardFrom;
+      }))
+    return;
+  // A line of a failure of a worker's own or of a report: a rank's, or one no rank is known for.
+  auto failure_line = [&](EventIndex i) {
+    const model::Event& e = events[i];
+    return (i < reports.size() && reports[i] != 0) || own_traceback(e) || own_words(e) || e.code == "worker-failed" ||
+           e.code == "failure-row";
+  };
+  std::optional<EventIndex> stop;
+  using Stream = std::tuple<std::string_view, std::string_view, std::string_view>;  // path, node, task
+  std::map<Stream, std::int64_t> before;                       // stream -> its latest replaced attempt
+  std::map<std::pair<std::string_view, std::string_view>, std::uint64_t> ended;  // (path, task) -> last replaced line
+  std::map<std::string_view, std::int64_t> folder_before;      // --log-dir run -> its highest superseded attempt_N
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    if (!f.is_replaced(i)) {
+      if (failure_line(i)) return;
+      if (e.code == "agent-death-signal" && !stop) stop = i;
+      continue;
+    }
+    const std::int64_t a = i < f.stream_attempt.size() ? f.stream_attempt[i] : 0;
+    auto [it, fresh] = before.try_emplace({e.path, e.node, e.task}, a);
+    if (!fresh) it->second = std::max(it->second, a);
+    auto& line = ended[{e.path, e.task}];
+    line = std::max({line, e.line, e.end_line});
+    if (f.superseded.count(e.path) != 0)
+      if (const auto folder = formats::attempt_folder(e.path)) {
+        auto [ft, ffresh] = folder_before.try_emplace(folder->run, folder->number);
+        if (!ffresh) ft->second = std::max(ft->second, folder->number);
+      }
+  }
+  if (!stop) return;
+  for (const model::Sighting& s : sightings) {
+    if (!s.step || f.superseded.count(s.path) != 0) continue;
+    const auto it = ended.find({s.path, s.task});
+    if (it == ended.end() || s.line > it->second) return;  // the restart printed its progress
+  }
+  std::vector<bool> view(events.size(), true), cut(events.size(), false);
+  bool view_failed = false;
+  for (EventIndex i = 0; i < events.size(); ++i) {
+    const model::Event& e = events[i];
+    if (!f.is_replaced(i)) {
+      cut[i] = true;
+      continue;
+    }
+    bool in = (i < f.stream_attempt.size() ? f.stream_attempt[i] : 0) == before.at({e.path, e.node, e.task});
+    if (f.superseded.count(e.path) != 0)
+      if (const auto folder = formats::attempt_folder(e.path)) in = folder->number == folder_before.at(folder->run);
+    view[i] = !in;
+    view_failed = view_failed || (in && failure_line(i));
+  }
+  if (!view_failed) return;
+  f.replaced = std::move(view);
+  f.rank_table.clear();
+  build_rank_table(f, events, reports, sightings);
+  choose_culprit(f, events, reports);
+  f.cut_short = std::move(cut);
+  f.cut_short_stop = stop;
+}
+
 }  // namespace
 
 Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
@@ -1153,6 +1227,7 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
   }
   choose_culprit(f, events, inputs.reports);
   f.recovered = went_on(f, events);
+  decide_by_attempt_before(f, events, inputs.reports, sightings);
   derive(f, events);
   return f;
 }

@@ -239,6 +239,14 @@ struct Facts {
   std::vector<bool> replaced;
   std::vector<std::int64_t> stream_attempt;  // per event: its attempt within its launcher's stream, from 0
   bool recovered = false;              // errors, but no launcher gave up and every file went on after its last error
+  // The last restart attempt was stopped from outside (a time limit, an operator) before it showed
+  // anything of its own: no rank failed or reported a timeout or a lost peer in it, no progress
+  // print came after the attempt before it ended. It does not show the restart cured that
+  // attempt's failure, so the attempt before it decides: `replaced` and the rank table are that
+  // attempt's view (its events not replaced, the last attempt's and older ones' replaced), the last
+  // attempt's events are marked here, and `cut_short_stop` is its stop's line.
+  std::vector<bool> cut_short;
+  std::optional<EventIndex> cut_short_stop;
   // Every progress print that says of how many steps (the last of each rank and file, in the last
   // attempt's files) had reached its last step: the training loop had finished. "13/14" (the
   // furthest; "" when not so).
@@ -246,6 +254,7 @@ struct Facts {
 
   const Node* node(const std::string& name) const;
   bool is_replaced(EventIndex i) const { return i < replaced.size() && replaced[i]; }
+  bool is_cut_short(EventIndex i) const { return i < cut_short.size() && cut_short[i]; }
   // A fact by its registry name ("node.devices", "job.world_size"); node facts need `node`.
   const Fact* get(const Node* node, std::string_view name) const;
   // Ranks known to exist (world size, comm init, failures) that never reported a timeout.

@@ -447,13 +447,15 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
                             Analysis& a) const {
   // By rule and node; an error rule's lines of a restart attempt a later one replaced apart from the
   // rest: the run went on after them (the last attempt decides).
-  std::map<std::tuple<int, std::string, bool>, std::vector<correlate::EventIndex>> groups;
+  // (0: the deciding attempt's, 1: a replaced attempt's, 2: a last attempt cut short's: Facts::cut_short)
+  std::map<std::tuple<int, std::string, int>, std::vector<correlate::EventIndex>> groups;
   const std::optional<std::int64_t> culprit = culprit_rank(facts);
   for (correlate::EventIndex i = 0; i < events.size() && i < hits.size(); ++i)
     for (int ri : hits[i]) {
       const Rule& r = rules_[static_cast<std::size_t>(ri)];
       const bool error_rule = failure_rule(r);
-      groups[{ri, events[i].node, error_rule && facts.is_replaced(i)}].push_back(i);
+      const int attempt = !error_rule || !facts.is_replaced(i) ? 0 : facts.is_cut_short(i) ? 2 : 1;
+      groups[{ri, events[i].node, attempt}].push_back(i);
     }
   for (auto& [key3, idx] : groups) {
     const std::pair<int, std::string> key{std::get<0>(key3), std::get<1>(key3)};
@@ -544,7 +546,8 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
         vars["node"] = f.node;
       }
     f.time = events[idx.front()].time;
-    f.earlier_attempt = std::get<2>(key3);
+    f.earlier_attempt = std::get<2>(key3) != 0;
+    const base::Say attempt_said = std::get<2>(key3) == 2 ? base::Say::FindingCutShort : base::Say::FindingEarlierAttempt;
     f.count = lines;
     f.events = idx;
     f.summary = fill(r.summary_in(base::language()), vars, fv);
@@ -552,9 +555,9 @@ void Engine::event_findings(const std::vector<model::Event>& events, const Hits&
       auto unranked = vars;
       unranked.erase("rank");
       f.summary_unranked = fill(r.summary_in(base::language()), unranked, fv);
-      if (f.earlier_attempt) f.summary_unranked += base::say(base::Say::FindingEarlierAttempt, {});
+      if (f.earlier_attempt) f.summary_unranked += base::say(attempt_said, {});
     }
-    if (f.earlier_attempt) f.summary += base::say(base::Say::FindingEarlierAttempt, {});
+    if (f.earlier_attempt) f.summary += base::say(attempt_said, {});
     f.remedy = fill(r.remedy_in(base::language()), vars, fv);
     a.findings.push_back(std::move(f));
   }
@@ -1219,6 +1222,13 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
       v.repeated = base::say(base::Say::VerdictRepeated, {{"where", first.path + ":" + std::to_string(first.line)}});
       break;
     }
+  // The restart after it was stopped from outside before it showed anything (Facts::cut_short):
+  // it did not show the failure cleared.
+  if (facts.cut_short_stop) {
+    const model::Event& stop = events[*facts.cut_short_stop];
+    v.repeated += (v.repeated.empty() ? "" : "; ") +
+                  base::say(base::Say::VerdictCutShort, {{"where", stop.path + ":" + std::to_string(stop.line)}});
+  }
   // The rank the culprit policy chose (correlate/culprit.cpp) is the verdict's when the root
   // cites it, when the root is a victim's report (a timeout, a lost peer: the culprit is whom
   // they waited for), or when the root is a line of no rank on the culprit's node.

@@ -908,14 +908,15 @@ std::string srun_stopped_after_restart() {
   return s;
 }
 
-// The srun job above with each node's attempt_0 and attempt_1 files, the latter holding `later`.
+// The srun job above with each node's attempt_0 and attempt_1 files, the latter holding `later`
+// (progress prints: the restart trained; none: a restart that did not get as far decides nothing).
 json srun_restart_verdict(const std::string& later) {
   analysis::Inputs in;
   in.texts.emplace_back("slurm-88121.out", srun_stopped_after_restart());
   for (const char* host : {"hn-01", "hn-02", "hn-03"})
     for (int k = 0; k < 2; ++k) {
       const std::string dir = std::string(host) + "/tlogs/j88121_" + host + "/";
-      in.texts.emplace_back(dir + "attempt_0/" + std::to_string(k) + "/stdout.log", "it 3040 | loss 1.61\n");
+      in.texts.emplace_back(dir + "attempt_0/" + std::to_string(k) + "/stdout.log", " iteration 3040/  500000 | lm loss: 1.61\n");
       in.texts.emplace_back(dir + "attempt_1/" + std::to_string(k) + "/stdout.log", later);
     }
   return report_of(std::move(in))["verdict"];
@@ -923,7 +924,7 @@ json srun_restart_verdict(const std::string& later) {
 
 TEST(Culprit, AKillTheRestartGotPastIsNotWhatStoppedTheJob) {
   std::string steps;
-  for (int s = 0; s < 9; ++s) steps += "it " + std::to_string(3100 + s) + " | loss " + std::to_string(1.5 - s * 0.01) + "\n";
+  for (int s = 0; s < 9; ++s) steps += " iteration " + std::to_string(3100 + s) + "/  500000 | lm loss: " + std::to_string(1.5 - s * 0.01) + "\n";
   const json v = srun_restart_verdict(steps);
   EXPECT_EQ(v["category"], "external-termination") << v.dump(1);
 }
@@ -931,6 +932,44 @@ TEST(Culprit, AKillTheRestartGotPastIsNotWhatStoppedTheJob) {
 TEST(Culprit, AKillStillDecidesWhenTheRestartNeverRan) {
   const json v = srun_restart_verdict("");
   EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+}
+
+// Two nodes' --tee output: attempt 0 ended with rank 3's ValueError (its peers lost it), the
+// restart's workers joined (the store barrier), and the scheduler stopped both launchers before
+// the restart printed a step. `restart_steps` more lines of the restart's workers go before the
+// stop, on node 1.
+json stopped_restart_verdict(const std::string& restart_steps) {
+  const std::string launch = "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank NR --master_addr gx-7 --max_restarts 1 --tee 3 fit.py\n";
+  auto joined = [](int local, int rank) {
+    return "[default" + std::to_string(local) + "]:2026-11-30 07:41:" + std::to_string(10 + rank) +
+           ",512 INFO Added key: store_based_barrier_key:1 to store for rank: " + std::to_string(rank) + "\n";
+  };
+  const std::string stop = "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n";
+  analysis::Inputs in;
+  in.texts.emplace_back("gx-7/train.out", with_node_rank(launch, "0") + peer_lost("[default0]:", "10.4.0.9") + launcher_failed(0, 7301) +
+                                              joined(0, 0) + joined(1, 1) + stop);
+  in.texts.emplace_back("gx-9/train.out", with_node_rank(launch, "1") +
+                                              traceback("[default1]:", "ValueError: shard 12 has 511 rows, expected 512") +
+                                              launcher_failed(1, 8402) + joined(0, 2) + joined(1, 3) + restart_steps + stop);
+  return report_of(std::move(in))["verdict"];
+}
+
+// The restart did not show the failure cleared: the attempt before it decides, and the verdict
+// says the restart was stopped from outside.
+TEST(Culprit, ARestartStoppedFromOutsideBeforeItShowedAnythingLeavesTheAttemptBeforeToDecide) {
+  const json v = stopped_restart_verdict("");
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["rank"], 3) << v.dump(1);
+  EXPECT_EQ(v["node"], "gx-9") << v.dump(1);
+  EXPECT_NE(v.value("repeated", "").find("stopped from outside"), std::string::npos) << v.dump(1);
+}
+
+// The restart trained (its steps came after the failure): the stop ended work that ran.
+TEST(Culprit, ARestartThatPrintedStepsBeforeTheStopWasStoppedFromOutside) {
+  std::string steps;
+  for (int k = 0; k < 6; ++k) steps += "[default" + std::to_string(k % 2) + "]:step " + std::to_string(40 + k / 2) + "/900 loss 2.31\n";
+  const json v = stopped_restart_verdict(steps);
+  EXPECT_EQ(v["category"], "external-termination") << v.dump(1);
 }
 
 // Plain output under c10d (no rank known): on one node a process printed no lost-peer traceback,
