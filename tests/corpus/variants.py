@@ -289,8 +289,10 @@ KNOWN_MISSES = {
     ("lab-42003-two-faults", "hosts"),
     ("lab-54038-two-faults", "hosts"),  # a tar.gz per node and a Ray driver's log, as 6034
     # 47008: pod names (zq77-cn21-...): renamed, the port-in-use line's pod is no longer a node the
-    # verdict names (the truth names no node).
+    # verdict names (the truth names no node). 56033: one pod's kubectl --prefix output, the verdict
+    # names the launcher by its pod label (pod/compute02, as lab 53038); renamed, none.
     ("lab-47008-port-busy", "hosts"),
+    ("lab-56033-port-busy", "hosts"),
     # (The journal's one host no longer merges what tells launchers apart: a host before an srun
     # task label, a kubectl pod prefix or a Ray worker's "(.. pid=N, ip=..)" is where the lines
     # were gathered, not the process's.)

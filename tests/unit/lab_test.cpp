@@ -192,6 +192,15 @@ const std::map<std::string, std::string> kKnownMisses = {
                           "its SIGSEGV: the last attempt shows only lost peers and worker-0's exit 1 (named), the failure "
                           "the restarts did not cure is the first attempt's only"},
     {"lab-55013-wrong-port", "c10d, two nodes, one master port each (33837 / 33838): one against one, as 33022; category right"},
+    // The fresh batch of seeds 56001-56040 (39 jobs), drawn at the start of the session of
+    // 2026-12-07 (03:58) and scored before any change: 36/39 categories, 20/24 culprits + 1 tied;
+    // after the session's fixes 39/39, 20/24 + 1 tied. What it still gets wrong:
+    {"lab-56023-sigkill", "c10d, plain launcher output, a SIGKILL of gpu15's local rank 0 in each attempt: category and node "
+                          "right; nothing ties that local rank to a global one (no rendezvous result, no rank printed)"},
+    {"lab-56031-memoryerror", "c10d, --redirects, the last attempt cut short by the time limit: the attempt before decides "
+                              "(MemoryError on node030, local rank 7's file); nothing gives node030's first global rank"},
+    {"lab-56032-two-faults", "SIGSEGV of rank 0, then a SIGKILL of rank 1 2.5 s later, one failure table second: the kill "
+                             "is named as the ending that says more (stronger ending), the crash came first"},
 };
 
 // What each known miss reads today ("category node rank", "-" for none): a known miss whose verdict
@@ -244,6 +253,9 @@ const std::map<std::string, std::string> kKnownMissVerdicts = {
     {"lab-53038-port-busy", "port-in-use pod/node020.hpc.example.edu -"},
     {"lab-55007-sigsegv", "worker-exception bert-ft-776db-worker-0 0"},
     {"lab-55013-wrong-port", "rendezvous-failure - -"},
+    {"lab-56023-sigkill", "worker-signal gpu15 -"},
+    {"lab-56031-memoryerror", "worker-exception node030.ai.example.edu -"},
+    {"lab-56032-two-faults", "worker-signal llm-pretrain-30e85-worker-0 1"},
 };
 
 std::vector<fs::path> lab_cases() {
