@@ -100,22 +100,25 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
     e.set("uuid", std::string(m[3]));
     return true;
   }
-  if (contains(s, "Unable to determine the device handle") && rx(re_nvsmi_handle(), s, m, RE2::UNANCHORED)) {
-    e.kind = model::Kind::NvidiaSmi;
-    e.level = model::Level::Error;
-    e.code = "gpu-unreachable";
-    e.set("bus_id", std::string(m[1]));
-    e.set("reason", std::string(m[2]));
-    return true;
+  if (s.empty()) return false;
+  if (s.front() != '|') {  // a table row starts with its bar; nvidia-smi's failures do not
+    if (contains(s, "Unable to determine the device handle") && rx(re_nvsmi_handle(), s, m, RE2::UNANCHORED)) {
+      e.kind = model::Kind::NvidiaSmi;
+      e.level = model::Level::Error;
+      e.code = "gpu-unreachable";
+      e.set("bus_id", std::string(m[1]));
+      e.set("nvml_error", std::string(m[2]));
+      return true;
+    }
+    if (contains(s, "Failed to initialize NVML") && rx(re_nvml_init(), s, m, RE2::UNANCHORED)) {
+      e.kind = model::Kind::NvidiaSmi;
+      e.level = model::Level::Error;
+      e.code = "nvml-init-failed";
+      e.set("nvml_error", std::string(m[1]));
+      return true;
+    }
+    return false;
   }
-  if (contains(s, "Failed to initialize NVML") && rx(re_nvml_init(), s, m, RE2::UNANCHORED)) {
-    e.kind = model::Kind::NvidiaSmi;
-    e.level = model::Level::Error;
-    e.code = "nvml-init-failed";
-    e.set("reason", std::string(m[1]));
-    return true;
-  }
-  if (s.empty() || s.front() != '|') return false;
   if (contains(s, "NVIDIA-SMI") && rx(re_nvsmi_header(), s, m, RE2::UNANCHORED)) {
     e.kind = model::Kind::NvidiaSmi;
     e.level = model::Level::Info;

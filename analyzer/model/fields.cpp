@@ -80,6 +80,7 @@ constexpr FieldInfo kEventFields[] = {
     {"npu", T::Int, "npu-smi NPU id"},
     {"npu_count", T::Int, "NPUs an npu-smi table lists"},
     {"nranks", T::Int, "ranks in a communicator (NCCL nranks, HCCL rankNum)", true},
+    {"nvml_error", T::Text, "nvidia-smi's failure: the NVML error it names (Unknown Error, GPU is lost, Driver/library version mismatch)"},
     {"max_restarts", T::Int, "torchrun --max_restarts: how many times the launcher starts its workers again"},
     {"numel", T::Int, "elements of a timed-out collective"},
     {"op_index", T::Int, "HCCL Notify Wait: the collective's index"},

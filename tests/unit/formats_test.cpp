@@ -496,13 +496,13 @@ TEST(Smi, NvidiaSmiFailuresAreErrors) {
   EXPECT_EQ(lost.code, "gpu-unreachable");
   EXPECT_EQ(lost.level, model::Level::Error);
   EXPECT_EQ(lost.get_str("bus_id"), "0000:CA:00.0");
-  EXPECT_EQ(lost.get_str("reason"), "GPU is lost.  Reboot the system to recover this GPU");
+  EXPECT_EQ(lost.get_str("nvml_error"), "GPU is lost.  Reboot the system to recover this GPU");
   auto unknown = one("Unable to determine the device handle for GPU00000000:41:00.0: Unknown Error\n");
   EXPECT_EQ(unknown.get_str("bus_id"), "00000000:41:00.0");
-  EXPECT_EQ(unknown.get_str("reason"), "Unknown Error");
+  EXPECT_EQ(unknown.get_str("nvml_error"), "Unknown Error");
   auto nvml = one("Failed to initialize NVML: Driver/library version mismatch\n");
   EXPECT_EQ(nvml.code, "nvml-init-failed");
-  EXPECT_EQ(nvml.get_str("reason"), "Driver/library version mismatch");
+  EXPECT_EQ(nvml.get_str("nvml_error"), "Driver/library version mismatch");
 }
 
 TEST(Kernel, OomKillerAndXid) {
