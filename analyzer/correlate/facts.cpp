@@ -1068,7 +1068,7 @@ void decide_by_attempt_before(Facts& f, const std::vector<model::Event>& events,
   std::optional<EventIndex> stop;
   using Stream = std::tuple<std::string_view, std::string_view, std::string_view>;  // path, node, task
   std::map<Stream, std::int64_t> before;                       // stream -> its latest replaced attempt
-  std::map<std::pair<std::string_view, std::string_view>, std::uint64_t> ended;  // (path, task) -> last replaced line
+  std::map<LauncherStream, std::uint64_t> ended;                // -> its last replaced line
   std::map<std::string_view, std::int64_t> folder_before;      // --log-dir run -> its highest superseded attempt_N
   for (EventIndex i = 0; i < events.size(); ++i) {
     const model::Event& e = events[i];

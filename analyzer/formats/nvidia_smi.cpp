@@ -102,21 +102,19 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
   }
   if (s.empty()) return false;
   if (s.front() != '|') {  // a table row starts with its bar; nvidia-smi's failures do not
+    auto failure = [&](const char* code, std::string_view nvml_error) {
+      e.kind = model::Kind::NvidiaSmi;
+      e.level = model::Level::Error;
+      e.code = code;
+      e.set("nvml_error", std::string(nvml_error));
+      return true;
+    };
     if (contains(s, "Unable to determine the device handle") && rx(re_nvsmi_handle(), s, m, RE2::UNANCHORED)) {
-      e.kind = model::Kind::NvidiaSmi;
-      e.level = model::Level::Error;
-      e.code = "gpu-unreachable";
       e.set("bus_id", std::string(m[1]));
-      e.set("nvml_error", std::string(m[2]));
-      return true;
+      return failure("gpu-unreachable", m[2]);
     }
-    if (contains(s, "Failed to initialize NVML") && rx(re_nvml_init(), s, m, RE2::UNANCHORED)) {
-      e.kind = model::Kind::NvidiaSmi;
-      e.level = model::Level::Error;
-      e.code = "nvml-init-failed";
-      e.set("nvml_error", std::string(m[1]));
-      return true;
-    }
+    if (contains(s, "Failed to initialize NVML") && rx(re_nvml_init(), s, m, RE2::UNANCHORED))
+      return failure("nvml-init-failed", m[1]);
     return false;
   }
   if (contains(s, "NVIDIA-SMI") && rx(re_nvsmi_header(), s, m, RE2::UNANCHORED)) {
