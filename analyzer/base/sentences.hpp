@@ -462,6 +462,7 @@ enum class Say : std::uint16_t {
   WhyDesyncReport,           // {reporter} {rank} {what}
   WhyDesyncReportUnranked,   // {rank} {what}
   WhyFingerprintMismatch,    // {reporters} {reporter} {rank} {what}
+  WhyUntiedSpokeAfter,       // {exception} {node} {alive} {path} {line} {rank} {others}
   CliNotACommand,            // {word} {commands}
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}

@@ -405,11 +405,40 @@ struct Chooser {
     return others;
   }
 
+  // The first line of rank `r`'s own (not its launcher's) that its output has after `tb` in the
+  // same stream, before the next line of that stream's launcher (which notes the failure, or
+  // restarts the workers: a restarted rank's lines are another process's): a kept line of its (by
+  // rank, or by pid on its node), or its last progress print when that line has a time (a logging
+  // record, written as it is made; a bare print may sit in a buffer until its process exits).
+  std::optional<std::uint64_t> spoke_after(const RankRecord& r, const model::Event& tb) const {
+    const std::uint64_t from = std::max(tb.line, tb.end_line);
+    std::uint64_t until = UINT64_MAX;
+    std::optional<std::uint64_t> first;
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      if (e.path != tb.path || e.task != tb.task || e.line <= from || e.line >= until || f.is_replaced(i)) continue;
+      if (e.kind == model::Kind::Torchrun) {
+        until = e.line;
+        continue;
+      }
+      const bool mine = e.rank ? *e.rank == r.rank
+                               : e.pid && e.node == r.node && std::binary_search(r.pids.begin(), r.pids.end(), *e.pid);
+      if (mine && (!first || e.line < *first)) first = e.line;
+    }
+    if (first && *first >= until) first.reset();
+    if (r.progress && r.progress->time.valid && r.progress->path == tb.path && r.progress->line > from && r.progress->line < until &&
+        (!first || r.progress->line < *first))
+      first = r.progress->line;
+    return first;
+  }
+
   // Tied in time: exits with code 1 on the node of an untied traceback of a worker's own, beside
   // endings that may follow another's failure (a crash, often a teardown; a SIGKILL no line says the
   // OOM killer sent). That traceback is one of those exits' (an uncaught exception exits with code
   // 1), and an exception of the program's own follows no peer's death: the culprit is among them.
-  // One such exit is named; several are a tie on that node, said as such.
+  // An uncaught exception ends its process: of those exits, one that still wrote a line of its own
+  // after the traceback did not print it. One such exit is named; several are a tie on that node,
+  // said as such. Exits alone (nothing else in the tie) are narrowed that way only.
   std::optional<Pick> untied_exception(const std::vector<const RankRecord*>& tied, std::vector<const RankRecord*>& among) const {
     if (untied_node.empty() || !untied_traceback) return std::nullopt;
     std::vector<const RankRecord*> exits;
@@ -417,15 +446,38 @@ struct Chooser {
       if (r->node == untied_node && r->ending == Ending::Exited && r->exit_code.value_or(1) == 1) exits.push_back(r);
       else if (oom_killed(*r) || r->ending == Ending::Exception || (r->ending == Ending::Exited && r->exit_code.value_or(1) != 1)) return std::nullopt;
     }
-    if (exits.empty() || exits.size() == tied.size()) return std::nullopt;
+    if (exits.empty()) return std::nullopt;
+    const model::Event& tb = ev[*untied_traceback];
+    std::vector<const RankRecord*> quiet;
+    std::vector<std::int64_t> alive;
+    std::optional<std::uint64_t> spoke;  // the first line of those
+    for (const RankRecord* r : exits) {
+      if (const auto l = spoke_after(*r, tb)) {
+        alive.push_back(r->rank);
+        if (!spoke || *l < *spoke) spoke = l;
+      } else {
+        quiet.push_back(r);
+      }
+    }
+    const bool narrowed = !quiet.empty() && spoke.has_value();
+    if (narrowed) exits = std::move(quiet);
+    if (exits.size() == tied.size()) return std::nullopt;  // no other ending, nothing narrowed
     const std::string others = others_of(tied, exits, true);
     std::vector<std::int64_t> ranks;
     for (const RankRecord* r : exits) ranks.push_back(r->rank);
-    const std::string exception = ev[*untied_traceback].get_str("exception");
-    std::string why = base::say(base::Say::WhyUntiedException, {{"exception", exception},
-                                                                {"node", untied_node},
-                                                                {"ranks", join_ints(ranks)},
-                                                                {"others", others}});
+    const std::string exception = tb.get_str("exception");
+    std::string why = narrowed && exits.size() == 1
+                          ? base::say(base::Say::WhyUntiedSpokeAfter, {{"exception", exception},
+                                                                       {"node", untied_node},
+                                                                       {"alive", join_ints(alive)},
+                                                                       {"path", tb.path},
+                                                                       {"line", std::to_string(spoke.value_or(0))},
+                                                                       {"rank", std::to_string(exits.front()->rank)},
+                                                                       {"others", others}})
+                          : base::say(base::Say::WhyUntiedException, {{"exception", exception},
+                                                                      {"node", untied_node},
+                                                                      {"ranks", join_ints(ranks)},
+                                                                      {"others", others}});
     if (exits.size() == 1) return Pick{exits.front(), CulpritBasis::StrongerEnding, std::move(why), {*untied_traceback}};
     among = std::move(exits);
     return Pick{nullptr, CulpritBasis::StrongerEnding, std::move(why), {}};

@@ -223,6 +223,36 @@ TEST(Culprit, AnUntiedTracebackIsOneOfItsNodesExitsNotTheCrashBesideThem) {
   EXPECT_EQ(one["rank"], 0) << one.dump(1);
 }
 
+// Plain output of one node, every process exited with code 1 in the same second: one untied
+// IndexError traceback, the rest lost-peer tracebacks. An uncaught exception ends its process, so
+// the ranks whose own lines (NCCL's, by pid) the stream still has after that traceback did not print
+// it: the one left is named, with the line that showed the others alive. Lines after the launcher's
+// failure table (another attempt, a teardown) say nothing of who printed it: then it is a tie.
+TEST(Culprit, ARankThatStillWroteAfterAnUntiedTracebackDidNotPrintIt) {
+  auto job = [](bool after_table) {
+    const std::string alive = "h100-n4:7312:7312 [1] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>\n"
+                              "h100-n4:7313:7313 [2] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>\n";
+    std::string log = "+ torchrun --nnodes 1 --nproc_per_node 3 --max_restarts 0 sft.py\n" +
+                      traceback("", "IndexError: list index out of range") + (after_table ? "" : alive) + peer_lost("", "127.0.0.1") +
+                      peer_lost("", "127.0.0.1") +
+                      failure_table("h100-n4", {{0, 0, 1, 7311, "2026-11-20_08:01:44"},
+                                                {1, 1, 1, 7312, "2026-11-20_08:01:44"},
+                                                {2, 2, 1, 7313, "2026-11-20_08:01:44"}}) +
+                      (after_table ? alive : "");
+    analysis::Inputs in;
+    in.texts.emplace_back("h100-n4/console.log", log);
+    return report_of(std::move(in))["verdict"];
+  };
+  const json named = job(false);
+  EXPECT_EQ(named["category"], "worker-exception") << named.dump(1);
+  EXPECT_EQ(named["rank"], 0) << named.dump(1);
+  EXPECT_NE(named["why"].dump().find("still wrote to h100-n4/console.log after it (line"), std::string::npos) << named.dump(1);
+  const json tie = job(true);
+  EXPECT_EQ(tie["category"], "worker-exception") << tie.dump(1);
+  EXPECT_TRUE(tie["rank"].is_null()) << tie.dump(1);
+  EXPECT_EQ(tie["ranks_tied"], json::parse("[0, 1, 2]")) << tie.dump(1);
+}
+
 // Two ranks of one node tie in the first second (an untied KeyError traceback among them); a rank
 // of another node crashed a second later. The tie is the verdict (its node, its ranks): the later
 // crash, which the rule pack would rank as the stronger root, is passed over as it is beside a
