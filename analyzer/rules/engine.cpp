@@ -862,7 +862,8 @@ void mark_survived(const std::vector<model::Event>& events, const correlate::Fac
 // of the same instant).
 // Also "after": a failure of a worker's own (not a report of waiting or of a lost peer) in a stream
 // (a file, or one srun task's or pod's lines in it) that no stop reached: the stop reaches every
-// launcher still running, so that one had ended on its own before it.
+// launcher still running, so that one had ended on its own before it. And a timeout reported by a
+// worker the stopped launcher then signalled (waited_before_stop).
 void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
   auto before = [&](correlate::EventIndex x, correlate::EventIndex y) {
     const model::Event& ex = events[x];
@@ -881,11 +882,40 @@ void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
     return o.rule->reports.empty() && !o.rule->defers_to_culprit && !o.earlier_attempt &&
            stopped.count({events[i].path, events[i].task}) == 0;
   };
+  // The workers a stopped launcher then signalled ("Sending process P closing signal", after its
+  // death signal in the same stream), by node and pid. A timeout that one of them reported came
+  // before the stop: a worker stopped from outside is gone (SIGTERM ends a Python process), and a
+  // timeout is the end of a wait of seconds to minutes, not what a stop leads to.
+  std::set<std::pair<std::string_view, std::int64_t>> reached;
+  {
+    std::map<Stream, std::uint64_t> stop_line;  // the stream's first stop
+    for (const Finding& s : a.findings)
+      if (s.rule->stop_phase)
+        for (auto i : s.events) {
+          auto [it, fresh] = stop_line.emplace(Stream{events[i].path, events[i].task}, events[i].line);
+          if (!fresh) it->second = std::min(it->second, events[i].line);
+        }
+    if (!stop_line.empty())
+      for (const model::Event& e : events) {
+        if (e.code != "closing-signal") continue;
+        const auto at = stop_line.find({e.path, e.task});
+        if (at == stop_line.end() || e.line < at->second) continue;
+        if (const auto pid = e.get_int("target_pid")) reached.emplace(e.node, *pid);
+      }
+  }
+  auto waited_before_stop = [&](const Finding& o, correlate::EventIndex i) {
+    const model::Event& e = events[i];
+    if (o.rule->reports != "timeout" || o.earlier_attempt || !e.pid) return false;
+    if (reached.count({e.node, *e.pid}) != 0) return true;
+    if (!e.node.empty()) return false;
+    // A line that names no node (a driver's forwarded worker output): its pid on any node.
+    return std::any_of(reached.begin(), reached.end(), [&](const auto& r) { return r.second == *e.pid; });
+  };
   for (Finding& s : a.findings) {
     if (!s.rule->stop_phase || s.events.empty()) continue;
     for (const Finding& o : a.findings) {
       if (&o == &s || o.rule->stop_phase || o.survived || o.rule->role == Role::Warning || o.rule->severity_rank() < 2) continue;
-      if (std::any_of(o.events.begin(), o.events.end(), [&](auto i) { return before(i, s.events.front()) || ended_unstopped(o, i); })) {
+      if (std::any_of(o.events.begin(), o.events.end(), [&](auto i) { return before(i, s.events.front()) || ended_unstopped(o, i) || waited_before_stop(o, i); })) {
         s.late_stop = true;
         break;
       }

@@ -984,6 +984,39 @@ json stopped_restart_verdict(const std::string& restart_steps) {
   return report_of(std::move(in))["verdict"];
 }
 
+// Ray Train over torchrun with --redirects: the launchers' own lines per node, the workers' output
+// forwarded by Ray's driver (pid and ip, no host), nothing dated. Rank 0 timed out waiting for rank
+// 1, which printed nothing more, and then the time limit stopped both launchers, which signalled
+// their workers. The timeout came from a worker the stop then signalled, so it came first: the
+// stop is how the hang ended, and rank 1 is the one waited for. (Had the stop come first, the
+// worker would have been gone, and its peers would have lost it rather than waited.)
+TEST(Culprit, AHangThatTheTimeLimitEndedIsTheHangNotTheStop) {
+  auto launcher = [](int pid) {
+    return "+ torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint tp-01:29611 --redirects 3 fit.py\n"
+           "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n"
+           "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process " + std::to_string(pid) + " closing signal SIGTERM\n";
+  };
+  auto ray = [](int pid, const std::string& ip) { return "(RayTrainWorker pid=" + std::to_string(pid) + ", ip=" + ip + ") "; };
+  auto job = [&](bool timed_out) {
+    std::string driver = ray(4488, "10.9.0.11") + "rank 0/2 (local 0) on tp-01: process group ready\n" + ray(5571, "10.9.0.12") +
+                         "rank 1/2 (local 0) on tp-02: process group ready\n";
+    if (timed_out)
+      driver += traceback(ray(4488, "10.9.0.11"),
+                          "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 1800000ms for send operation to complete");
+    analysis::Inputs in;
+    in.texts.emplace_back("job/tp-01/launcher.log", launcher(4488));
+    in.texts.emplace_back("job/tp-02/launcher.log", launcher(5571));
+    in.texts.emplace_back("job/job-driver-raysubmit_Qm2.log", driver);
+    return report_of(std::move(in))["verdict"];
+  };
+  const json hang = job(true);
+  EXPECT_EQ(hang["category"], "collective-timeout") << hang.dump(1);
+  EXPECT_EQ(hang["rank"], 1) << hang.dump(1);
+  EXPECT_EQ(hang["node"], "tp-02") << hang.dump(1);
+  const json stop = job(false);
+  EXPECT_EQ(stop["category"], "external-termination") << stop.dump(1);
+}
+
 // The restart did not show the failure cleared: the attempt before it decides, and the verdict
 // says the restart was stopped from outside.
 TEST(Culprit, ARestartStoppedFromOutsideBeforeItShowedAnythingLeavesTheAttemptBeforeToDecide) {
