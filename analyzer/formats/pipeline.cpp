@@ -828,6 +828,32 @@ struct SourceParser::Impl {
     return skip_plain(line, rest, p, look);
   }
 
+  // A logger's record at INFO or DEBUG under a time the prefixes held ("TIME INFO msg", DeepSpeed's
+  // "[TIME] [INFO] [file.py:96:fn] msg", "TIME | INFO | msg"), whose level is its only family marker
+  // and which holds no gate literal: the python-logging family would read an informational line
+  // that nothing keeps, whose progress is all it gives. Read as a plain line (its progress noted,
+  // dated by the prefix's time). A logger's line with no time of its own ("INFO:torch.distributed
+  // ...", torchrun's) is parsed as before.
+  bool quiet_logging(std::string_view rest, const Prefix& p) const {
+    if (p.time.empty() && p.month_day_time.empty()) return false;
+    std::size_t k = 0;
+    if (k < rest.size() && (rest[k] == '|' || rest[k] == '-')) k = rest.find_first_not_of(' ', k + 1);
+    if (k == std::string_view::npos || k >= rest.size()) return false;
+    const bool bracket = rest[k] == '[';
+    if (bracket) ++k;
+    std::size_t n = 0;
+    if (rest.compare(k, 4, "INFO") == 0) n = 4;
+    else if (rest.compare(k, 5, "DEBUG") == 0) n = 5;
+    else return false;
+    k += n;
+    if (bracket) {
+      if (k >= rest.size() || rest[k] != ']') return false;
+      ++k;
+    }
+    if (k < rest.size() && rest[k] != ' ' && rest[k] != ':' && rest[k] != '|') return false;
+    return !options.gate->marked(rest.substr(k));  // no other family's marker after the level
+  }
+
   // A line with no marker (Family::markers), no record glued inside and no trigger for scan_message
   // (the gate found no literal): read by a family without markers, else a "line" event that no rule
   // matches, counted and skipped. Its progress is noted, dated by its prefixes' time.
@@ -836,7 +862,7 @@ struct SourceParser::Impl {
     // srun's task, a journal header before an empty line): left to the full path, which emits neither.
     if (options.gate->open(model::Kind::Line) || blank_after_prefixes(rest, p)) return false;
     if (!rest.empty() && rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
-    if ((look == Gate::Look::Marked && options.gate->marked(rest)) || may_be_glued(rest)) return false;
+    if ((look == Gate::Look::Marked && !quiet_logging(rest, p) && options.gate->marked(rest)) || may_be_glued(rest)) return false;
     if (unmarked_family_may_read(rest)) {
       // Of the families, only those without markers may read it. The full path (feed_parsed) would
       // try the same ones, in the same order, first: no block opens on a line without a gate literal.

@@ -347,5 +347,40 @@ TEST(Gate, ProgressPrintsOfAnyShapeAreSkippedWithTheirSteps) {
   EXPECT_TRUE(stepped);
 }
 
+// A logger's record at INFO under its own time, with no gate literal and no other family's marker,
+// is read as a plain line (its progress noted), whatever the format puts around the level; the
+// same record at WARNING, or a logger's line with no time of its own (torchrun's "INFO:torch..."),
+// is parsed as before.
+TEST(Gate, DatedLoggingRecordsAtInfoAreReadAsPlainLines) {
+  const std::vector<std::string> quiet = {
+      "2026-03-04T11:22:33 INFO     [trainer.loop] step 4170: loss=2.9871, ppl=19.8",
+      "[2026-03-04 11:22:33,551] [INFO] [trainer.py:812:train] epoch 2 step 4170 loss 2.9871",
+      "2026-03-04 11:22:33.551 | INFO     | __main__:train:88 - step 4170 loss 2.98",
+      "2026-03-04 11:22:33,551 DEBUG step 4170 grad norm 0.81",
+  };
+  const std::vector<std::string> parsed_too = {
+      "2026-03-04T11:22:34 WARNING  [trainer.loop] step 4171: loss spike 9.1",
+      "INFO:torch.distributed.elastic.agent.server.api:[default] Starting worker group",
+  };
+  std::string text;
+  for (const std::string& line : quiet) text += "[rank11]:" + line + "\n";
+  for (const std::string& line : parsed_too) text += line + "\n";
+  formats::ParseOptions opt;
+  opt.all_lines = true;
+  opt.gate = rule_pack().gate.get();
+  opt.known = [](const model::Event&) { return true; };
+  ingest::Source src{"w-18/logs/train.log", "w-18"};
+  ingest::MemoryReader mem(text);
+  std::vector<std::string> parsed;
+  const auto counts = formats::parse_stream(mem, src, opt, lines::LineReader::kDefaultMaxLine,
+                                            [&](model::Event&& e) { parsed.push_back(e.text); });
+  EXPECT_EQ(counts.skipped_plain, quiet.size());
+  ASSERT_EQ(parsed.size(), parsed_too.size());
+  for (std::size_t k = 0; k < parsed.size(); ++k) EXPECT_EQ(parsed[k], parsed_too[k]);
+  bool stepped = false;
+  for (const model::Sighting& s : counts.sightings) stepped = stepped || (s.step == 4170 && s.rank == 11);
+  EXPECT_TRUE(stepped);
+}
+
 }  // namespace
 }  // namespace dtriage::test
