@@ -832,8 +832,8 @@ struct SourceParser::Impl {
   // "[TIME] [INFO] [file.py:96:fn] msg", "TIME | INFO | msg"), whose level is its only family marker
   // and which holds no gate literal: the python-logging family would read an informational line
   // that nothing keeps, whose progress is all it gives. Read as a plain line (its progress noted,
-  // dated by the prefix's time). A logger's line with no time of its own ("INFO:torch.distributed
-  // ...", torchrun's) is parsed as before.
+  // dated by the prefix's time). A logger's line with no time of its own, or in python's default
+  // "INFO:name:msg" shape ("INFO:torch.distributed...", torchrun's), is parsed as before.
   bool quiet_logging(std::string_view rest, const Prefix& p) const {
     if (p.time.empty() && p.month_day_time.empty()) return false;
     std::size_t k = 0;
@@ -850,7 +850,9 @@ struct SourceParser::Impl {
       if (k >= rest.size() || rest[k] != ']') return false;
       ++k;
     }
-    if (k < rest.size() && rest[k] != ' ' && rest[k] != ':' && rest[k] != '|') return false;
+    // "INFO:name:msg" (python's default format, torchrun's own lines) is not taken, whatever prefix
+    // dates it (a journal's, kubectl's): the launcher's lines are read whole.
+    if (k < rest.size() && rest[k] != ' ' && rest[k] != '|') return false;
     return !options.gate->marked(rest.substr(k));  // no other family's marker after the level
   }
 
