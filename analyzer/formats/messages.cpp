@@ -24,7 +24,7 @@ DT_RE(re_nccl_work,
 // What every rank's heartbeat monitor says when one rank's watchdog timed out (PyTorch 2.3+, the
 // flight recorder's dump signal), and the periodic status line: how far this rank got.
 DT_RE(re_nccl_status, R"((?i:last enqueued NCCL work): (-?\d+), last completed NCCL work: (-?\d+))")
-DT_RE(re_rank_bracket, R"(\[(?:PG ([^\]]*?) )?Rank (\d+)\])")
+DT_RE(re_rank_bracket, R"(\[(?:PG ([^\]]*?) )?(?:Rank|rank|RANK):? ?(\d+)\])")
 DT_RE(re_errno, R"(errno: (\d+) - ([^)]+)\))")
 DT_RE(re_bind_port, R"(failed to (?:bind|listen) (?:to|on) (\S+?):(\d+)\b)")
 DT_RE(re_client_timeout,
@@ -212,7 +212,10 @@ const std::vector<MessageFact>& table() {
          set_int(s.e, "last_completed", s.m[2]);
          s.code(contains(s.msg, "dump signal") ? "watchdog-dump" : "watchdog-status");
        }},
-      {{"[Rank ", "[PG "}, re_rank_bracket,  // "[Rank 3]", "[PG 0 (default_pg) Rank 3]", "[PG ID 1 PG GUID 1 Rank 3]"
+      // The writer's rank in its own words: ProcessGroupNCCL's "[Rank 3]", "[PG 0 (default_pg) Rank 3]",
+      // "[PG ID 1 PG GUID 1 Rank 3]"; DeepSpeed's log_dist "[Rank 0] step=..."; Lightning's
+      // rank_prefixed_message "[rank: 1] ..."; a logging format's "[rank 3]" / "[RANK 3]".
+      {{"[Rank ", "[PG ", "[rank ", "[rank:", "[RANK "}, re_rank_bracket,
        [](Scan& s) {
          if (!s.e.rank) s.e.rank = int_of(s.m[2]);
          if (!s.m[1].empty()) s.e.set("pg", std::string(s.m[1]));  // sequence numbers count per process group

@@ -322,6 +322,10 @@ KNOWN_MISSES = {
     # another node; the constant time puts both in one instant and the words are taken.
     ("lab-51004-two-faults", "docker-json"),
     ("lab-51004-two-faults", "kubectl"),
+    # 19031 (a known miss: rank 6's dated exit-3 line beats rank 0's row-timed ValueError): under
+    # one constant collector time the two are in one instant and rank 0 is named, as the truth.
+    ("lab-19031-two-faults", "docker-json"),
+    ("lab-19031-two-faults", "kubectl"),
     # 57025: rank 5's NCCL line after rank 6's untied ValueError ties to rank 5 only through the
     # failure table's pid; "numbers" shifts NCCL's pids alone, so the tie of ranks 5 and 6 is back.
     ("lab-57025-exception", "numbers"),

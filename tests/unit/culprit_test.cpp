@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,24 @@ TEST(Culprit, ARankThatStillWroteAfterAnUntiedTracebackDidNotPrintIt) {
   EXPECT_EQ(tie["category"], "worker-exception") << tie.dump(1);
   EXPECT_TRUE(tie["rank"].is_null()) << tie.dump(1);
   EXPECT_EQ(tie["ranks_tied"], json::parse("[0, 1, 2]")) << tie.dump(1);
+}
+
+// A rank the writer states in brackets in its own message, in a stream several ranks share with no
+// launcher prefix: DeepSpeed's log_dist "[Rank 0]", Lightning's rank_prefixed_message "[rank: 3]",
+// a logging format's "[rank 12]" / "[RANK 7]". Each one's progress is its own rank's.
+TEST(Culprit, TheWritersRankInBracketsOwnsItsProgress) {
+  analysis::Inputs in;
+  in.texts.emplace_back("n4/train.log",
+                        "[2026-02-11 08:14:02,117] [INFO] [logging.py:128:log_dist] [Rank 0] step=1200, skipped=0, lr=[3e-05]\n"
+                        "[rank: 3] step 1300/9000 loss 2.1\n"
+                        "2026-02-11 08:14:03,410 INFO [rank 12] step 1400/9000 loss 2.1\n"
+                        "2026-02-11 08:14:03,992 INFO [RANK 7] step 1500/9000 loss 2.4\n");
+  const json report = report_of(std::move(in));
+  std::map<std::int64_t, std::int64_t> steps;
+  for (const json& r : report["ranks"])
+    if (r.contains("last_step") && r["last_step"].is_object()) steps[r["rank"].get<std::int64_t>()] = r["last_step"]["step"].get<std::int64_t>();
+  const std::map<std::int64_t, std::int64_t> want = {{0, 1200}, {3, 1300}, {7, 1500}, {12, 1400}};
+  EXPECT_EQ(steps, want) << report["ranks"].dump(1);
 }
 
 // Two ranks of one node tie in the first second (an untied KeyError traceback among them); a rank
