@@ -288,6 +288,7 @@ KNOWN_MISSES = {
     ("lab-38012-hang", "hosts"),
     ("lab-42003-two-faults", "hosts"),
     ("lab-54038-two-faults", "hosts"),  # a tar.gz per node and a Ray driver's log, as 6034
+    ("lab-58013-exit", "hosts"),  # the same
     # 47008: pod names (zq77-cn21-...): renamed, the port-in-use line's pod is no longer a node the
     # verdict names (the truth names no node). 56033: one pod's kubectl --prefix output, the verdict
     # names the launcher by its pod label (pod/compute02, as lab 53038); renamed, none.
