@@ -874,10 +874,13 @@ void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
     return ex.path == ey.path && ex.line < ey.line;
   };
   using Stream = std::pair<std::string_view, std::string_view>;  // path, task
-  std::set<Stream> stopped;
+  std::map<Stream, std::uint64_t> stopped;  // each stream a stop reached -> the line of its first stop
   for (const Finding& s : a.findings)
     if (s.rule->stop_phase)
-      for (auto i : s.events) stopped.emplace(events[i].path, events[i].task);
+      for (auto i : s.events) {
+        auto [it, fresh] = stopped.emplace(Stream{events[i].path, events[i].task}, events[i].line);
+        if (!fresh) it->second = std::min(it->second, events[i].line);
+      }
   auto ended_unstopped = [&](const Finding& o, correlate::EventIndex i) {
     return o.rule->reports.empty() && !o.rule->defers_to_culprit && !o.earlier_attempt &&
            stopped.count({events[i].path, events[i].task}) == 0;
@@ -887,22 +890,13 @@ void mark_late_stops(const std::vector<model::Event>& events, Analysis& a) {
   // before the stop: a worker stopped from outside is gone (SIGTERM ends a Python process), and a
   // timeout is the end of a wait of seconds to minutes, not what a stop leads to.
   std::set<std::pair<std::string_view, std::int64_t>> reached;
-  {
-    std::map<Stream, std::uint64_t> stop_line;  // the stream's first stop
-    for (const Finding& s : a.findings)
-      if (s.rule->stop_phase)
-        for (auto i : s.events) {
-          auto [it, fresh] = stop_line.emplace(Stream{events[i].path, events[i].task}, events[i].line);
-          if (!fresh) it->second = std::min(it->second, events[i].line);
-        }
-    if (!stop_line.empty())
-      for (const model::Event& e : events) {
-        if (e.code != "closing-signal") continue;
-        const auto at = stop_line.find({e.path, e.task});
-        if (at == stop_line.end() || e.line < at->second) continue;
-        if (const auto pid = e.get_int("target_pid")) reached.emplace(e.node, *pid);
-      }
-  }
+  if (!stopped.empty())
+    for (const model::Event& e : events) {
+      if (e.code != "closing-signal") continue;
+      const auto at = stopped.find({e.path, e.task});
+      if (at == stopped.end() || e.line < at->second) continue;
+      if (const auto pid = e.get_int("target_pid")) reached.emplace(e.node, *pid);
+    }
   auto waited_before_stop = [&](const Finding& o, correlate::EventIndex i) {
     const model::Event& e = events[i];
     if (o.rule->reports != "timeout" || o.earlier_attempt || !e.pid) return false;

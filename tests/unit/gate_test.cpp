@@ -309,6 +309,19 @@ TEST(Gate, PresetJobsKeepTheirVerdict) {
 namespace dtriage::test {
 namespace {
 
+// `text` as NODE/logs/train.log through the rule pack's gate, every line kept: the counts, and in
+// `parsed` the lines a parser read.
+formats::ParseCounts gated(const std::string& text, const std::string& node, std::vector<std::string>& parsed) {
+  formats::ParseOptions opt;
+  opt.all_lines = true;
+  opt.gate = rule_pack().gate.get();
+  opt.known = [](const model::Event&) { return true; };
+  ingest::Source src{node + "/logs/train.log", node};
+  ingest::MemoryReader mem(text);
+  return formats::parse_stream(mem, src, opt, lines::LineReader::kDefaultMaxLine,
+                               [&](model::Event&& e) { parsed.push_back(e.text); });
+}
+
 // Progress prints of every framework, behind every launcher's prefix, are counted and skipped, not
 // parsed, and still give each rank its last step. A tqdm bar that its prefix peel takes whole
 // (nothing after the bar) was once sent to the full parse: a third of the progress preset.
@@ -330,15 +343,8 @@ TEST(Gate, ProgressPrintsOfAnyShapeAreSkippedWithTheirSteps) {
       text += pre + line + "\n";
       ++n;
     }
-  formats::ParseOptions opt;
-  opt.all_lines = true;
-  opt.gate = rule_pack().gate.get();
-  opt.known = [](const model::Event&) { return true; };
-  ingest::Source src{"w-17/logs/train.log", "w-17"};
-  ingest::MemoryReader mem(text);
   std::vector<std::string> parsed;
-  const auto counts = formats::parse_stream(mem, src, opt, lines::LineReader::kDefaultMaxLine,
-                                            [&](model::Event&& e) { parsed.push_back(e.text); });
+  const auto counts = gated(text, "w-17", parsed);
   EXPECT_EQ(counts.lines, n);
   EXPECT_EQ(counts.skipped_plain, n);
   for (const std::string& t : parsed) ADD_FAILURE() << "parsed, not skipped: " << t;
@@ -365,15 +371,8 @@ TEST(Gate, DatedLoggingRecordsAtInfoAreReadAsPlainLines) {
   std::string text;
   for (const std::string& line : quiet) text += "[rank11]:" + line + "\n";
   for (const std::string& line : parsed_too) text += line + "\n";
-  formats::ParseOptions opt;
-  opt.all_lines = true;
-  opt.gate = rule_pack().gate.get();
-  opt.known = [](const model::Event&) { return true; };
-  ingest::Source src{"w-18/logs/train.log", "w-18"};
-  ingest::MemoryReader mem(text);
   std::vector<std::string> parsed;
-  const auto counts = formats::parse_stream(mem, src, opt, lines::LineReader::kDefaultMaxLine,
-                                            [&](model::Event&& e) { parsed.push_back(e.text); });
+  const auto counts = gated(text, "w-18", parsed);
   EXPECT_EQ(counts.skipped_plain, quiet.size());
   ASSERT_EQ(parsed.size(), parsed_too.size());
   for (std::size_t k = 0; k < parsed.size(); ++k) EXPECT_EQ(parsed[k], parsed_too[k]);
