@@ -87,6 +87,8 @@ int strength(const RankRecord& r) {
 // A kill the kernel log gives to the OOM killer: a failure of its own that says more than an
 // exception. Any other SIGKILL may have followed another rank's failure (srun stopping a failed
 // step's tasks, a scheduler's cancel, a launcher's escalation after its SIGTERM).
+bool is_crash(std::string_view signal) { return signal == "SIGSEGV" || signal == "SIGBUS" || signal == "SIGFPE" || signal == "SIGILL"; }
+
 bool oom_killed(const RankRecord& r) { return r.ending == Ending::Signal && r.sent_by == "oom-killer"; }
 
 struct Chooser {
@@ -97,6 +99,9 @@ struct Chooser {
   // rank (none of any other node, no rank's own exception known), and that traceback.
   std::string untied_node;
   std::optional<EventIndex> untied_traceback;
+  // Nodes with more timeout or lost-peer reports that no line ties to a rank than ranks that only
+  // exited with code 1: a rank that ended otherwise (a crash while it tore down) reported too.
+  std::set<std::string> over_reported;
 
 
   // Ranks tied in time, each with a line of its own failure (its own words, its traceback) or its
@@ -342,7 +347,7 @@ struct Chooser {
   // Exits with code 1 on nodes whose timeout / lost-peer reports name no rank, when they are no more
   // than those reports: each is taken as a reporter's exit, not a failure of its own. A report with a local
   // rank (its per-rank file, its [defaultN]: prefix) is that rank's, not one of these.
-  std::set<std::int64_t> plain_victims(std::vector<std::string>& why) const {
+  std::set<std::int64_t> plain_victims(std::vector<std::string>& why) {
     std::map<std::string, std::size_t> unranked;  // node -> reports no rank is known for
     for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
       if (reports[i] != 0 && !ev[i].rank && !ev[i].local_rank && !f.is_replaced(i)) unranked[ev[i].node] += interleaved(ev[i]);
@@ -351,6 +356,8 @@ struct Chooser {
     // a reporter's exit.
     for (const RankRecord& r : f.rank_table)
       if (r.ending == Ending::Exited && r.exit_code.value_or(1) == 1) exits[r.node].push_back(r.rank);
+    for (const auto& [node, n] : unranked)
+      if (const auto it = exits.find(node); n > (it == exits.end() ? 0 : it->second.size())) over_reported.insert(node);
     std::set<std::int64_t> out;
     for (const auto& [node, ranks] : exits) {
       const auto it = unranked.find(node);
@@ -552,7 +559,7 @@ struct Chooser {
   // One traceback among endings without one (the rank that said why it failed); among exit codes
   // alone, the one code that differs from the others' (3 among 1s), not beside a kill. Neither
   // beside the OOM killer's kill, which says more.
-  static std::optional<Pick> said_why(const std::vector<const RankRecord*>& tied) {
+  std::optional<Pick> said_why(const std::vector<const RankRecord*>& tied) const {
     std::vector<const RankRecord*> exc, exits;
     for (const RankRecord* r : tied) {
       if (r->ending == Ending::Exception) exc.push_back(r);
@@ -562,6 +569,16 @@ struct Chooser {
     // own (not a timeout, not a lost peer) came first: it cannot follow a peer's death.
     if (std::any_of(tied.begin(), tied.end(), [](const RankRecord* r) { return oom_killed(*r); })) return std::nullopt;
     const bool beside_kill = std::any_of(tied.begin(), tied.end(), [](const RankRecord* r) { return strength(*r) > 3; });
+    // A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL) is the process's own fault as an exception is: no
+    // peer's loss raises it, where the kill may have followed. (Not SIGABRT: a watchdog's abort
+    // after a timeout ends that way. Not a crash on a node where it reported a lost peer first, as
+    // a rank whose report is its own does, read then as a victim: a crash while tearing down.)
+    if (exc.empty() && beside_kill) {
+      std::vector<const RankRecord*> crashed;
+      for (const RankRecord* r : tied)
+        if (r->ending == Ending::Signal && is_crash(r->signal) && over_reported.count(r->node) == 0) crashed.push_back(r);
+      if (crashed.size() == 1) exc = std::move(crashed);
+    }
     if (exc.size() == 1)
       return Pick{exc.front(), CulpritBasis::StrongerEnding,
                   base::say(beside_kill ? base::Say::WhyOwnBeforeKill : base::Say::WhyStronger, {{"rank", std::to_string(exc.front()->rank)},
@@ -617,11 +634,21 @@ struct Chooser {
     for (EventIndex i = 0; i < ev.size(); ++i)
       if (ev[i].code == "failure-row" && ev[i].rank && !f.is_replaced(i) && row_time.count(*ev[i].rank) == 0)
         if (const auto t = second_of(ev[i])) row_time[*ev[i].rank] = t;
+    // A traceback of a worker's own that no line ties to a rank was raised by one of its node's
+    // ranks that exited 1: each of them may have failed as early as it was printed (they tie then,
+    // for the traceback's reading to settle).
+    const std::optional<std::int64_t> untied_at =
+        !untied_node.empty() && untied_traceback ? second_of(ev[*untied_traceback]) : std::nullopt;
     auto at = [&](const RankRecord* r) -> std::optional<std::int64_t> {
-      if (!r->own_failure) return std::nullopt;
-      if (ev[*r->own_failure].code == "worker-failed")
-        if (const auto t = row_time.find(r->rank); t != row_time.end()) return t->second;
-      return second_of(ev[*r->own_failure]);
+      std::optional<std::int64_t> t;
+      if (r->own_failure) {
+        t = second_of(ev[*r->own_failure]);
+        if (ev[*r->own_failure].code == "worker-failed")
+          if (const auto row = row_time.find(r->rank); row != row_time.end()) t = row->second;
+      }
+      if (untied_at && r->node == untied_node && r->ending == Ending::Exited && r->exit_code.value_or(1) == 1 && (!t || *untied_at < *t))
+        t = untied_at;
+      return t;
     };
     std::stable_sort(cand.begin(), cand.end(), [&](const RankRecord* a, const RankRecord* b) {
       const auto ta = at(a), tb = at(b);
@@ -1168,7 +1195,7 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
   f.culprit_tie.clear();
   f.culprit_tie_why.clear();
   f.culprit_tie_passed.clear();
-  Chooser c{f, events, reports, {}, {}};
+  Chooser c{f, events, reports, {}, {}, {}};
   std::vector<std::string> notes;
   const std::set<std::int64_t> plain = c.plain_victims(notes);
   // They reported, though no line ties their report to them: not among the ranks that never did.

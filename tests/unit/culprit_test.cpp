@@ -294,6 +294,77 @@ TEST(Culprit, ALaterCrashIsPassedOverForATieThatCameFirst) {
   EXPECT_EQ(v["ranks_tied"], json::parse("[0, 1]")) << v.dump(1);
 }
 
+// Two nodes, each launcher's rows in one second (its monitor interval hides which came first): a
+// SIGKILL of no known sender on one, a crash on the other, the rest lost a peer. A crash is a fault
+// of the process itself; the kill may have followed (a scheduler, srun, a cgroup): the crash's rank
+// is named, the kill kept as the other failure. A SIGABRT is not such a crash (a watchdog aborts
+// after a timeout): beside it the kill stays the stronger ending. Nor is a crash on a node whose
+// lost-peer reports (plain output, no rank on them) outnumber its exits with code 1: the crashing
+// rank reported a lost peer too, and crashed tearing down.
+TEST(Culprit, ACrashBesideAKillOfNoKnownSenderInOneSecondCameFirst) {
+  auto job = [](int code, const std::string& signal, bool teardown = false) {
+    const std::string t = "2026-03-14_22:05:51";
+    std::string a = "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr gn-112 --master_port 23456 sft.py\n" +
+                    peer_lost("", "10.4.0.12") +
+                    failure_table("gn-112", {{0, 0, 1, 40410, t}, {1, 1, -9, 40411, t, "Signal 9 (SIGKILL) received by PID 40411"}});
+    std::string b = "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 1 --master_addr gn-112 --master_port 23456 sft.py\n" +
+                    peer_lost("", "10.4.0.11") + peer_lost("", "10.4.0.11") + (teardown ? peer_lost("", "10.4.0.11") : "") +
+                    failure_table("gn-113", {{2, 0, 1, 51720, t},
+                                             {3, 1, code, 51721, t, "Signal " + std::to_string(-code) + " (" + signal + ") received by PID 51721"},
+                                             {4, 2, 1, 51722, t}});
+    analysis::Inputs in;
+    in.texts.emplace_back("logs/gn-112.out", a);
+    in.texts.emplace_back("logs/gn-113.out", b);
+    return report_of(std::move(in))["verdict"];
+  };
+  for (const auto& [code, signal] : std::vector<std::pair<int, std::string>>{{-11, "SIGSEGV"}, {-7, "SIGBUS"}}) {
+    const json v = job(code, signal);
+    EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+    EXPECT_EQ(v["node"], "gn-113") << v.dump(1);
+    EXPECT_EQ(v["rank"], 3) << v.dump(1);
+    EXPECT_NE(v["why"].dump().find("no peer's loss causes"), std::string::npos) << v.dump(1);
+  }
+  const json abort = job(-6, "SIGABRT");
+  EXPECT_EQ(abort["rank"], 1) << abort.dump(1);
+  EXPECT_EQ(abort["node"], "gn-112") << abort.dump(1);
+  const json teardown = job(-11, "SIGSEGV", true);
+  EXPECT_EQ(teardown["rank"], 1) << teardown.dump(1);
+  EXPECT_EQ(teardown["node"], "gn-112") << teardown.dump(1);
+}
+
+// A worker's own traceback that no line ties to a rank (plain output, one node's only), dated by its
+// collector (docker's json-file), was raised by one of that node's ranks that exited 1: they may
+// have failed as early as it was printed. Another node's rank whose launcher saw it exit with
+// code 3 three seconds later is not first.
+TEST(Culprit, AnUntiedTracebackDatesTheExitsOfItsNode) {
+  auto docker = [](const std::string& text, const std::string& time) {
+    std::string out;
+    std::size_t from = 0;
+    while (from < text.size()) {
+      const std::size_t nl = text.find('\n', from);
+      out += "{\"log\":" + json(text.substr(from, nl - from) + "\n").dump() + ",\"stream\":\"stderr\",\"time\":\"" + time + "\"}\n";
+      from = nl + 1;
+    }
+    return out;
+  };
+  const std::string a = docker("+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr 10.9.3.1 --master_port 29500 ft.py\n",
+                               "2027-01-05T04:10:00.105Z") +
+                        docker(traceback("", "MemoryError"), "2027-01-05T04:10:21.552Z") +
+                        docker(peer_lost("", "10.9.3.2"), "2027-01-05T04:10:22.007Z") +
+                        docker(failure_table("10.9.3.1", {{0, 0, 1, 3300, "2027-01-05_04:10:26"}, {1, 1, 1, 3301, "2027-01-05_04:10:26"}}),
+                               "2027-01-05T04:10:26.410Z");
+  const std::string b = "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr 10.9.3.1 --master_port 29500 ft.py\n" +
+                        failure_table("10.9.3.2", {{3, 1, 3, 4410, "2027-01-05_04:10:24"}, {2, 0, 1, 4409, "2027-01-05_04:10:26"}});
+  analysis::Inputs in;
+  in.texts.emplace_back("10.9.3.1/5f0c2e-json.log", a);
+  in.texts.emplace_back("10.9.3.2/train.log", b);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "10.9.3.1") << v.dump(1);
+  EXPECT_TRUE(v["rank"].is_null()) << v.dump(1);
+  EXPECT_EQ(v["ranks_tied"], json::parse("[0, 1]")) << v.dump(1);
+}
+
 // One node of six workers: five lost a peer (plain output, no rank prefixes), one exited with code 3
 // and printed nothing. Its launcher saw them all in the same second; the odd exit code is the one.
 TEST(Culprit, TheOneEndingThatDiffersAmongManyAtTheSameTime) {

@@ -157,8 +157,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-39015-wrong-port", "two nodes, c10d, one rendezvous port each (38645 / 38646), stopped by the time limit: one against "
                              "one, as 33022"},
     // Batch 40001-40008 (8 cases), drawn after this session's changes: categories 8/8, culprits 3/4.
-    {"lab-40005-two-faults", "Ray output, a SIGSEGV (rank 5) 2.4 s before an independent SIGKILL (rank 0) on another node, both "
-                             "failure rows in one second: the kill, which says more, is taken; independent double faults"},
     // Batch 45001-45040 (39 cases), drawn at the start of the session of 2026-12-06: all right after
     // its fixes (3 ties that hold the truth). Batch 46001-46040 (39 cases), drawn after them:
     // categories 39/39, culprits 19/23 named and 3 ties that hold the truth.
@@ -199,8 +197,6 @@ const std::map<std::string, std::string> kKnownMisses = {
                           "right; nothing ties that local rank to a global one (no rendezvous result, no rank printed)"},
     {"lab-56031-memoryerror", "c10d, --redirects, the last attempt cut short by the time limit: the attempt before decides "
                               "(MemoryError on node030, local rank 7's file); nothing gives node030's first global rank"},
-    {"lab-56032-two-faults", "SIGSEGV of rank 0, then a SIGKILL of rank 1 2.5 s later, one failure table second: the kill "
-                             "is named as the ending that says more (stronger ending), the crash came first"},
     // The fresh batch of seeds 57001-57040 (39 jobs), drawn after the work of the session of
     // 2026-12-07 (04:51): 37/39 categories, 22/26 culprits + 2 tied with the session's start binary;
     // 38/39, 22/26 + 3 tied with its end. What it gets wrong:
@@ -216,11 +212,13 @@ const std::map<std::string, std::string> kKnownMisses = {
                        "(worker-exception on the right rank, not the hang)"},
     // The batch of seeds 59001-59040 (40 jobs), drawn after the first three commits of the session
     // of 2026-12-07 (08:37): 40/40 categories, 24/27 culprits + 1 tied with its start binary;
-    // 40/40, 25/27 with its end. What it gets wrong (two faults on two nodes, seconds apart):
-    {"lab-59005-two-faults", "rank 3's SIGSEGV at 14.5 s, rank 1's SIGKILL on another node at 16.9 s (kubectl, --tee): "
-                             "the kill is named; not analysed yet"},
-    {"lab-59027-two-faults", "rank 11's MemoryError at 23.1 s, rank 5's exit 255 after its dated 'loss became NaN' line "
-                             "on another node at 25.9 s (docker, launcher output): rank 5 is named; maybe 19031's launcher lag"},
+    // 40/40, 25/27 with its end; its two misses (59005, 59027) are right since (see below).
+    // A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL) in the same second as a SIGKILL of no known sender is
+    // the process's own fault, which the kill may have followed (2026-12-07, 11:20): 40005, 56032,
+    // 59005 named; 15011 lost, where the kill came 3.3 s before the crash and the launchers' rows
+    // (their monitor interval) put both in one second.
+    {"lab-15011-two-faults", "rank 9's SIGKILL at 7.7 s, rank 1's SIGSEGV on another node at 11.0 s, both failure rows in "
+                             "one second: the crash is named (a crash beside a kill in one second is taken as first)"},
     // Moved by the writer's bracketed rank (2026-12-07, 09:00): rank 6's "[rank 6] error: loss became
     // NaN" line now has its rank and its time to the millisecond, 03:13:03.839; rank 0's untied
     // ValueError traceback is timed by its launcher's failure row, 03:13:04, when the launcher looked
@@ -270,7 +268,6 @@ const std::map<std::string, std::string> kKnownMissVerdicts = {
     {"lab-19005-hang", "collective-timeout - -"},
     {"lab-37006-wrong-port", "rendezvous-failure - -"},
     {"lab-39015-wrong-port", "rendezvous-failure - -"},
-    {"lab-40005-two-faults", "worker-signal n007.ai.example.com 0"},
     {"lab-46030-wrong-port", "rendezvous-failure - -"},
     {"lab-47011-two-faults", "worker-exception r24-c02-n12 1"},
     {"lab-47013-wrong-port", "rendezvous-failure - -"},
@@ -282,13 +279,11 @@ const std::map<std::string, std::string> kKnownMissVerdicts = {
     {"lab-55013-wrong-port", "rendezvous-failure - -"},
     {"lab-56023-sigkill", "worker-signal gpu15 -"},
     {"lab-56031-memoryerror", "worker-exception node030.ai.example.edu -"},
-    {"lab-56032-two-faults", "worker-signal llm-pretrain-30e85-worker-0 1"},
     {"lab-57021-wrong-port", "rendezvous-failure - -"},
     {"lab-57039-hang", "worker-exception r33-c03-n08 0"},
     {"lab-19031-two-faults", "worker-exception r32-c06-n11 6"},
+    {"lab-15011-two-faults", "worker-signal ip-10-0-3-43 1"},
     {"lab-58034-slow", "worker-exception cn063 10"},
-    {"lab-59005-two-faults", "worker-signal 10-0-6-23 1"},
-    {"lab-59027-two-faults", "worker-exception 10-0-3-22 5"},
 };
 
 std::vector<fs::path> lab_cases() {
