@@ -28,10 +28,12 @@ struct Prefix {
   std::string month_day_time;              // "07-17 08:06:53" (no year)
   std::string time;                        // ISO time of a collector / container prefix
   std::string key;                         // the prefix text: lines with the same key form a stream
-  // One launcher's lines in a shared file: srun -l's task number ("3") or kubectl --prefix's pod name
-  // (pod_task), a view into the line; the event's `task` is "srun task 3" or "pod/NAME".
+  // One launcher's lines in a shared file: srun -l's task number ("3"), kubectl --prefix's pod name,
+  // a fan-out tool's host label (pdsh, clush), a view into the line; the event's `task` is
+  // "srun task 3", "pod/NAME" or "host/NAME".
+  enum class Task : std::uint8_t { Srun, Pod, Host };
   std::string_view task;
-  bool pod_task = false;
+  Task task_kind = Task::Srun;
   bool bar = false;  // a progress bar was peeled from the front (a tqdm redraw): a print, even with nothing after it
   // As new, keeping the strings' room (a parser reads one line after another with one Prefix).
   void clear() {
@@ -44,7 +46,7 @@ struct Prefix {
     time.clear();
     key.clear();
     task = {};
-    pod_task = false;
+    task_kind = Task::Srun;
     bar = false;
   }
 };

@@ -75,10 +75,13 @@ struct SourceParser::Impl {
   // Resets the reused event for a new line. Most lines are recognised by no parser, so the event
   // is filled in place and only moved out when it is emitted (no allocation per boring line).
   // The launcher a prefix names in a shared file, as events carry it ("srun task 3", "pod/NAME").
-  static std::string task_of(const Prefix& p) { return task_of(p.task, p.pod_task); }
-  static std::string task_of(std::string_view task, bool pod_task) {
+  static std::string task_of(const Prefix& p) { return task_of(p.task, p.task_kind); }
+  static const char* task_label(Prefix::Task kind) {
+    return kind == Prefix::Task::Pod ? "pod/" : kind == Prefix::Task::Host ? "host/" : "srun task ";
+  }
+  static std::string task_of(std::string_view task, Prefix::Task kind) {
     if (task.empty()) return {};
-    return (pod_task ? "pod/" : "srun task ") + std::string(task);
+    return task_label(kind) + std::string(task);
   }
 
   void reset(model::Event& e, const lines::Line& line, const Prefix& p) const {
@@ -90,7 +93,7 @@ struct SourceParser::Impl {
     if (p.task.empty()) {
       e.task.clear();
     } else {
-      e.task.assign(p.pod_task ? "pod/" : "srun task ");
+      e.task.assign(task_label(p.task_kind));
       e.task.append(p.task);
     }
     e.rank = p.rank;
@@ -210,7 +213,7 @@ struct SourceParser::Impl {
     std::uint64_t key = 0;  // sighting_key(rank, local)
     std::optional<std::int64_t> rank, local;
     std::string_view task;  // Prefix::task, a view into the line
-    bool pod_task = false;
+    Prefix::Task task_kind = Prefix::Task::Srun;
   };
   static constexpr std::size_t kSlots = 64;  // a bit each in resolve_deferred
   std::vector<Slot> slots;
@@ -219,7 +222,7 @@ struct SourceParser::Impl {
     const std::optional<std::int64_t> local = p.local_rank ? p.local_rank : facts.local_rank;
     const std::uint64_t key = sighting_key(rank, local);
     std::size_t slot = 0;
-    const auto same = [&](const Slot& sl) { return sl.key == key && sl.pod_task == p.pod_task && sl.task == p.task; };
+    const auto same = [&](const Slot& sl) { return sl.key == key && sl.task_kind == p.task_kind && sl.task == p.task; };
     if (deferred_n > 0 && same(slots[deferred[deferred_n - 1].slot])) {
       slot = deferred[deferred_n - 1].slot;  // most lines: the same rank's as the line before
     } else {
@@ -229,7 +232,7 @@ struct SourceParser::Impl {
           resolve_deferred();
           slot = 0;
         }
-        slots.push_back({key, rank, local, p.task, p.pod_task});
+        slots.push_back({key, rank, local, p.task, p.task_kind});
       }
     }
     if (deferred_n == deferred.size()) deferred.emplace_back();
@@ -253,7 +256,7 @@ struct SourceParser::Impl {
       done |= bit;
       const model::Time t = plain_time(d.time, d.month_day_time, d.year);
       const Slot& sl = slots[d.slot];
-      store_step(sl.rank, sl.local, task_of(sl.task, sl.pod_task), *progress, d.line->text, d.line->number, &t);
+      store_step(sl.rank, sl.local, task_of(sl.task, sl.task_kind), *progress, d.line->text, d.line->number, &t);
     }
     deferred_n = 0;
     slots.clear();

@@ -22,9 +22,10 @@ DT_RE(re_mpi_prefix, R"(^\[(\d+),(\d+)\]<(stdout|stderr)>: ?)")
 DT_RE(re_bracket_iso_collector, R"(^\[(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z?\] \S+ \|\| )")
 // What may follow a fan-out tool's host label ("node01: "), the first time it is seen: the start of
 // a record of the stack (torchrun's rank prefix, NCCL's host:pid:tid, a date, a traceback, a plog or
-// glog header, c10d's "[W socket.cpp:...]", Ray's worker prefix, Python logging of torch).
+// glog header, c10d's "[W socket.cpp:...]", Ray's worker prefix, Python logging of torch, a shell's
+// trace of the launch command: "+ torchrun ...").
 DT_RE(re_after_label,
-      R"(^(?:\[(?:rank|default)\d+\]:|[\w.-]+:\d+:\d+ \[\d+\] |\[?\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2}|Traceback \(most recent call last\)|\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] [A-Z][A-Z0-9_]*\(\d+,|\[[EWIF]\d{4} |\[[EWIF] [\w.]+:\d+\]|[EWIF]\d{4} \d{2}:\d{2}:\d{2}|\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):(?:torch|__main__|root)|[EWHI][A-Z0-9]\d{4}: |\[(?:ERROR|WARN|WARNING|INFO|DEBUG)\] \d{4}-\d{2}-\d{2}-\d{2}:\d{2}|(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): |  File "[^"]+", line \d+))")
+      R"(^(?:\[(?:rank|default)\d+\]:|[\w.-]+:\d+:\d+ \[\d+\] |\[?\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2}|Traceback \(most recent call last\)|\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] [A-Z][A-Z0-9_]*\(\d+,|\[[EWIF]\d{4} |\[[EWIF] [\w.]+:\d+\]|[EWIF]\d{4} \d{2}:\d{2}:\d{2}|\([A-Za-z_][\w-]*(?: rank=\d+)? pid=\d+|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):(?:torch|__main__|root)|[EWHI][A-Z0-9]\d{4}: |\[(?:ERROR|WARN|WARNING|INFO|DEBUG)\] \d{4}-\d{2}-\d{2}-\d{2}:\d{2}|(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): |  File "[^"]+", line \d+|\+ (?:\S*/)?(?:torchrun|python[\d.]*|deepspeed|accelerate|srun|mpirun|bash|sh) ))")
 // syslog / journalctl's short format: "Mar  4 05:06:07 HOST IDENT[PID]: " (a job run as a systemd
 // unit, or the kernel's lines in /var/log/messages).
 DT_RE(re_syslog, R"(^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d{2}:\d{2}:\d{2})(?:\.\d+)? ([\w.-]+) [\w./@:-]+(?:\[\d+\])?: )")
@@ -187,7 +188,7 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
       p.key.append(s.substr(0, close + 2));
       const std::string_view name = s.substr(5, close - 5);
       p.task = name.substr(0, name.find('/'));
-      p.pod_task = true;
+      p.task_kind = Prefix::Task::Pod;
       p.host.clear();  // a host named before it (a journal's) is where the lines were collected
       s.remove_prefix(close + 2);
       return Peel::Peeled;
@@ -271,6 +272,25 @@ bool peel_syslog(std::string_view& s, Prefix& p) {
 // A host name as a fan-out tool prints it before a line: one word of letters, digits, '-', '.',
 // '_', with a digit (node01, gpu-a03, 10.0.0.7, n003.hpc.example.edu); not a number alone (srun's
 // task label), a rank tag, an error code or an exception's type.
+// An IPv4 address written with dashes, as cloud and Kubernetes host names are ("10-0-6-23"): four
+// groups of one to three digits (a date has three groups).
+bool dashed_quad(std::string_view l) {
+  int groups = 0;
+  std::size_t run = 0;
+  for (const char c : l) {
+    if (c == '-') {
+      if (run == 0 || run > 3) return false;
+      ++groups;
+      run = 0;
+    } else if (digit(c)) {
+      ++run;
+    } else {
+      return false;
+    }
+  }
+  return groups == 3 && run >= 1 && run <= 3;
+}
+
 bool label_shaped(std::string_view l) {
   if (l.empty() || l.size() > 63 || !std::isalnum(static_cast<unsigned char>(l[0]))) return false;
   bool digit = false, letter = false;
@@ -279,7 +299,7 @@ bool label_shaped(std::string_view l) {
     digit = digit || (c >= '0' && c <= '9');
     letter = letter || std::isalpha(static_cast<unsigned char>(c));
   }
-  if (!digit || (!letter && l.find('.') == std::string_view::npos)) return false;
+  if (!digit || (!letter && l.find('.') == std::string_view::npos && !dashed_quad(l))) return false;
   // Capitals then digits is an error code's shape (CANN's "EJ0001: 2024-05-21-11:57:54.167.645 ..."),
   // not a host's.
   std::size_t caps = 0;
@@ -303,6 +323,10 @@ bool peel_label(std::string_view& s, Prefix& p, std::size_t colon, HostLabels& l
     labels.known.emplace(label);
   }
   p.host = std::string(label);
+  if (p.task.empty()) {  // each host's lines are a stream of their own (its launcher's, its workers')
+    p.task = label;
+    p.task_kind = Prefix::Task::Host;
+  }
   p.key.append(s.substr(0, colon + 2));
   s.remove_prefix(colon + 2);
   return true;
@@ -362,7 +386,7 @@ Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
     if (j > i && j - i <= 5 && j + 1 < s.size() && s[j] == ':' && s[j + 1] == ' ') {
       p.key.append(s.substr(0, j + 2));
       p.task = s.substr(i, j - i);
-      p.pod_task = false;
+      p.task_kind = Prefix::Task::Srun;
       // srun gathers every task's output where it runs: a host named before the label (its
       // journal's, a fan-out tool's) is that one, not the task's.
       p.host.clear();

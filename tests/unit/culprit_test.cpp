@@ -365,6 +365,54 @@ TEST(Culprit, AnUntiedTracebackDatesTheExitsOfItsNode) {
   EXPECT_EQ(v["ranks_tied"], json::parse("[0, 1]")) << v.dump(1);
 }
 
+// pdsh (or clush) runs each node's launcher and writes every line behind its host's label, the
+// nodes' lines interleaved in one file. Each host's lines are a stream of their own: a node's
+// workers printing steps after another node's failure line are not a restart of that node. Hosts
+// named by a dashed IPv4 address ("10-2-0-7") are labels too.
+TEST(Culprit, EachHostsLinesBehindAFanOutLabelAreItsOwnStream) {
+  const std::vector<std::pair<std::string, std::string>> lines = {
+      {"10-2-0-7", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 0 --master_addr 10-2-0-7 --master_port 29511 --tee 3 fit.py"},
+      {"gpu-b12", "+ torchrun --nnodes 2 --nproc_per_node 2 --node_rank 1 --master_addr 10-2-0-7 --master_port 29511 --tee 3 fit.py"},
+      {"10-2-0-7", "[default0]:step 10/50 loss 2.113"},
+      {"gpu-b12", "[default0]:step 10/50 loss 2.201"},
+      {"10-2-0-7", "[default1]:step 10/50 loss 2.094"},
+      {"gpu-b12", "[default1]:step 10/50 loss 2.187"},
+      {"10-2-0-7", "[default1]:Traceback (most recent call last):"},
+      {"10-2-0-7", "[default1]:  File \"/srv/fit.py\", line 61, in <module>"},
+      {"10-2-0-7", "[default1]:ValueError: expected 4 dims, got 3"},
+      {"10-2-0-7", "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 812) of binary: /usr/bin/python3"},
+      {"gpu-b12", "[default0]:step 11/50 loss 2.150"},
+      {"gpu-b12", "[default1]:step 11/50 loss 2.166"},
+  };
+  std::string log;
+  for (const auto& [host, line] : lines) log += host + ": " + line + "\n";
+  auto labelled = [](const std::string& host, const std::string& text) {
+    std::string out;
+    for (std::size_t from = 0; from < text.size();) {
+      const std::size_t nl = text.find('\n', from);
+      out += host + ": " + text.substr(from, nl - from) + "\n";
+      from = nl + 1;
+    }
+    return out;
+  };
+  log += labelled("gpu-b12", peer_lost("[default0]:", "10.2.0.7"));
+  log += labelled("10-2-0-7", failure_table("10-2-0-7", {{1, 1, 1, 812, "2026-05-30_17:45:09"}, {0, 0, -15, 811, "2026-05-30_17:45:10", "Signal 15 (SIGTERM) received by PID 811"}}));
+  log += labelled("gpu-b12", failure_table("gpu-b12", {{2, 0, 1, 930, "2026-05-30_17:45:12"}, {3, 1, 1, 931, "2026-05-30_17:45:12"}}));
+  analysis::Inputs in;
+  in.texts.emplace_back("pdsh-launch.log", log);
+  const json r = report_of(std::move(in));
+  EXPECT_EQ(r["verdict"]["category"], "worker-exception") << r["verdict"].dump(1);
+  EXPECT_EQ(r["verdict"]["node"], "10-2-0-7") << r["verdict"].dump(1);
+  EXPECT_EQ(r["verdict"]["rank"], 1) << r["verdict"].dump(1);
+  std::map<std::int64_t, std::string> node_of;
+  for (const json& k : r["ranks"]) {
+    node_of[k["rank"].get<std::int64_t>()] = k["node"].is_string() ? k["node"].get<std::string>() : "-";
+    EXPECT_EQ(k["pids"].size(), 1u) << k.dump(1);  // one attempt: no restart read into the interleaving
+  }
+  const std::map<std::int64_t, std::string> want = {{0, "10-2-0-7"}, {1, "10-2-0-7"}, {2, "gpu-b12"}, {3, "gpu-b12"}};
+  EXPECT_EQ(node_of, want) << r["ranks"].dump(1);
+}
+
 // One node of six workers: five lost a peer (plain output, no rank prefixes), one exited with code 3
 // and printed nothing. Its launcher saw them all in the same second; the odd exit code is the one.
 TEST(Culprit, TheOneEndingThatDiffersAmongManyAtTheSameTime) {
