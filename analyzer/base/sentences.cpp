@@ -91,6 +91,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::WhyLate, "why.late", "{count} rank(s) timed out waiting; rank {rank} lost its peers only after that: it reached the collective late"},
     {Say::WhyPlainVictims, "why.plain-victims",
      "{count} exit(s) on {node} follow timeout or lost-peer reports that no prefix ties to a rank: taken as victims"},
+    {Say::WhyPidVictims, "why.pid-victims",
+     "{count} rank(s) on {node} with no line of their own: as many processes there that no line ties to a rank reported a timeout or a lost peer, taken as theirs"},
     {Say::WhyTie, "why.tie",
      "No rank named: ranks {ranks} failed on their own at the same time in the same way, and the logs do not say which came first "
      "(a launcher's Root Cause row lists the lowest local rank of a tie)"},

@@ -61,6 +61,7 @@ enum class Say : std::uint16_t {
   WhyFirstInStream,    // {ranks} {rank} {what}
   WhyLate,             // {count} {rank}
   WhyPlainVictims,     // {count} {node}
+  WhyPidVictims,       // {count} {node}
   WhyTie,              // {ranks}
   WhyAfterPeerLoss,    // {late} {latewhat} {reporter} {where} {rank} {what}
   // report headings and labels

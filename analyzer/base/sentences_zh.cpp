@@ -66,6 +66,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::WhyPlainVictims,
      "{node} 上的 {count} 次退出发生在超时或对端丢失报告之后，而这些报告没有能关联到 rank 的前缀："
      "视为受牵连"},
+    {Say::WhyPidVictims, "{node} 上有 {count} 个 rank 没有自己的日志行；该节点上同样数量、无法关联到 rank 的进程报告了超时或对端丢失，视为它们的报告"},
     {Say::WhyTie, "未定位到 rank：rank {ranks} 在同一时间以相同方式自身出错，日志无法说明哪个在先"
                   "（同一秒内失败时，启动器的 Root Cause（根因）一行只列出其中 local rank 最小的那个）"},
     {Say::WhyAfterPeerLoss,

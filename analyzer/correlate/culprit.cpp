@@ -366,6 +366,29 @@ struct Chooser {
       why.push_back(base::say(base::Say::WhyPlainVictims,
                               {{"count", std::to_string(ranks.size())}, {"node", node.empty() ? base::say(base::Say::WhyUnnamedNode) : node}}));
     }
+    // Ranks with no line of their own (no pid known) on a node where reports name a pid that no
+    // rank holds (Ray's driver log forwards "(NAME pid=N, ip=A)" lines with no rank; their ip gave
+    // the node): when there are at least as many such pids as such ranks, each of those ranks
+    // reported. (Fewer: which one did not is not known; they stay silent.)
+    std::set<std::int64_t> held;
+    for (const RankRecord& r : f.rank_table) held.insert(r.pids.begin(), r.pids.end());
+    std::map<std::string, std::set<std::int64_t>> pid_reports;  // node -> such pids
+    std::set<std::string> unpid;                                 // nodes with a report of no rank and no pid
+    for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i) {
+      const model::Event& e = ev[i];
+      if (reports[i] == 0 || e.rank || e.local_rank || f.is_replaced(i) || e.node.empty()) continue;
+      if (!e.pid) unpid.insert(e.node);
+      else if (held.count(*e.pid) == 0) pid_reports[e.node].insert(*e.pid);
+    }
+    std::map<std::string, std::vector<std::int64_t>> unheard;  // node -> ranks with no pid and no ending
+    for (const RankRecord& r : f.rank_table)
+      if (r.pids.empty() && (r.ending == Ending::Running || r.ending == Ending::NeverHeardFrom)) unheard[r.node].push_back(r.rank);
+    for (const auto& [node, pids] : pid_reports) {
+      const auto it = unheard.find(node);
+      if (unpid.count(node) != 0 || it == unheard.end() || pids.size() < it->second.size()) continue;
+      out.insert(it->second.begin(), it->second.end());
+      why.push_back(base::say(base::Say::WhyPidVictims, {{"count", std::to_string(it->second.size())}, {"node", node}}));
+    }
     return out;
   }
 

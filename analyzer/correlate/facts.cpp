@@ -280,7 +280,9 @@ void lend_declared_ranks(std::vector<model::Event>& events) {
 // A worker's lines behind a prefix that names only its pid (Ray's "(RayTrainWorker pid=N, ip=..)")
 // take the node, rank and local rank the launcher's lines give that pid (its failure row, its
 // "failed (exitcode" line; its "Sending process N closing signal" line gives the node alone), when
-// the pid names one worker in the job. Returns whether any did.
+// the pid names one worker in the job. Ray's ip= names the machine: a line of a pid no launcher's
+// line names takes the node of the others from that ip, when they were all lent one node. Returns
+// whether any did.
 bool lend_worker_ranks(std::vector<model::Event>& events) {
   struct Worker {
     std::set<std::string> nodes;
@@ -314,7 +316,18 @@ bool lend_worker_ranks(std::vector<model::Event>& events) {
     e.node = node;
     lent = true;
   }
-  return lent;
+  if (!lent) return false;
+  std::map<std::string, std::set<std::string>> ip_nodes;  // worker_ip -> the nodes its lent lines got
+  for (const auto& e : events)
+    if (!e.node.empty())
+      if (const std::string ip = e.get_str("worker_ip"); !ip.empty()) ip_nodes[ip].insert(e.node);
+  for (auto& e : events) {
+    if (!e.node.empty()) continue;
+    const std::string ip = e.get_str("worker_ip");
+    if (ip.empty()) continue;
+    if (const auto it = ip_nodes.find(ip); it != ip_nodes.end() && it->second.size() == 1) e.node = *it->second.begin();
+  }
+  return true;
 }
 
 void infer_years(std::vector<model::Event>& events) {

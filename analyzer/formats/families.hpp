@@ -24,6 +24,7 @@ struct Prefix {
   std::optional<std::int64_t> local_rank;  // [default3]: (torchrun --tee)
   std::optional<std::int64_t> pid;         // (EngineCore_DP0 pid=6903)
   std::string host;                        // a fan-out tool's "host: " label (pdsh, clush)
+  std::string_view worker_ip;              // Ray's "(NAME pid=N, ip=A)": the worker's machine, a view into the line
   model::Level level = model::Level::None;  // vLLM "ERROR 07-17 08:06:53 [file.py:1]"
   std::string month_day_time;              // "07-17 08:06:53" (no year)
   std::string time;                        // ISO time of a collector / container prefix
@@ -41,6 +42,7 @@ struct Prefix {
     local_rank.reset();
     pid.reset();
     host.clear();
+    worker_ip = {};
     level = model::Level::None;
     month_day_time.clear();
     time.clear();

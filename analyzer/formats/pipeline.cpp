@@ -111,6 +111,7 @@ struct SourceParser::Impl {
     e.fields.clear();
     e.quiet = false;
     if (line.cut) e.set("cut", true);
+    if (!p.worker_ip.empty()) e.set("worker_ip", std::string(p.worker_ip));
   }
   model::Event scratch;
 

@@ -239,7 +239,10 @@ Peel peel_paren(std::string_view& s, Prefix& p) {
     else if (!m[4].empty()) p.pid = int_of(m[4]);
     // A worker's line forwarded by Ray's driver from the node at ip=: a host named before it
     // (the driver's journal or fan-out label) is where the driver ran, not the worker.
-    if (!m[5].empty()) p.host.clear();
+    if (!m[5].empty()) {
+      p.host.clear();
+      p.worker_ip = m[5];
+    }
     p.key.append(m[0]);
     s.remove_prefix(m[0].size());
     if (rx(re_vllm_logger(), s, m)) {

@@ -91,6 +91,7 @@ constexpr FieldInfo kEventFields[] = {
     {"port", T::Int, "a socket's port"},
     {"process", T::Text, "process name (plog, kernel OOM killer, smi process rows)"},
     {"ran_for_ms", T::Int, "ProcessGroupNCCL: how long the timed-out work ran"},
+    {"worker_ip", T::Text, "the address of the machine a forwarded worker line came from (Ray's \"(NAME pid=N, ip=A)\")"},
     {"rank_declared", T::Bool, "the line is a process stating its own global rank (lent to its stream's other lines)", true},
     {"local_rank_stated", T::Int, "the local rank a process's statement of its global rank gives beside it (ties its launcher's lines of that local rank to the global one)", true},
     {"restart_count", T::Int, "torchrun rendezvous result: the restarts so far"},

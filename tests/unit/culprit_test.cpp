@@ -715,6 +715,34 @@ std::string launcher_failed(int local, int pid) {
          std::to_string(pid) + ") of binary: /usr/bin/python3\n";
 }
 
+// Ray Train's driver log forwards each worker's lines behind "(RayTrainWorker pid=N, ip=A)", no rank
+// on them; each node's launcher names the pid of the worker it saw fail and of those it stopped.
+// A pid no launcher line ties to a rank takes its node from the ip that the node's other workers'
+// lines were tied to; on each node, as many such reporting pids as ranks with no line of their own
+// say those ranks reported. The one rank left (on the node where no unknown pid reported) is the
+// one the others waited for.
+TEST(Culprit, RayWorkersOfOneMachineShareItsNodeAndTheirReportsCountThere) {
+  const std::string timeout = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete";
+  auto ray = [&](int pid, const std::string& ip) { return traceback("(RayTrainWorker pid=" + std::to_string(pid) + ", ip=" + ip + ") ", timeout); };
+  analysis::Inputs in;
+  in.texts.emplace_back("job-driver-raysubmit_Qw7.log",
+                        ray(7100, "10.7.0.21") + ray(7201, "10.7.0.22") + ray(7101, "10.7.0.21") + ray(7200, "10.7.0.22") + ray(7300, "10.7.0.23"));
+  const std::vector<std::string> hosts = {"ml-a", "ml-b", "ml-c"};
+  for (int n = 0; n < 3; ++n) {
+    const int pid = 7100 + 100 * n;
+    in.texts.emplace_back(hosts[n] + "/launcher.log",
+                          "+ torchrun --nnodes 3 --nproc_per_node 2 --node_rank " + std::to_string(n) +
+                              " --master_addr ml-a --master_port 29400 --redirects 3 train.py\n" + launcher_failed(0, pid) +
+                              "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process " + std::to_string(pid + 1) +
+                              " closing signal SIGTERM\n");
+  }
+  const json r = report_of(std::move(in));
+  const json& v = r["verdict"];
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["node"], "ml-c") << v.dump(1);
+  EXPECT_EQ(v["rank"], 5) << v.dump(1);
+}
+
 // One launcher's output holds every restart attempt (--tee into one file, kubectl logs): torchrun
 // logs "failed (exitcode" when a worker fails, starts the workers again, and gives up at the end.
 // Attempt 0 failed on rank 3 (ValueError), the last attempt on rank 1 (OSError): the last attempt
