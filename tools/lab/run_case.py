@@ -10,14 +10,14 @@ order, so one dimension never decides another):
   fault kind, nodes and processes per node (uneven, at most 12 in all), which rank, when (start-up,
   after many steps, during a restart), restarts (none, recovering, exhausted), rendezvous (static,
   c10d), output (launcher only, --tee, --redirects, srun -l, docker json-file, kubectl --prefix,
-  Ray), python logging, packing (folders, tar.gz per node, one tar.gz, one zip), host names,
+  Ray, pdsh host labels), python logging, packing (folders, tar.gz per node, one tar.gz, one zip), host names,
   launcher log file name, torchrun's log level (LOGLEVEL=INFO or its default), collective
   timeout, steps.
 
   tools/lab/run_case.py --seed 7 --out /tmp/lab [--fault hang] [--timeout 70]
 
 Writes <out>/lab-<seed>-<fault>/TRUTH.json and <out>/lab-<seed>-<fault>/logs/. Collectors (srun -l,
-docker, kubectl, Ray) only add the prefix or wrapping their real counterpart adds, to lines as the
+docker, kubectl, Ray, pdsh) only add the prefix or wrapping their real counterpart adds, to lines as the
 processes wrote them; no line is written by hand. The truth comes from what the workers recorded
 (rank, host, pid, attempt) and what each fault recorded before it struck, in a scratch folder
 outside the logs that is removed afterwards.
@@ -250,10 +250,11 @@ def draw(seed, fault_override, nproc_override=None, nodes_override=None):
     # 6. rendezvous
     d["rendezvous"] = weighted(r, {"static": 50, "c10d": 50})
     # 7. output, and python logging drawn apart
-    d["output"] = weighted(r, {"launcher": 16, "tee": 16, "redirects": 12, "srun": 14, "docker": 14, "kubectl": 14, "ray": 14})
+    d["output"] = weighted(r, {"launcher": 16, "tee": 16, "redirects": 12, "srun": 14, "docker": 14, "kubectl": 14, "ray": 14, "pdsh": 12})
     collector_launcher = r.choice(["launcher", "tee"])
     kubectl_files = r.choice(["one file", "file per pod"])
     container = r.choice(["pytorch", "trainer", "worker"])
+    pdsh_label = r.choice(["as named", "short"])  # pdsh -w's host list: the names given, or their first label
     d["logging"] = r.random() < 0.35
     # 8. packing
     d["packing"] = weighted(r, {"folders": 40, "tar.gz per node": 20, "job tar.gz": 20, "job zip": 20})
@@ -348,8 +349,10 @@ def draw(seed, fault_override, nproc_override=None, nodes_override=None):
         adjusted.append(f"steps -> {steps} (past the fault's step)")
     d.update(nodes=hosts, nproc_per_node=nproc, world=sum(nproc), which=which, when=when, restarts=restarts,
              max_restarts=k, collective_timeout=timeout, steps=steps, at_step=at_step, adjusted=adjusted)
-    if d["output"] in ("srun", "docker", "kubectl"):
+    if d["output"] in ("srun", "docker", "kubectl", "pdsh"):
         d["launcher_mode"] = collector_launcher  # what torchrun itself was given under the collector
+    if d["output"] == "pdsh":
+        d["pdsh_label"] = pdsh_label
     if d["output"] == "kubectl":
         d["kubectl_files"] = kubectl_files
         d["container"] = container
@@ -484,7 +487,7 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
 
     out = d["output"]
     torchrun_mode = {"launcher": "launcher", "tee": "tee", "redirects": "redirects", "ray": "redirects"}.get(out) or d["launcher_mode"]
-    shared = Locked(os.path.join(work, "shared.log")) if out == "srun" else None  # every node's stream in one file
+    shared = Locked(os.path.join(work, "shared.log")) if out in ("srun", "pdsh") else None  # every node's stream in one file
     kubectl_one = out == "kubectl" and d["kubectl_files"] == "one file"
     procs, pumps, files = [], [], []
     start = time.time()
@@ -528,9 +531,14 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
             for stream, pipe in (("stdout", proc.stdout), ("stderr", proc.stderr)):
                 pumps.append(pump(os.dup(pipe.fileno()), lambda line, s=stream, jf=jf: jf.write(docker_json(line, s))))
                 pipe.close()
-        else:  # srun -l labels, kubectl --prefix: one merged stream per node
-            label = f"{i}: " if out == "srun" else f"[pod/{host}/{d['container']}] "
+        else:  # srun -l labels, pdsh host labels, kubectl --prefix: one merged stream per node
             if out == "srun":
+                label = f"{i}: "
+            elif out == "pdsh":  # pdsh -w HOSTS 'torchrun ...': "HOST: line", every node's lines in pdsh's output
+                label = (host.split(".")[0] if d.get("pdsh_label") == "short" else host) + ": "
+            else:
+                label = f"[pod/{host}/{d['container']}] "
+            if out in ("srun", "pdsh"):
                 sink = shared
             else:  # kubectl logs --prefix, one file per pod, or later all pods one after the other
                 sink = Locked(os.path.join(work, f"pod-{i}.log") if kubectl_one else os.path.join(node_dir, d["launcher_file"]))
@@ -608,7 +616,7 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
                     with open(part, "rb") as src:
                         shutil.copyfileobj(src, dst)
     top_files = []
-    if out == "srun" or kubectl_one:
+    if out in ("srun", "pdsh") or kubectl_one:
         top_files.append((os.path.join(work, "shared.log"), d["launcher_file"]))
     if out == "ray" and os.path.getsize(os.path.join(work, "driver.log")) > 0:  # no workers ran: nothing gathered
         top_files.append((os.path.join(work, "driver.log"), f"job-driver-raysubmit_{priv['ray_job']}.log"))
