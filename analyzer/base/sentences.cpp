@@ -64,6 +64,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
     {Say::WhyOwnBeforeKill, "why.own-before-kill",
      "Rank {rank} ended with {what}, an error of its own that no peer's loss causes; {others} at the same time may have followed it (srun, a scheduler or a launcher stopping the rest)"},
     {Say::WhyRecurring, "why.recurring", "Rank {rank} ended with {what}, as its process did in the attempt before: the restart did not cure it ({others} failed in the last attempt only)"},
+    {Say::WhyRecurringFirst, "why.recurring-first",
+     "The {exception} traceback on {node} names no rank; in the attempt before, the same exception came there and its launcher found rank {rank}'s process (local rank {local}) alone failed and stopped the node's other workers ({path}:{line}): the restart did not cure it"},
     {Say::WhyUntiedException, "why.untied-exception",
      "The {exception} traceback on {node} names no rank: it is one of rank(s) {ranks}, which exited with code 1 (as an uncaught exception does) in the same second as {others}; an error of the program's own follows no peer's loss, so it came first"},
     {Say::WhyRankEnding, "why.rank-ending", "rank {rank}'s {what}"},

@@ -48,6 +48,7 @@ enum class Say : std::uint16_t {
   WhyStronger,         // {rank} {what} {others}
   WhyOwnBeforeKill,    // {rank} {what} {others}
   WhyRecurring,        // {rank} {what} {others}
+  WhyRecurringFirst,   // {exception} {node} {rank} {local} {path} {line}
   WhyUntiedException,  // {exception} {node} {ranks} {others}
   WhyRankEnding,       // {rank} {what}
   WhySilentStopped,    // {count} {rank} {signal}

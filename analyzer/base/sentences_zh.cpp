@@ -44,6 +44,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::WhyStronger, "rank {rank} 以 {what} 结束，比同一时间的 {others} 提供了更多信息"},
     {Say::WhyOwnBeforeKill, "rank {rank} 以 {what} 结束，这是它自身的错误，不会由对端退出引起；同一时间的 {others} 可能随之发生（srun、调度器或启动器终止了其余进程）"},
     {Say::WhyRecurring, "rank {rank} 以 {what} 结束，与上一次重启尝试中它的进程相同：重启没有消除它（{others} 只在最后一次尝试中失败）"},
+    {Say::WhyRecurringFirst, "{node} 上的 {exception} 调用栈没有标明 rank；上一次尝试中同样的异常出现在那里，其启动器发现只有 rank {rank} 的进程（local rank {local}）失败，并停止了该节点的其他训练进程（{path}:{line}）：重启没有消除它"},
     {Say::WhyUntiedException, "{node} 上的 {exception} 调用栈没有标明 rank：它属于 rank {ranks} 之一（未捕获的异常以退出码 1 结束），它们与 {others} 在同一秒内退出；程序自身的错误不会由对端退出引起，因此它最先发生"},
     {Say::WhyRankEnding, "rank {rank} 的 {what}"},
     {Say::WhySilentStopped, "{count} 个 rank 超时或丢失对端；rank {rank} 没有：启动器停止它时它仍在忙（{signal}）"},

@@ -513,6 +513,30 @@ struct Chooser {
     return Pick{nullptr, CulpritBasis::StrongerEnding, std::move(why), {}};
   }
 
+  // `failed` (a replaced attempt's "failed (exitcode: 1)" line of rank r's process) came in an
+  // attempt whose launcher sent the closing signal to each other worker of r's node (so r's was the
+  // one it found failed) and that printed the untied traceback's exception, untied, on r's node;
+  // r exited 1 there now.
+  bool first_alone_again(const RankRecord& r, EventIndex failed) const {
+    if (!untied_traceback || r.node != untied_node || r.ending != Ending::Exited || r.exit_code.value_or(1) != 1) return false;
+    if (ev[failed].get_int("exitcode").value_or(1) != 1) return false;
+    const std::string type = ev[*untied_traceback].get_str("exception");
+    const model::Event& fl = ev[failed];
+    auto attempt_of = [&](EventIndex i) { return i < f.stream_attempt.size() ? f.stream_attempt[i] : 0; };
+    const std::int64_t attempt = attempt_of(failed);
+    const auto workers = std::count_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& x) { return x.node == r.node; });
+    std::set<std::int64_t> stopped;
+    bool raised = false;
+    for (EventIndex i = 0; i < ev.size(); ++i) {
+      const model::Event& e = ev[i];
+      if (!f.is_replaced(i) || e.rank || e.path != fl.path || e.node != fl.node || e.task != fl.task || attempt_of(i) != attempt) continue;
+      if (e.code == "closing-signal")
+        if (const auto t = e.get_int("target_pid"); t && t != fl.pid) stopped.insert(*t);
+      if ((i >= reports.size() || reports[i] == 0) && own_traceback(e) && e.get_str("exception") == type) raised = true;
+    }
+    return raised && workers >= 2 && static_cast<std::int64_t>(stopped.size()) == workers - 1;
+  }
+
   // The one of its kind among two or more of another (by type, signal or exit code).
   static std::optional<Pick> distinct_ending(const std::vector<const RankRecord*>& tied, const std::vector<model::Event>& ev) {
     std::map<std::string, std::vector<const RankRecord*>> by;
@@ -543,9 +567,14 @@ struct Chooser {
   // restart replaced (its earlier pid's "failed (exitcode" line or failure row with the same signal,
   // or an exit code other than 1 the same; a traceback of its own of the same type): the failure the
   // restart did not cure, where the others failed once. One such rank only.
+  // Plain output, where the untied traceback's node exits with code 1: an earlier attempt in which
+  // this rank's process was the only one its launcher found failed (its "failed (exitcode: 1)" line
+  // names it, and it sent the closing signal to every other worker of the node: they were still
+  // running) and the same untied exception came in that attempt.
   std::optional<Pick> recurring(const std::vector<const RankRecord*>& tied) const {
     const RankRecord* again = nullptr;
     std::optional<EventIndex> before;
+    bool alone = false;  // found by first_alone_again
     for (const RankRecord* r : tied) {
       const std::string exception = r->ending == Ending::Exception && r->evidence ? ev[*r->evidence].get_str("exception") : std::string();
       for (EventIndex i = 0; i < ev.size(); ++i) {
@@ -560,10 +589,13 @@ struct Chooser {
         } else if (!exception.empty() && e.kind == model::Kind::Python && (own_pid || e.rank == r->rank)) {
           same = e.get_str("exception") == exception;
         }
+        bool first_alone = false;
+        if (!same && e.code == "worker-failed" && own_pid && first_alone_again(*r, i)) same = first_alone = true;
         if (!same) continue;
         if (again != nullptr && again != r) return std::nullopt;  // two recur: no telling
         again = r;
         before = i;
+        alone = first_alone;
         break;
       }
     }
@@ -572,6 +604,17 @@ struct Chooser {
     if (again->own_failure) evidence.push_back(*again->own_failure);
     if (again->evidence && (!again->own_failure || *again->evidence != *again->own_failure)) evidence.push_back(*again->evidence);
     evidence.push_back(*before);
+    if (alone) {
+      evidence.push_back(*untied_traceback);
+      return Pick{again, CulpritBasis::Recurring,
+                  base::say(base::Say::WhyRecurringFirst, {{"exception", ev[*untied_traceback].get_str("exception")},
+                                                           {"node", untied_node},
+                                                           {"rank", std::to_string(again->rank)},
+                                                           {"local", std::to_string(ev[*before].local_rank.value_or(0))},
+                                                           {"path", ev[*before].path},
+                                                           {"line", std::to_string(ev[*before].line)}}),
+                  std::move(evidence)};
+    }
     return Pick{again, CulpritBasis::Recurring,
                 base::say(base::Say::WhyRecurring, {{"rank", std::to_string(again->rank)},
                                                     {"what", what(*again)},

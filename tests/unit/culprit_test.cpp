@@ -715,6 +715,45 @@ std::string launcher_failed(int local, int pid) {
          std::to_string(pid) + ") of binary: /usr/bin/python3\n";
 }
 
+// Plain output (no rank prefix) and a restart: each attempt, a worker's own KeyError traceback on
+// ws-3, its peers' lost-peer tracebacks, and the launcher's "failed (exitcode: 1) local_rank: L" line.
+// In the attempt before, ws-3's launcher sent the closing signal to local ranks 0 and 1 (still
+// running) and named local rank 2 failed, and the same KeyError came there: the failure the restart
+// did not cure is rank 5's, though the last attempt's exits tie in one second. Had it stopped one
+// worker only, two had failed when it looked (the line names the lowest of a second's failures):
+// then the tie stands.
+TEST(Culprit, TheRankWhoseProcessFailedFirstAloneInTheAttemptBeforeRecurs) {
+  const std::string launcher = "INFO:torch.distributed.elastic.agent.server.api:";
+  auto attempt = [&](int first_local, int base_pid, bool own, int stopped) {
+    std::string s = own ? traceback("", "KeyError: 'labels'") : "";
+    for (int k = 0; k < (own ? 2 : 3); ++k) s += peer_lost("", own ? "10.5.0.2" : "10.5.0.3");
+    for (int k = 0; k < stopped; ++k)
+      s += "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process " + std::to_string(base_pid + k) + " closing signal SIGTERM\n";
+    return s + launcher_failed(first_local, base_pid + first_local);
+  };
+  const std::string restart = launcher + "[default] Worker group FAILED. 1/1 attempts left; will restart worker group\n";
+  auto job = [&](int stopped_before) {
+    std::string a = "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 0 --master_addr ws-2 --master_port 29602 --max_restarts 1 sft.py\n" +
+                    attempt(0, 5100, false, 0) + restart + attempt(0, 5200, false, 0) +
+                    failure_table("ws-2", {{0, 0, 1, 5200, "2026-06-21_09:12:40"}, {1, 1, 1, 5201, "2026-06-21_09:12:40"}, {2, 2, 1, 5202, "2026-06-21_09:12:40"}});
+    std::string b = "+ torchrun --nnodes 2 --nproc_per_node 3 --node_rank 1 --master_addr ws-2 --master_port 29602 --max_restarts 1 sft.py\n" +
+                    attempt(2, 6100, true, stopped_before) + restart + attempt(0, 6200, true, 0) +
+                    failure_table("ws-3", {{3, 0, 1, 6200, "2026-06-21_09:12:39"}, {4, 1, 1, 6201, "2026-06-21_09:12:39"}, {5, 2, 1, 6202, "2026-06-21_09:12:39"}});
+    analysis::Inputs in;
+    in.texts.emplace_back("ws-2/sft.log", a);
+    in.texts.emplace_back("ws-3/sft.log", b);
+    return report_of(std::move(in))["verdict"];
+  };
+  const json v = job(2);
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "ws-3") << v.dump(1);
+  EXPECT_EQ(v["rank"], 5) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("alone failed and stopped the node's other workers"), std::string::npos) << v.dump(1);
+  const json tie = job(1);
+  EXPECT_TRUE(tie["rank"].is_null()) << tie.dump(1);
+  EXPECT_EQ(tie["ranks_tied"], json::parse("[3, 4, 5]")) << tie.dump(1);
+}
+
 // Ray Train's driver log forwards each worker's lines behind "(RayTrainWorker pid=N, ip=A)", no rank
 // on them; each node's launcher names the pid of the worker it saw fail and of those it stopped.
 // A pid no launcher line ties to a rank takes its node from the ip that the node's other workers'
