@@ -465,6 +465,7 @@ enum class Say : std::uint16_t {
   WhyDesyncReportUnranked,   // {rank} {what}
   WhyFingerprintMismatch,    // {reporters} {reporter} {rank} {what}
   WhyUntiedSpokeAfter,       // {exception} {node} {alive} {path} {line} {rank} {others}
+  WhyOutsideTable,           // {late} {latewhat} {node} {first} {what}
   CliNotACommand,            // {word} {commands}
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}

@@ -467,6 +467,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::WhyDesyncReportUnranked, "desync 报告（TORCH_NCCL_DESYNC_DEBUG，依据 store 中各 rank 的 trace）指出了 rank {rank}：{what}"},
     {Say::WhyFingerprintMismatch, "rank {rank} 执行的集合通信与和它比较的 rank 不同（{reporters} 个 rank 依据 TORCH_DISTRIBUTED_DEBUG=DETAIL 的指纹报告了这一点，指纹在每次集合通信前从每个 rank 收集）；rank {reporter}：{what}"},
     {Say::WhyUntiedSpokeAfter, "{node} 上的 {exception} 调用栈没有标明 rank，打印它的进程随之结束；rank {alive} 在它之后仍写入了 {path}（第 {line} 行），因此它属于 rank {rank}，该 rank 与 {others} 在同一秒内以退出码 1 结束"},
+    {Say::WhyOutsideTable, "rank {late}（{latewhat}）不在 {node} 的失败列表中；该列表列出启动器在停止其余训练进程之前发现已失败的进程：它在列出的 rank {first}（{what}）之后失败"},
     {Say::CliNotACommand, "'{word}' 不是 dtriage 的命令（可用的命令：{commands}；见 dtriage --help）"},
     {Say::CliNotACommandNear, "'{word}' 不是 dtriage 的命令，是否想用 '{near}'？（可用的命令：{commands}；见 dtriage --help）"},
     {Say::CliNoSuchOption, "{command} 没有选项 {option}，是否想用 {near}？"},

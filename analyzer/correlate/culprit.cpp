@@ -308,6 +308,31 @@ struct Chooser {
     tied = std::move(kept);
   }
 
+  // torchrun's failure table lists the workers it found failed when it looked, before it stopped
+  // the others (elastic's RunProcsResult holds only those): a tied rank missing from its node's
+  // table (the last attempt's) while another tied rank of that node is in it failed after that
+  // look, as it was being stopped. Dropped when a tied rank is left.
+  void drop_outside_table(std::vector<const RankRecord*>& tied, std::string& order) const {
+    std::map<std::string_view, std::set<std::int64_t>> listed;  // node -> ranks its failure rows name
+    for (EventIndex i = 0; i < ev.size(); ++i)
+      if (ev[i].code == "failure-row" && ev[i].rank && !ev[i].node.empty() && !f.is_replaced(i)) listed[ev[i].node].insert(*ev[i].rank);
+    std::vector<const RankRecord*> kept, dropped;
+    for (const RankRecord* r : tied) {
+      const auto it = listed.find(r->node);
+      const bool outside = it != listed.end() && it->second.count(r->rank) == 0 &&
+                           std::any_of(tied.begin(), tied.end(), [&](const RankRecord* t) { return t->node == r->node && it->second.count(t->rank) != 0; });
+      (outside ? dropped : kept).push_back(r);
+    }
+    if (dropped.empty() || kept.empty()) return;
+    if (kept.size() == 1)
+      order = base::say(base::Say::WhyOutsideTable, {{"late", std::to_string(dropped.front()->rank)},
+                                                     {"latewhat", what(*dropped.front())},
+                                                     {"node", dropped.front()->node},
+                                                     {"first", std::to_string(kept.front()->rank)},
+                                                     {"what", what(*kept.front())}});
+    tied = std::move(kept);
+  }
+
   // The first rank by time raised an exception after another rank's lost-peer report: the rank
   // that had gone is one whose failure only its launcher's line shows (a kill, a crash, an exit
   // with no words), whose time is when the launcher noticed it, up to kLauncherLag after the
@@ -726,6 +751,7 @@ struct Chooser {
       if (at(r) == at(cand.front()) || !at(r)) first.push_back(r);
     if (first.size() >= 2) drop_after_peer_loss(first, order);
     if (first.size() >= 2) drop_alive_after(first, order);
+    if (first.size() >= 2) drop_outside_table(first, order);
     if (first.size() == 1 && cand.size() >= 2) {
       const LossBefore loss = loss_before(*first.front());
       if (loss.report != nullptr)

@@ -715,6 +715,29 @@ std::string launcher_failed(int local, int pid) {
          std::to_string(pid) + ") of binary: /usr/bin/python3\n";
 }
 
+// One node, --tee: rank 0 aborted (SIGABRT, no line of its own); its launcher found it and rank 1
+// (a lost peer) failed, sent the closing signal to local ranks 2 and 3, and then rank 3 printed a
+// ValueError, undated, before the launcher's own "failed" line. The failure table lists the
+// workers the launcher found failed before it stopped the others: rank 3 is not in it, so its
+// exception came after rank 0's abort, though the stream shows it first.
+TEST(Culprit, ARankMissingFromItsNodesFailureTableFailedAfterTheListedOnes) {
+  std::string log = "+ torchrun --nnodes 1 --nproc_per_node 4 --tee 3 pretrain.py\n";
+  for (int s = 30; s < 33; ++s)
+    for (int l = 0; l < 4; ++l) log += "[default" + std::to_string(l) + "]:iter " + std::to_string(s) + " | loss 1.9" + std::to_string(l) + "\n";
+  log += peer_lost("[default1]:", "127.0.0.1") +
+         "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 81804 closing signal SIGTERM\n"
+         "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 81805 closing signal SIGTERM\n" +
+         traceback("[default3]:", "IndexError: index 4096 is out of bounds for dimension 0 with size 4096") +
+         "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 81802) of binary: /usr/bin/python3\n" +
+         failure_table("a800-07", {{0, 0, -6, 81802, "2026-02-02_03:04:05", "Signal 6 (SIGABRT) received by PID 81802"}, {1, 1, 1, 81803, "2026-02-02_03:04:05"}});
+  analysis::Inputs in;
+  in.texts.emplace_back("a800-07/pretrain.log", log);
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("is not in a800-07's failure table"), std::string::npos) << v.dump(1);
+}
+
 // Plain output (no rank prefix) and a restart: each attempt, a worker's own KeyError traceback on
 // ws-3, its peers' lost-peer tracebacks, and the launcher's "failed (exitcode: 1) local_rank: L" line.
 // In the attempt before, ws-3's launcher sent the closing signal to local ranks 0 and 1 (still
