@@ -730,7 +730,7 @@ struct Chooser {
     // for the traceback's reading to settle).
     const std::optional<std::int64_t> untied_at =
         !untied_node.empty() && untied_traceback ? second_of(ev[*untied_traceback]) : std::nullopt;
-    auto at = [&](const RankRecord* r) -> std::optional<std::int64_t> {
+    auto own_at = [&](const RankRecord* r) -> std::optional<std::int64_t> {
       std::optional<std::int64_t> t;
       if (r->own_failure) {
         t = second_of(ev[*r->own_failure]);
@@ -739,6 +739,22 @@ struct Chooser {
       }
       if (untied_at && r->node == untied_node && r->ending == Ending::Exited && r->exit_code.value_or(1) == 1 && (!t || *untied_at < *t))
         t = untied_at;
+      return t;
+    };
+    // A candidate missing from its node's failure table while another candidate of that node is in
+    // it failed after that one (drop_outside_table): it is not dated before it, whatever its own
+    // line's time (a collector's stamp is when it printed; the row's second is when the launcher
+    // looked, after the listed failure).
+    std::map<std::string_view, std::set<std::int64_t>> listed;  // node -> ranks its failure rows name
+    for (EventIndex i = 0; i < ev.size(); ++i)
+      if (ev[i].code == "failure-row" && ev[i].rank && !ev[i].node.empty() && !f.is_replaced(i)) listed[ev[i].node].insert(*ev[i].rank);
+    auto at = [&](const RankRecord* r) -> std::optional<std::int64_t> {
+      std::optional<std::int64_t> t = own_at(r);
+      const auto it = listed.find(r->node);
+      if (!t || it == listed.end() || it->second.count(r->rank) != 0) return t;
+      for (const RankRecord* x : cand)
+        if (x->node == r->node && it->second.count(x->rank) != 0)
+          if (const auto tx = own_at(x); tx && *tx > *t) t = tx;
       return t;
     };
     std::stable_sort(cand.begin(), cand.end(), [&](const RankRecord* a, const RankRecord* b) {
