@@ -221,7 +221,7 @@ const std::map<std::string, std::string> kKnownMisses = {
     // (11:08) and scored before any change: 40/40 categories, 27/31 culprits + 3 tied; after the
     // session's first fixes 27/31 + 4 tied (60006, a hang under Ray: the tie of rank 5 and 6 on the
     // right node, which was no node before). No miss.
-    // The batch of seeds 61001-61040 (40 jobs), drawn after this session's first five commits
+    // The batch of seeds 61001-61040 (40 jobs), drawn after this session's first four commits
     // (12:06) and scored before any fix from it: 39/40 categories, 27/30 culprits with the
     // session's start binary and with the tree then alike; 61028 (a rank's ValueError printed
     // after its launcher had found rank 0's abort and was stopping the rest) right since. Left:
