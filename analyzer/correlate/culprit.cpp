@@ -91,6 +91,17 @@ bool is_crash(std::string_view signal) { return signal == "SIGSEGV" || signal ==
 
 bool oom_killed(const RankRecord& r) { return r.ending == Ending::Signal && r.sent_by == "oom-killer"; }
 
+// Per node, the ranks its failure table names (its last attempt's rows): the workers its launcher
+// found failed before it stopped the others.
+using TableRanks = std::map<std::string, std::set<std::int64_t>, std::less<>>;
+
+TableRanks failure_table_ranks(const Facts& f, const std::vector<model::Event>& ev) {
+  TableRanks out;
+  for (EventIndex i = 0; i < ev.size(); ++i)
+    if (ev[i].code == "failure-row" && ev[i].rank && !ev[i].node.empty() && !f.is_replaced(i)) out[ev[i].node].insert(*ev[i].rank);
+  return out;
+}
+
 struct Chooser {
   Facts& f;
   const std::vector<model::Event>& ev;
@@ -102,6 +113,7 @@ struct Chooser {
   // Nodes with more timeout or lost-peer reports that no line ties to a rank than ranks that only
   // exited with code 1: a rank that ended otherwise (a crash while it tore down) reported too.
   std::set<std::string> over_reported;
+  const TableRanks table_ranks;  // node -> ranks its failure table names
 
 
   // Ranks tied in time, each with a line of its own failure (its own words, its traceback) or its
@@ -313,13 +325,10 @@ struct Chooser {
   // table (the last attempt's) while another tied rank of that node is in it failed after that
   // look, as it was being stopped. Dropped when a tied rank is left.
   void drop_outside_table(std::vector<const RankRecord*>& tied, std::string& order) const {
-    std::map<std::string_view, std::set<std::int64_t>> listed;  // node -> ranks its failure rows name
-    for (EventIndex i = 0; i < ev.size(); ++i)
-      if (ev[i].code == "failure-row" && ev[i].rank && !ev[i].node.empty() && !f.is_replaced(i)) listed[ev[i].node].insert(*ev[i].rank);
     std::vector<const RankRecord*> kept, dropped;
     for (const RankRecord* r : tied) {
-      const auto it = listed.find(r->node);
-      const bool outside = it != listed.end() && it->second.count(r->rank) == 0 &&
+      const auto it = table_ranks.find(r->node);
+      const bool outside = it != table_ranks.end() && it->second.count(r->rank) == 0 &&
                            std::any_of(tied.begin(), tied.end(), [&](const RankRecord* t) { return t->node == r->node && it->second.count(t->rank) != 0; });
       (outside ? dropped : kept).push_back(r);
     }
@@ -614,8 +623,8 @@ struct Chooser {
         } else if (!exception.empty() && e.kind == model::Kind::Python && (own_pid || e.rank == r->rank)) {
           same = e.get_str("exception") == exception;
         }
-        bool first_alone = false;
-        if (!same && e.code == "worker-failed" && own_pid && first_alone_again(*r, i)) same = first_alone = true;
+        const bool first_alone = !same && e.code == "worker-failed" && own_pid && first_alone_again(*r, i);
+        same = same || first_alone;
         if (!same) continue;
         if (again != nullptr && again != r) return std::nullopt;  // two recur: no telling
         again = r;
@@ -745,13 +754,10 @@ struct Chooser {
     // it failed after that one (drop_outside_table): it is not dated before it, whatever its own
     // line's time (a collector's stamp is when it printed; the row's second is when the launcher
     // looked, after the listed failure).
-    std::map<std::string_view, std::set<std::int64_t>> listed;  // node -> ranks its failure rows name
-    for (EventIndex i = 0; i < ev.size(); ++i)
-      if (ev[i].code == "failure-row" && ev[i].rank && !ev[i].node.empty() && !f.is_replaced(i)) listed[ev[i].node].insert(*ev[i].rank);
     auto at = [&](const RankRecord* r) -> std::optional<std::int64_t> {
       std::optional<std::int64_t> t = own_at(r);
-      const auto it = listed.find(r->node);
-      if (!t || it == listed.end() || it->second.count(r->rank) != 0) return t;
+      const auto it = table_ranks.find(r->node);
+      if (!t || it == table_ranks.end() || it->second.count(r->rank) != 0) return t;
       for (const RankRecord* x : cand)
         if (x->node == r->node && it->second.count(x->rank) != 0)
           if (const auto tx = own_at(x); tx && *tx > *t) t = tx;
@@ -789,8 +795,10 @@ struct Chooser {
     if (first.size() >= 2 && std::all_of(first.begin(), first.end(), [&](const RankRecord* r) {
           return r->ending == Ending::Exception && r->evidence && ev[*r->evidence].path == ev[*first.front()->evidence].path;
         })) {
-      std::stable_sort(first.begin(), first.end(), [&](const RankRecord* a, const RankRecord* b) { return ev[*a->evidence].line < ev[*b->evidence].line; });
-      first.resize(1);
+      const RankRecord* earliest = *std::min_element(first.begin(), first.end(), [&](const RankRecord* a, const RankRecord* b) {
+        return ev[*a->evidence].line < ev[*b->evidence].line;
+      });
+      first.assign(1, earliest);
     }
     return first;
   }
@@ -1303,7 +1311,7 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
   f.culprit_tie.clear();
   f.culprit_tie_why.clear();
   f.culprit_tie_passed.clear();
-  Chooser c{f, events, reports, {}, {}, {}};
+  Chooser c{f, events, reports, {}, {}, {}, failure_table_ranks(f, events)};
   std::vector<std::string> notes;
   const std::set<std::int64_t> plain = c.plain_victims(notes);
   // They reported, though no line ties their report to them: not among the ranks that never did.
