@@ -73,6 +73,7 @@ void Collector::on_text(const ingest::Source& source, ingest::ByteReader& text) 
   opt.all_lines = true;
   opt.gate = gate_;
   opt.known = [this](const model::Event& e) { return !binds(e) || seen_.count(binding_key(e)) != 0; };
+  opt.row_kept_once = [this] { return last_row_; };
   sources_.push_back(source.path);
   std::vector<int> hits;
   std::uint64_t plain = 0, plain_last = 0;  // lines no parser knew that passed the gate
@@ -143,8 +144,10 @@ bool Collector::keep(const model::Event& e, std::vector<int>& hits, bool& bindin
   } else {
     hits = engine_.match(e);
   }
+  last_row_ = false;
   if (e.kind == model::Kind::Line) return !hits.empty();
   if (table_row(e, hits)) {
+    last_row_ = true;
     binding_only = true;
     return seen_.insert(row_key(e)).second;
   }

@@ -85,6 +85,7 @@ class Collector final : public ingest::ForkableSink {
   base::Inventory own_inv_;  // a fork's counters
   base::Inventory& inv_;     // the job's inventory, or own_inv_ in a fork
   bool forked_ = false;
+  bool last_row_ = false;  // keep()'s last event was a table row (ParseOptions::row_kept_once)
   std::vector<std::size_t> binding_only_;  // a fork's events kept only as the first of their binding (or row)
   std::string key_;
   std::vector<model::Event> events_;

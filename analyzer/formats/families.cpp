@@ -36,7 +36,8 @@ std::span<const Family> single_line_families() { return {std::begin(kFamilies), 
 bool unmarked_family_may_read(std::string_view s) {
   if (s.empty()) return false;
   const char c = s.front();
-  return c == '[' || c == '|' || (c >= 'A' && c <= 'Z');
+  if (c == '|') return smi_bar_line(s);  // of them, only nvidia-smi's reads a table row
+  return c == '[' || (c >= 'A' && c <= 'Z');
 }
 
 bool recognised(std::string_view s, model::Event& e) {

@@ -120,6 +120,10 @@ bool parse_library_error(std::string_view s, model::Event& e);   // "... NCCL er
 // Its words (also its family's markers): PyTorch's and torch_npu's checks, older PyTorch, NCCL's own.
 inline constexpr std::string_view kLibraryErrorWords[] = {"NCCL error in: ", "HCCL error in: ", "NCCL Error ", "NCCL failure "};
 bool parse_nvidia_smi(std::string_view s, model::Event& e);
+// A line starting with '|' that parse_nvidia_smi may read: a GPU or process row ('|', blanks, the
+// GPU index) or the header naming the versions ('|', blanks, "NVIDIA-SMI"). A monitor's borders, column heads and usage rows
+// are not.
+bool smi_bar_line(std::string_view s);
 bool parse_kernel(std::string_view s, model::Event& e);
 
 // The single-line families in the order a line is tried; `ends_tail` marks families whose lines end
@@ -137,7 +141,8 @@ struct Family {
 std::span<const Family> single_line_families();
 
 // False when no family without markers may read `s`: their lines start with '[', '|' or an
-// upper-case letter. With no marker in `s` either (Gate::marked), no family reads it.
+// upper-case letter, and of the '|' lines only smi_bar_line's. With no marker in `s` either
+// (Gate::marked), no family reads it.
 bool unmarked_family_may_read(std::string_view s);
 
 // True when a family that ends exception tails recognises the line.

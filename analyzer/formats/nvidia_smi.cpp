@@ -87,7 +87,26 @@ bool process_row(const Tokens& k, std::string_view& index, std::string_view& pid
   return true;
 }
 
+// Where a row's first word starts: after its bar and blanks (0: no bar or no blank).
+std::size_t after_bar(std::string_view s) {
+  if (s.empty() || s.front() != '|') return 0;
+  std::size_t i = 1;
+  while (i < s.size() && blank(s[i])) ++i;
+  return i > 1 && i < s.size() ? i : 0;
+}
+// Both rows: "|", blanks, then the GPU index; most rows of a table have none (borders, headers,
+// the usage line) and are not split into tokens.
+bool index_after_bar(std::string_view s) {
+  const std::size_t i = after_bar(s);
+  return i != 0 && s[i] >= '0' && s[i] <= '9';
+}
+
 }  // namespace
+
+bool smi_bar_line(std::string_view s) {
+  const std::size_t i = after_bar(s);
+  return i != 0 && ((s[i] >= '0' && s[i] <= '9') || s.compare(i, 10, "NVIDIA-SMI") == 0);
+}
 
 bool parse_nvidia_smi(std::string_view s, model::Event& e) {
   M m;
@@ -117,7 +136,8 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
       return failure("nvml-init-failed", m[1]);
     return false;
   }
-  if (contains(s, "NVIDIA-SMI") && rx(re_nvsmi_header(), s, m, RE2::UNANCHORED)) {
+  if (!smi_bar_line(s)) return false;
+  if (!index_after_bar(s) && rx(re_nvsmi_header(), s, m, RE2::UNANCHORED)) {
     e.kind = model::Kind::NvidiaSmi;
     e.level = model::Level::Info;
     e.code = "versions";
@@ -126,11 +146,7 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
     if (!m[3].empty()) e.set("cuda_version", std::string(m[3]));
     return true;
   }
-  // Both rows: "|", blanks, then the GPU index; most rows of a table have none (borders, headers,
-  // the usage line) and are not split into tokens.
-  std::size_t i = 1;
-  while (i < s.size() && blank(s[i])) ++i;
-  if (i == 1 || i == s.size() || s[i] < '0' || s[i] > '9') return false;
+  if (!index_after_bar(s)) return false;
   Tokens k;
   tokens(s, k);
   std::string_view index, name, bus, pid, process, mib;

@@ -49,6 +49,11 @@ bool json_structure(std::string_view s) {
   return t == "{" || t == "}" || t == "}," || t == "[" || t == "]" || t == "],";
 }
 bool blank(std::string_view s) { return trim(s).empty(); }
+// Looks a line's text up in a set of strings without a copy.
+struct TextHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 // Nothing after a line's prefixes but a progress bar's redraw was not one of them.
 bool blank_after_prefixes(std::string_view rest, const Prefix& p) { return !p.bar && blank(rest); }
 // Whether `part` is a view into `whole` (not into a copy read out of it: container JSON, escapes).
@@ -156,7 +161,9 @@ struct SourceParser::Impl {
     }
   }
 
+  std::uint64_t emitted = 0;  // events handed to emit by emit_event
   void emit_event(model::Event&& e, const Prefix* p) {
+    ++emitted;
     finish_event(e, p);
     if (e.level <= model::Level::Info && e.code.empty() && e.body.empty() &&
         (e.kind == model::Kind::Line || e.kind == model::Kind::Log || e.kind == model::Kind::Python || e.kind == model::Kind::None))
@@ -868,6 +875,12 @@ struct SourceParser::Impl {
     // srun's task, a journal header before an empty line): left to the full path, which emits neither.
     if (options.gate->open(model::Kind::Line) || blank_after_prefixes(rest, p)) return false;
     if (!rest.empty() && rest.front() == '[' && !section.empty()) return false;  // a failure table's "[0]:" row
+    const bool bar = !rest.empty() && rest.front() == '|' && options.row_kept_once;
+    if (bar && rows_read.count(line.text) != 0) {  // read before, to a row the consumer drops again
+      ++skipped_info;
+      plain_last = line.number;
+      return true;
+    }
     if ((look == Gate::Look::Marked && !quiet_logging(rest, p) && options.gate->marked(rest)) || may_be_glued(rest)) return false;
     if (unmarked_family_may_read(rest)) {
       // Of the families, only those without markers may read it. The full path (feed_parsed) would
@@ -876,7 +889,9 @@ struct SourceParser::Impl {
       reset(e, line, p);
       for (const Family& f : single_line_families()) {
         if (!f.markers.empty() || !f.parse(rest, e)) continue;
+        const std::uint64_t before = emitted;
         after_family(p.key, e, p, true);
+        if (bar && emitted == before + 1 && options.row_kept_once() && rows_read.size() < kRowsRead) rows_read.emplace(line.text);
         return true;
       }
     }
@@ -887,6 +902,12 @@ struct SourceParser::Impl {
     defer_progress(line, p);
     return true;
   }
+
+  // Lines (prefixes and all) skip_plain read to a table row the consumer keeps once: the same bytes
+  // again give the same row, dropped. A monitor's tables have a few dozen distinct rows per node
+  // (the process rows' memory changes: those are read each time).
+  static constexpr std::size_t kRowsRead = 1024;
+  std::unordered_set<std::string, TextHash, std::equal_to<>> rows_read;
 
   // The raw starts of the lines skip() passed over as informational lines of a known binding
   // (an NCCL line up to its message, a plog line up to its time). A quiet line that starts the same

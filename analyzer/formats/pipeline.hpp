@@ -21,6 +21,11 @@ struct ParseOptions {
   // already seen (the consumer's keep logic); lines it skips are counted in ParseCounts.
   const Gate* gate = nullptr;
   std::function<bool(const model::Event&)> known;
+  // With a gate: whether the event last handed to the consumer was an informational table row it
+  // keeps once and drops every later copy of (the same file, binding and fields). The same line
+  // again is then counted among the skipped ones (ParseCounts::skipped_info) without being read:
+  // a monitor prints each GPU's row in every snapshot. Null: every row is read.
+  std::function<bool()> row_kept_once;
 };
 
 class SourceParser {

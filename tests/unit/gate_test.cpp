@@ -383,3 +383,71 @@ TEST(Gate, DatedLoggingRecordsAtInfoAreReadAsPlainLines) {
 
 }  // namespace
 }  // namespace dtriage::test
+
+namespace dtriage::test {
+namespace {
+
+// A monitor loop's nvidia-smi tables: each GPU's row comes again in every snapshot, read once while the consumer keeps such a row once (ParseOptions::row_kept_once), then counted
+// as skipped; a process row whose memory changed is read again, and so is every row for a
+// consumer that keeps rows more than once.
+TEST(Gate, AMonitorsRepeatedTableRowsAreReadOnce) {
+  auto table = [](int snapshot) {
+    std::string t = "Tue Mar  3 0" + std::to_string(snapshot) + ":10:44 2026\n";
+    t += "+-----------------------------------------------------------------------------+\n";
+    t += "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |\n";
+    t += "|-------------------------------+----------------------+----------------------+\n";
+    t += "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n";
+    t += "|===============================+======================+======================|\n";
+    for (int g = 0; g < 3; ++g) {
+      t += "|   " + std::to_string(g) + "  Tesla V100-SXM2...  On   | 00000000:" + std::to_string(3 + g) +
+           "B:00.0 Off |                    0 |\n";
+      t += "| N/A   4" + std::to_string(snapshot) + "C    P0    61W / 300W |  1" + std::to_string(snapshot) +
+           "024MiB / 32510MiB |     9" + std::to_string(g) + "%      Default |\n";
+      t += "+-------------------------------+----------------------+----------------------+\n";
+    }
+    t += "| Processes:                                                                  |\n";
+    for (int g = 0; g < 3; ++g)  // GPU 2's process holds the same memory in every snapshot
+      t += "|    " + std::to_string(g) + "   N/A  N/A     4711" + std::to_string(g) + "      C   python3    " +
+           (g == 2 ? std::string("2048") : std::to_string(1000 + 10 * snapshot + g)) + "MiB |\n";
+    t += "+-----------------------------------------------------------------------------+\n";
+    return t;
+  };
+  std::string text;
+  for (int s = 1; s <= 4; ++s) text += table(s);
+  auto parse = [&](bool kept_once, std::vector<model::Event>& out) {
+    formats::ParseOptions opt;
+    opt.all_lines = true;
+    opt.gate = rule_pack().gate.get();
+    opt.known = [](const model::Event&) { return true; };
+    bool row = false;
+    if (kept_once) opt.row_kept_once = [&] { return row; };
+    ingest::Source src{"gpu-c7/monitor/nvidia-smi.log", "gpu-c7"};
+    ingest::MemoryReader mem(text);
+    return formats::parse_stream(mem, src, opt, lines::LineReader::kDefaultMaxLine, [&](model::Event&& e) {
+      row = e.kind == model::Kind::NvidiaSmi;
+      out.push_back(std::move(e));
+    });
+  };
+  std::vector<model::Event> once, every;
+  const auto counts_once = parse(true, once);
+  const auto counts_every = parse(false, every);
+  auto count = [](const std::vector<model::Event>& ev, std::string_view code) {
+    return std::count_if(ev.begin(), ev.end(), [&](const model::Event& e) { return e.code == code; });
+  };
+  EXPECT_EQ(count(every, "gpu"), 12);
+  EXPECT_EQ(count(every, "versions"), 4);
+  EXPECT_EQ(count(every, "gpu-process"), 12);
+  EXPECT_EQ(count(once, "gpu"), 3);       // each GPU's row once
+  EXPECT_EQ(count(once, "versions"), 4);  // the header holds a gate literal (its versions): read in full
+  EXPECT_EQ(count(once, "gpu-process"), 9);  // GPU 2's process row once, the others each time
+  EXPECT_EQ(counts_once.skipped_info, counts_every.skipped_info + 12);
+  EXPECT_EQ(counts_once.lines, counts_every.lines);
+  for (const model::Event& e : once) {
+    if (e.code == "gpu") {
+      EXPECT_LT(e.line, 30u) << e.text;  // the first snapshot's
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dtriage::test
