@@ -521,6 +521,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "The {exception} traceback on {node} names no rank and ends the process that printed it; rank(s) {alive} still wrote to {path} after it (line {line}), so it is rank {rank}'s, which exited with code 1 in the same second as {others}"},
     {Say::WhyOutsideTable, "why.outside-table",
      "Rank {late} ({latewhat}) is not in {node}'s failure table, which lists the workers its launcher found failed before it stopped the others: it failed after rank {first}, which is listed ({what})"},
+    {Say::WhyOwnReportBefore, "why.own-report-before",
+     "Rank {late} ({latewhat}) is the only rank on {node} that did not exit with code 1 or get stopped by its launcher, and above its ending {node} printed a timeout or lost-peer report that no exit there accounts for: read as its own, it had lost a peer before it ended, after rank {first} ({what})"},
     {Say::CliNotACommand, "cli.not-a-command", "'{word}' is not a command (commands: {commands}; dtriage --help)"},
     {Say::CliNotACommandNear, "cli.not-a-command-near", "'{word}' is not a command; did you mean '{near}'? (commands: {commands}; dtriage --help)"},
     {Say::CliNoSuchOption, "cli.no-such-option", "{command} has no option {option}; did you mean {near}?"},

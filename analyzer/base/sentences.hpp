@@ -466,6 +466,7 @@ enum class Say : std::uint16_t {
   WhyFingerprintMismatch,    // {reporters} {reporter} {rank} {what}
   WhyUntiedSpokeAfter,       // {exception} {node} {alive} {path} {line} {rank} {others}
   WhyOutsideTable,           // {late} {latewhat} {node} {first} {what}
+  WhyOwnReportBefore,        // {late} {latewhat} {node} {first} {what}
   CliNotACommand,            // {word} {commands}
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}

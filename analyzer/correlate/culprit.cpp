@@ -342,6 +342,47 @@ struct Chooser {
     tied = std::move(kept);
   }
 
+  // Of ranks tied in time, drops one that died of a signal (not its launcher's stop, not the OOM
+  // killer's) and is the only rank of its node to end otherwise than with code 1 or its
+  // launcher's stop, on a node whose timeout / lost-peer reports that no line ties to a rank
+  // outnumber its ranks that exited 1 (over_reported), one of them printed above its ending in
+  // the same file: the report left over is read as its own, so it had lost a peer before it ended
+  // (killed or aborted while it tore down), as said_why reads a crash there. (A neighbour stopped
+  // by its launcher while tearing down may have printed it instead: the logs do not tell.) An
+  // exit code of its own is not dropped: a traceback ends with code 1. Kept when no other tied
+  // rank is left. Says so in `order` when one is left.
+  void drop_own_report(std::vector<const RankRecord*>& tied, std::string& order) const {
+    auto ended_on_its_own = [](const RankRecord& r) {
+      return r.ending == Ending::Exception || (r.ending == Ending::Signal && !launcher_stop(r.signal)) ||
+             (r.ending == Ending::Exited && r.exit_code.value_or(1) != 1);
+    };
+    // A report that no line ties to a rank, on r's node, above r's own ending's line in its file.
+    auto reported_above = [&](const RankRecord& r) {
+      if (!r.own_failure) return false;
+      const model::Event& end = ev[*r.own_failure];
+      for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
+        if (reports[i] != 0 && !ev[i].rank && !ev[i].local_rank && !f.is_replaced(i) && ev[i].node == r.node && ev[i].path == end.path &&
+            ev[i].line < end.line)
+          return true;
+      return false;
+    };
+    std::vector<const RankRecord*> kept, dropped;
+    for (const RankRecord* r : tied) {
+      bool reported = r->ending == Ending::Signal && !launcher_stop(r->signal) && !oom_killed(*r) && over_reported.count(r->node) != 0;
+      for (const RankRecord& o : f.rank_table)
+        if (reported && &o != r && o.node == r->node && ended_on_its_own(o)) reported = false;
+      (reported && reported_above(*r) ? dropped : kept).push_back(r);
+    }
+    if (dropped.empty() || kept.empty()) return;
+    if (kept.size() == 1)
+      order = base::say(base::Say::WhyOwnReportBefore, {{"late", std::to_string(dropped.front()->rank)},
+                                                        {"latewhat", what(*dropped.front())},
+                                                        {"node", dropped.front()->node},
+                                                        {"first", std::to_string(kept.front()->rank)},
+                                                        {"what", what(*kept.front())}});
+    tied = std::move(kept);
+  }
+
   // The first rank by time raised an exception after another rank's lost-peer report: the rank
   // that had gone is one whose failure only its launcher's line shows (a kill, a crash, an exit
   // with no words), whose time is when the launcher noticed it, up to kLauncherLag after the
@@ -774,6 +815,7 @@ struct Chooser {
     if (first.size() >= 2) drop_after_peer_loss(first, order);
     if (first.size() >= 2) drop_alive_after(first, order);
     if (first.size() >= 2) drop_outside_table(first, order);
+    if (first.size() >= 2) drop_own_report(first, order);
     if (first.size() == 1 && cand.size() >= 2) {
       const LossBefore loss = loss_before(*first.front());
       if (loss.report != nullptr)

@@ -332,6 +332,41 @@ TEST(Culprit, ACrashBesideAKillOfNoKnownSenderInOneSecondCameFirst) {
   EXPECT_EQ(teardown["node"], "gn-112") << teardown.dump(1);
 }
 
+// In one second a rank aborted on one node and a rank was killed on another (c10d, plain output:
+// no line names a rank). Above the kill, the killed rank's node printed a lost-peer traceback that
+// no exit there accounts for: its others were stopped by their launcher (closing signals), none
+// exited with code 1. Read as the killed rank's own, it had lost a peer before it ended: the abort
+// came first. Without that traceback the kill, which says more, is named.
+TEST(Culprit, AKilledRankThatAloneCanHaveReportedALostPeerFailedAfterIt) {
+  auto job = [](bool report) {
+    const std::string t = "2027-02-09_08:41:17";
+    std::string a = "+ torchrun --nnodes 2 --nproc_per_node 3 --rdzv_backend c10d --rdzv_endpoint hpc-e07.lab.example.org:29400 pre.py\n" +
+                    peer_lost("", "10.20.0.8") + peer_lost("", "10.20.0.8") +
+                    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 70112) of binary: /usr/bin/python3\n" +
+                    failure_table("hpc-e07.lab.example.org", {{0, 0, -6, 70112, t, "Signal 6 (SIGABRT) received by PID 70112"},
+                                                              {1, 1, 1, 70113, t}, {2, 2, 1, 70114, t}});
+    std::string b = "+ torchrun --nnodes 2 --nproc_per_node 4 --rdzv_backend c10d --rdzv_endpoint hpc-e07.lab.example.org:29400 pre.py\n" +
+                    (report ? peer_lost("", "10.20.0.7") : std::string()) +
+                    "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 81200 closing signal SIGTERM\n"
+                    "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 81201 closing signal SIGTERM\n"
+                    "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 81203 closing signal SIGTERM\n"
+                    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 2 (pid: 81202) of binary: /usr/bin/python3\n" +
+                    failure_table("hpc-e08.lab.example.org", {{5, 2, -9, 81202, t, "Signal 9 (SIGKILL) received by PID 81202"}});
+    analysis::Inputs in;
+    in.texts.emplace_back("job-5521/hpc-e07.lab.example.org/torchrun.out", a);
+    in.texts.emplace_back("job-5521/hpc-e08.lab.example.org/torchrun.out", b);
+    return report_of(std::move(in))["verdict"];
+  };
+  const json v = job(true);
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["node"], "hpc-e07.lab.example.org") << v.dump(1);
+  EXPECT_EQ(v["rank"], 0) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("had lost a peer before it ended"), std::string::npos) << v.dump(1);
+  const json kill = job(false);
+  EXPECT_EQ(kill["node"], "hpc-e08.lab.example.org") << kill.dump(1);
+  EXPECT_EQ(kill["rank"], 5) << kill.dump(1);
+}
+
 // A worker's own traceback that no line ties to a rank (plain output, one node's only), dated by its
 // collector (docker's json-file), was raised by one of that node's ranks that exited 1: they may
 // have failed as early as it was printed. Another node's rank whose launcher saw it exit with

@@ -28,6 +28,7 @@ import datetime
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -159,6 +160,21 @@ def dmesg_lines():
         return subprocess.run(["dmesg"], capture_output=True, text=True, timeout=10).stdout.splitlines()
     except (OSError, subprocess.SubprocessError):
         return []
+
+
+def dmesg_stamp(line):
+    """The seconds since boot a dmesg line starts with ("[66759.419892] ..."), or None."""
+    m = re.match(r"\[\s*(\d+\.\d+)\]", line)
+    return float(m.group(1)) if m else None
+
+
+def dmesg_since(stamp):
+    """The kernel's lines after the one stamped `stamp` (by their stamps: a full ring buffer drops
+    its oldest lines, so counting lines loses the new ones)."""
+    lines = dmesg_lines()
+    if stamp is None:
+        return lines
+    return [l for l in lines if (dmesg_stamp(l) or 0.0) > stamp]
 
 
 def read_jsonl(path):
@@ -476,7 +492,7 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
             shutil.rmtree(root)
             return 3
         env["LAB_CGROUP"] = cgroup
-    dmesg_before = len(dmesg_lines())
+    dmesg_before = next((t for t in map(dmesg_stamp, reversed(dmesg_lines())) if t is not None), None)
 
     blocker = None
     if fault == "port-busy":  # a leftover process holds the master / rendezvous port
@@ -593,7 +609,7 @@ def run(args, d, priv, fault, hosts, nproc, n, case, root, work, token):
         blocker.close()
 
     recs, evs = read_jsonl(records), read_jsonl(events)
-    new_kernel = dmesg_lines()[dmesg_before:]
+    new_kernel = dmesg_since(dmesg_before)
     if cgroup:
         for _ in range(20):
             try:
