@@ -42,7 +42,12 @@ class Rate final : public dtriage::ingest::Sink {
     options.all_lines = true;
     options.gate = &gate_;
     options.known = [](const dtriage::model::Event&) { return true; };
-    const auto counts = dtriage::formats::parse_stream(text, source, options, 64 << 10, [&](dtriage::model::Event&&) {});
+    // The collector keeps an informational smi row once (no rule here to match it).
+    bool row = false;
+    options.row_kept_once = [&] { return row; };
+    const auto counts = dtriage::formats::parse_stream(text, source, options, 64 << 10, [&](dtriage::model::Event&& e) {
+      row = (e.kind == dtriage::model::Kind::NvidiaSmi || e.kind == dtriage::model::Kind::NpuSmi) && e.level <= dtriage::model::Level::Info;
+    });
     lines += counts.lines;
     skipped += counts.skipped_info + counts.skipped_plain;
   }
