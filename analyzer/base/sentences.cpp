@@ -523,6 +523,8 @@ constexpr std::array<Entry, static_cast<std::size_t>(Say::kCount)> kEnglish = {{
      "Rank {late} ({latewhat}) is not in {node}'s failure table, which lists the workers its launcher found failed before it stopped the others: it failed after rank {first}, which is listed ({what})"},
     {Say::WhyOwnReportBefore, "why.own-report-before",
      "Rank {late} ({latewhat}) is the only rank on {node} that did not exit with code 1 or get stopped by its launcher, and above its ending {node} printed a timeout or lost-peer report that no exit there accounts for: read as its own, it had lost a peer before it ended, after rank {first} ({what})"},
+    {Say::WhyC10dOrder, "why.rendezvous-order",
+     "No line names rank {rank}: under c10d rendezvous torchrun numbers the nodes by their host names, sorted, each taking the next block of ranks ({order}), so rank {rank} ran on {node}"},
     {Say::CliNotACommand, "cli.not-a-command", "'{word}' is not a command (commands: {commands}; dtriage --help)"},
     {Say::CliNotACommandNear, "cli.not-a-command-near", "'{word}' is not a command; did you mean '{near}'? (commands: {commands}; dtriage --help)"},
     {Say::CliNoSuchOption, "cli.no-such-option", "{command} has no option {option}; did you mean {near}?"},

@@ -467,6 +467,7 @@ enum class Say : std::uint16_t {
   WhyUntiedSpokeAfter,       // {exception} {node} {alive} {path} {line} {rank} {others}
   WhyOutsideTable,           // {late} {latewhat} {node} {first} {what}
   WhyOwnReportBefore,        // {late} {latewhat} {node} {first} {what}
+  WhyC10dOrder,              // {order} {node} {rank}
   CliNotACommand,            // {word} {commands}
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}

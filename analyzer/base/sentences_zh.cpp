@@ -469,6 +469,7 @@ constexpr std::array<Row, static_cast<std::size_t>(Say::kCount)> kRows = {{
     {Say::WhyUntiedSpokeAfter, "{node} 上的 {exception} 调用栈没有标明 rank，打印它的进程随之结束；rank {alive} 在它之后仍写入了 {path}（第 {line} 行），因此它属于 rank {rank}，该 rank 与 {others} 在同一秒内以退出码 1 结束"},
     {Say::WhyOutsideTable, "rank {late}（{latewhat}）不在 {node} 的失败列表中；该列表列出启动器在停止其余训练进程之前发现已失败的进程：它在列出的 rank {first}（{what}）之后失败"},
     {Say::WhyOwnReportBefore, "rank {late}（{latewhat}）是 {node} 上唯一既未以退出码 1 结束、也未被启动器停止的 rank，而在它结束之前 {node} 打印了一条超时或失去对端的报告，该节点上没有哪个退出能解释它：视为它自己的报告，它在结束之前已经失去了对端，晚于 rank {first}（{what}）"},
+    {Say::WhyC10dOrder, "没有哪一行日志标明 rank {rank}：在 c10d rendezvous 下，torchrun 按主机名排序为各节点编号，每个节点依次取得下一段 rank（{order}），因此 rank {rank} 运行在 {node} 上"},
     {Say::CliNotACommand, "'{word}' 不是 dtriage 的命令（可用的命令：{commands}；见 dtriage --help）"},
     {Say::CliNotACommandNear, "'{word}' 不是 dtriage 的命令，是否想用 '{near}'？（可用的命令：{commands}；见 dtriage --help）"},
     {Say::CliNoSuchOption, "{command} 没有选项 {option}，是否想用 {near}？"},

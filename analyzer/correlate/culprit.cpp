@@ -1347,7 +1347,9 @@ void rank_of_node(Facts& f, std::size_t reporters) {
 
 }  // namespace
 
-void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
+namespace {
+
+void choose(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
   f.culprit.reset();
   f.culprit_node.clear();
   f.culprit_tie.clear();
@@ -1408,6 +1410,35 @@ void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std
       if (reports[i] != 0 && !f.is_replaced(i)) reporters.insert(events[i].node);
     rank_of_node(f, reporters.size() - (reporters.count(f.late_node) != 0 ? 1 : 0));
   }
+}
+
+// A culprit no line names, placed on its node by c10d's order of host names (Node::rank_base_by_name):
+// the why says how its rank was told.
+void note_rank_by_name(Facts& f) {
+  if (!f.culprit) return;
+  const auto r = std::find_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& x) { return x.rank == f.culprit->rank; });
+  if (r == f.rank_table.end() || r->ending != Ending::NeverHeardFrom) return;
+  const auto here = std::find_if(f.nodes.begin(), f.nodes.end(), [&](const Node& n) { return n.name == f.culprit->node; });
+  if (here == f.nodes.end() || !here->rank_base_by_name) return;
+  std::string order;
+  std::size_t shown = 0;
+  for (const Node& n : f.nodes) {  // sorted by name, as the rendezvous sorts them
+    if (!n.rank_base_by_name || !n.rank_base || !n.nproc_per_node) continue;
+    if (shown++ == 6) {
+      order += ", ...";
+      break;
+    }
+    const std::int64_t first = *n.rank_base, last = *n.rank_base + *n.nproc_per_node - 1;
+    order += (shown > 1 ? ", " : "") + n.name + " " + std::to_string(first) + (last > first ? "-" + std::to_string(last) : "");
+  }
+  f.culprit->why.push_back(base::say(base::Say::WhyC10dOrder, {{"order", order}, {"node", here->name}, {"rank", std::to_string(f.culprit->rank)}}));
+}
+
+}  // namespace
+
+void choose_culprit(Facts& f, const std::vector<model::Event>& events, const std::vector<std::uint8_t>& reports) {
+  choose(f, events, reports);
+  note_rank_by_name(f);
 }
 
 }  // namespace dtriage::correlate

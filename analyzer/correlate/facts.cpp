@@ -379,6 +379,38 @@ std::map<std::string, std::int64_t> rank_bases(const std::map<std::string, std::
   return out;
 }
 
+// Under c10d no --node_rank orders the nodes: the rendezvous numbers them by their agents'
+// addresses (socket.getfqdn(), the host a failure table prints), sorted as strings, the agent's
+// pid breaking a tie (torchelastic's dynamic_rendezvous.py: enumerate(sorted(participants)) when a
+// round completes, in every version to date), and each node's workers take the next block of
+// global ranks (agent/server/api.py: the local world sizes of the nodes before it). With every node
+// of --nnodes here under c10d, each with its --nproc_per_node, none started with --local_addr
+// (which replaces the address), and no rank a line states outside its node's block: those blocks
+// (the rank table takes their sum as the world, for the ranks no line names).
+// (A node named otherwise than its agent's address may sort elsewhere: a stated rank outside its
+// block then leaves every node without one.)
+void c10d_bases(std::map<std::string, Node>& nodes, const std::vector<model::Event>& events, std::int64_t expected) {
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> block;  // node -> (first rank, count), by name
+  std::int64_t world = 0;
+  for (auto& [name, n] : nodes) {
+    if (name.empty() || !n.nproc_per_node) continue;
+    if (n.rdzv_backend != "c10d" || n.local_addr || n.node_rank || *n.nproc_per_node <= 0 || *n.nproc_per_node >= 4096) return;
+    block[name] = {world, *n.nproc_per_node};
+    world += *n.nproc_per_node;
+  }
+  if (block.size() != static_cast<std::size_t>(expected)) return;
+  for (const model::Event& e : events) {
+    if (!e.rank) continue;
+    if (*e.rank < 0 || *e.rank >= world) return;
+    const auto it = block.find(e.node);
+    if (it != block.end() && (*e.rank < it->second.first || *e.rank >= it->second.first + it->second.second)) return;
+  }
+  for (const auto& [name, b] : block) {
+    nodes[name].rank_base = b.first;
+    nodes[name].rank_base_by_name = true;
+  }
+}
+
 }  // namespace
 
 std::vector<std::int64_t> int_list(std::string_view s) {
@@ -570,6 +602,8 @@ struct Builder {
     }
     if (e.code == "launch-command" || e.code == "launch-config") {  // the command line or torchrun's config dump
       n.launch.emplace("launched", "1");
+      if (std::string b = e.get_str("rdzv_backend"); !b.empty()) n.rdzv_backend = std::move(b);
+      if (e.get("local_addr") != nullptr) n.local_addr = true;
       Job::TaskLaunch* task = e.node.empty() && !e.task.empty() ? &f.job.task_launches[e.task] : nullptr;
       if (task != nullptr) task->node_rank = e.get_int("node_rank");
       for (const char* k : {"nnodes", "max_nodes", "master_addr", "master_port"}) {
@@ -1186,6 +1220,7 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
         if (!name.empty() && n.nproc_per_node && *n.nproc_per_node > 0) launching.push_back(&n);
       if (launching.size() == 1) launching.front()->rank_base = 0;
     }
+    if (range.empty() && f.job.expected_nodes && *f.job.expected_nodes > 1) c10d_bases(nodes, events, *f.job.expected_nodes);
     // Uneven --nproc_per_node: the world is their sum, when every --node_rank of --nnodes is known.
     if (!f.job.world_size && f.job.expected_nodes && *f.job.expected_nodes > 0 && *f.job.expected_nodes < 4096) {
       std::map<std::int64_t, std::int64_t> at;  // node_rank -> nproc

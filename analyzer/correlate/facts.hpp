@@ -38,6 +38,9 @@ struct Node {
   std::optional<std::int64_t> nproc_per_node;       // launcher (command line or config dump)
   std::optional<std::int64_t> node_rank;            // launcher --node_rank
   std::optional<std::int64_t> rank_base;            // its first global rank (rank_bases: the nodes before it)
+  std::string rdzv_backend;                         // launcher --rdzv_backend (c10d, static, etcd)
+  bool local_addr = false;                          // launcher --local_addr given: c10d orders it by that
+  bool rank_base_by_name = false;                   // rank_base from c10d's order of host names (c10d_bases)
   std::vector<EventIndex> nproc_evidence;
   std::optional<std::int64_t> devices;              // inventory: npu-smi / nvidia-smi
   std::vector<EventIndex> device_evidence;

@@ -517,9 +517,16 @@ void build_rank_table(Facts& f, const std::vector<model::Event>& events, const s
   // Ranks the launch implies that no line names.
   std::set<std::int64_t> named;
   for (const RankRecord& r : f.rank_table) named.insert(r.rank);
-  if (f.job.world_size && *f.job.world_size > 0 && *f.job.world_size <= 65536) {
+  std::optional<std::int64_t> world = f.job.world_size;
+  if (!world) {  // c10d's order of host names placed every node's block (Node::rank_base_by_name): their sum
+    std::int64_t sum = 0;
+    for (const Node& n : f.nodes)
+      if (n.rank_base_by_name && n.nproc_per_node) sum += *n.nproc_per_node;
+    if (sum > 0) world = sum;
+  }
+  if (world && *world > 0 && *world <= 65536) {
     std::vector<RankRecord> silent;
-    for (std::int64_t r = 0; r < *f.job.world_size; ++r) {
+    for (std::int64_t r = 0; r < *world; ++r) {
       if (named.count(r) != 0) continue;
       RankRecord rec;
       rec.rank = r;

@@ -68,6 +68,8 @@ void apply(LaunchCommand& l, const std::string& key, const std::string& v) {
     l.max_restarts = to_int(v);
   } else if (key == "__rdzv_backend") {
     l.rdzv_backend = v;
+  } else if (key == "__local_addr") {
+    l.local_addr = v;
   } else if (key == "__rdzv_endpoint") {
     const auto colon = v.rfind(':');
     l.master_addr = v.substr(0, colon);

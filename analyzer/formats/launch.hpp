@@ -19,6 +19,7 @@ struct LaunchCommand {
   std::string master_addr;                     // --master_addr, or the host of --rdzv_endpoint
   std::optional<std::int64_t> master_port;     // --master_port, or the port of --rdzv_endpoint
   std::string rdzv_backend;                    // --rdzv_backend (c10d, etcd, static)
+  std::string local_addr;                      // --local_addr: the address c10d orders this node by
   std::optional<std::int64_t> max_restarts;    // --max_restarts / --max-restarts
   bool launcher = false;                       // a launcher word was found (torchrun, torch.distributed.run / launch)
 };

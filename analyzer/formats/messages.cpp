@@ -359,6 +359,7 @@ const std::vector<MessageFact>& table() {
          if (l.master_port) s.e.set("master_port", *l.master_port);
          if (l.node_rank) s.e.set("node_rank", *l.node_rank);
          if (!l.rdzv_backend.empty()) s.e.set("rdzv_backend", l.rdzv_backend);
+         if (!l.local_addr.empty()) s.e.set("local_addr", l.local_addr);
          if (l.max_restarts) s.e.set("max_restarts", *l.max_restarts);
          s.code("launch-command");
        }},

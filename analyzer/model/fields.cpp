@@ -102,6 +102,7 @@ constexpr FieldInfo kEventFields[] = {
     {"role_ranks", T::Text, "torchrun rendezvous result: the same workers' ranks within their role"},
     {"global_world_sizes", T::Text, "torchrun rendezvous result: the world size, once per worker (\"[10]\")"},
     {"rdzv_backend", T::Text, "torchrun launch config: rendezvous backend"},
+    {"local_addr", T::Text, "torchrun --local_addr: the address its agent gives the rendezvous"},
     {"rdzv_endpoint", T::Text, "torchrun launch config: rendezvous endpoint"},
     {"remote_rank", T::Text, "HCCL: the remote rank a task waited on (a number or 'local')"},
     {"reported_code", T::Text, "the error code a plog line says it reports (module_name=EE8888)"},

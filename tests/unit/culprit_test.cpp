@@ -1364,6 +1364,58 @@ TEST(Culprit, ALateNodeOfOneRankNamesThatRank) {
   EXPECT_NE(v["why"].dump().find("came late"), std::string::npos) << v.dump(1);
 }
 
+// An elastic job of two agents: one is stopped from outside (its death signal), and the other then
+// finds the rendezvous closed. The closed rendezvous says where that agent's run stopped (another
+// agent had left it), not why: the stop from outside is the verdict. Alone, the closed rendezvous is.
+TEST(Culprit, AClosedRendezvousAfterAnAgentWasStoppedIsThatStopsConsequence) {
+  auto job = [](bool stopped) {
+    analysis::Inputs in;
+    if (stopped)
+      in.texts.emplace_back("elastic-3/tr-b/agent.log",
+                            "W1102 21:40:07.118000 2231 torch/distributed/elastic/agent/server/api.py:719] Received 15 death signal, shutting down workers\n"
+                            "W1102 21:40:07.119000 2231 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 2240 closing signal SIGTERM\n");
+    in.texts.emplace_back("elastic-3/tr-a/agent.log",
+                          "Traceback (most recent call last):\n"
+                          "  File \"/usr/local/lib/python3.11/site-packages/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py\", line 676, in run\n"
+                          "    raise RendezvousClosedError\n"
+                          "torch.distributed.elastic.rendezvous.api.RendezvousClosedError\n");
+    return report_of(std::move(in))["verdict"];
+  };
+  const json v = job(true);
+  EXPECT_EQ(v["category"], "external-termination") << v.dump(1);
+  EXPECT_EQ(v["node"], "tr-b") << v.dump(1);
+  EXPECT_EQ(job(false)["category"], "rendezvous-failure");
+}
+
+// c10d rendezvous, plain output, a hang: two nodes' workers timed out, the third node's one worker
+// printed nothing and was stopped by its launcher. No line names a rank; the rendezvous numbers the
+// nodes by their host names sorted as strings (gpu-a4, gpu-b10, gpu-b9: "b10" before "b9"), each
+// taking the next block of ranks, so the quiet node's worker is rank 2. A stated rank outside its
+// node's block (gpu-a4's workers printing as ranks 4 and 5) shows the names are not the agents'
+// addresses: no rank is placed then.
+TEST(Culprit, C10dNumbersTheNodesByTheirSortedHostNames) {
+  auto job = [](bool contradicted) {
+    analysis::Inputs in;
+    const std::string waited = "RuntimeError: [/opt/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 600000ms for recv operation to complete";
+    const std::string head = "+ torchrun --nnodes 3 --rdzv_backend c10d --rdzv_endpoint gpu-b9:29400 --rdzv_id ft7 --nproc_per_node ";
+    in.texts.emplace_back("gpu-b9/out.txt", head + "3 tr.py\n" + traceback("", waited) + traceback("", waited) + traceback("", waited) +
+                                                launcher_failed(0, 7101));
+    in.texts.emplace_back("gpu-a4/out.txt", head + "2 tr.py\n" + traceback(contradicted ? "[rank4]:" : "", waited) +
+                                                traceback(contradicted ? "[rank5]:" : "", waited) + launcher_failed(0, 7201));
+    in.texts.emplace_back("gpu-b10/out.txt", head + "1 tr.py\n"
+                                                 "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 7301 closing signal SIGTERM\n");
+    return report_of(std::move(in))["verdict"];
+  };
+  const json v = job(false);
+  EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+  EXPECT_EQ(v["node"], "gpu-b10") << v.dump(1);
+  EXPECT_EQ(v["rank"], 2) << v.dump(1);
+  EXPECT_NE(v["why"].dump().find("gpu-a4 0-1, gpu-b10 2, gpu-b9 3-5"), std::string::npos) << v.dump(1);
+  const json c = job(true);
+  EXPECT_EQ(c["why"].dump().find("by their host names"), std::string::npos) << c.dump(1);
+  EXPECT_NE(c["rank"], 2) << c.dump(1);
+}
+
 // Static rendezvous, plain output: every process of one node reported a timeout; on the other,
 // two of three did, and its failure table names those two. The third rank of that node, which no
 // line shows ending, is the one they waited for.

@@ -85,7 +85,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"lab-16005-wrong-port", "two nodes, wrong port, c10d, both launchers silent: no majority says which node is odd (as 15039)"},
     {"lab-16006-two-faults", "two faults 3 s apart, Ray output: the SIGABRT and the later SIGSEGV tie in the launchers' "
                              "second; the other fault's rank (trn13 rank 0) is taken"},
-    {"lab-16011-hang", "hang during a restart, c10d, launcher output only: node right, the hung rank not named"},
     // The fresh batch 17001-17048 (47 cases; the generator removed one run), drawn at the start of
     // the session of 2026-12-03 (09:37) and scored with 48c76db before any change: 45/47
     // categories, 27/32 culprits; after the session's culprit work 47/47, 29/32.
@@ -230,8 +229,9 @@ const std::map<std::string, std::string> kKnownMisses = {
     // abort and a kill in one second on two nodes, the kill's node with a lost-peer report no exit
     // accounts for) right since; 62009 (a host OOM kill whose dmesg the generator lost: the ring
     // buffer was full) made again with the generator's fix. No miss.
-    {"lab-61005-hang", "a hang of rank 0, alone on its node, c10d, plain launcher output: the node is named, not the rank; "
-                       "not analysed yet"},
+    // 61005 (a hang of rank 0 alone on its node, c10d, plain output) right since c10d's order of
+    // host names places each node's block of ranks (2026-12-07, 16:20); so is 16011 (a hang during
+    // a restart, c10d, launcher output only), whose hung rank was not named.
     {"lab-61027-memoryerror", "a MemoryError of rank 0 during a restart, c10d, plain launcher output, 8 processes on the node: "
                               "the node is named, not the rank; not analysed yet"},
     {"lab-15011-two-faults", "rank 9's SIGKILL at 7.7 s, rank 1's SIGSEGV on another node at 11.0 s, both failure rows in "
@@ -270,7 +270,6 @@ const std::map<std::string, std::string> kKnownMissVerdicts = {
     {"lab-15039-wrong-port", "rendezvous-failure - -"},
     {"lab-16005-wrong-port", "rendezvous-failure - -"},
     {"lab-16006-two-faults", "worker-signal trn13 0"},
-    {"lab-16011-hang", "collective-timeout n058.cluster.example.com -"},
     {"lab-17040-before-init", "worker-exception r34-c09-n14 -"},
     {"lab-17041-wrong-port", "rendezvous-failure - -"},
     {"lab-22005-before-init", "worker-exception r23-c13-n05 -"},
@@ -299,7 +298,6 @@ const std::map<std::string, std::string> kKnownMissVerdicts = {
     {"lab-57039-hang", "worker-exception r33-c03-n08 0"},
     {"lab-19031-two-faults", "worker-exception r32-c06-n11 6"},
     {"lab-15011-two-faults", "worker-signal ip-10-0-3-43 1"},
-    {"lab-61005-hang", "collective-timeout node006 -"},
     {"lab-61027-memoryerror", "worker-exception gpu014.hpc.example.edu -"},
     {"lab-58034-slow", "worker-exception cn063 10"},
 };
