@@ -325,20 +325,26 @@ struct Chooser {
   // table (the last attempt's) while another tied rank of that node is in it failed after that
   // look, as it was being stopped. Dropped when a tied rank is left.
   void drop_outside_table(std::vector<const RankRecord*>& tied, std::string& order) const {
+    drop_from_tie(tied, order, base::Say::WhyOutsideTable, [&](const RankRecord& r) {
+      const auto it = table_ranks.find(r.node);
+      return it != table_ranks.end() && it->second.count(r.rank) == 0 &&
+             std::any_of(tied.begin(), tied.end(), [&](const RankRecord* t) { return t->node == r.node && it->second.count(t->rank) != 0; });
+    });
+  }
+
+  // Drops the tied ranks `late` says came later, when a tied rank is left; with one left, `order`
+  // says why in `say`'s words ({late} {latewhat} {node} of the first dropped, {first} {what} of it).
+  template <typename Late>
+  void drop_from_tie(std::vector<const RankRecord*>& tied, std::string& order, base::Say say, Late late) const {
     std::vector<const RankRecord*> kept, dropped;
-    for (const RankRecord* r : tied) {
-      const auto it = table_ranks.find(r->node);
-      const bool outside = it != table_ranks.end() && it->second.count(r->rank) == 0 &&
-                           std::any_of(tied.begin(), tied.end(), [&](const RankRecord* t) { return t->node == r->node && it->second.count(t->rank) != 0; });
-      (outside ? dropped : kept).push_back(r);
-    }
+    for (const RankRecord* r : tied) (late(*r) ? dropped : kept).push_back(r);
     if (dropped.empty() || kept.empty()) return;
     if (kept.size() == 1)
-      order = base::say(base::Say::WhyOutsideTable, {{"late", std::to_string(dropped.front()->rank)},
-                                                     {"latewhat", what(*dropped.front())},
-                                                     {"node", dropped.front()->node},
-                                                     {"first", std::to_string(kept.front()->rank)},
-                                                     {"what", what(*kept.front())}});
+      order = base::say(say, {{"late", std::to_string(dropped.front()->rank)},
+                              {"latewhat", what(*dropped.front())},
+                              {"node", dropped.front()->node},
+                              {"first", std::to_string(kept.front()->rank)},
+                              {"what", what(*kept.front())}});
     tied = std::move(kept);
   }
 
@@ -366,21 +372,12 @@ struct Chooser {
           return true;
       return false;
     };
-    std::vector<const RankRecord*> kept, dropped;
-    for (const RankRecord* r : tied) {
-      bool reported = r->ending == Ending::Signal && !launcher_stop(r->signal) && !oom_killed(*r) && over_reported.count(r->node) != 0;
+    drop_from_tie(tied, order, base::Say::WhyOwnReportBefore, [&](const RankRecord& r) {
+      if (r.ending != Ending::Signal || launcher_stop(r.signal) || oom_killed(r) || over_reported.count(r.node) == 0) return false;
       for (const RankRecord& o : f.rank_table)
-        if (reported && &o != r && o.node == r->node && ended_on_its_own(o)) reported = false;
-      (reported && reported_above(*r) ? dropped : kept).push_back(r);
-    }
-    if (dropped.empty() || kept.empty()) return;
-    if (kept.size() == 1)
-      order = base::say(base::Say::WhyOwnReportBefore, {{"late", std::to_string(dropped.front()->rank)},
-                                                        {"latewhat", what(*dropped.front())},
-                                                        {"node", dropped.front()->node},
-                                                        {"first", std::to_string(kept.front()->rank)},
-                                                        {"what", what(*kept.front())}});
-    tied = std::move(kept);
+        if (&o != &r && o.node == r.node && ended_on_its_own(o)) return false;
+      return reported_above(r);
+    });
   }
 
   // The first rank by time raised an exception after another rank's lost-peer report: the rank
@@ -804,14 +801,16 @@ struct Chooser {
           if (const auto tx = own_at(x); tx && *tx > *t) t = tx;
       return t;
     };
+    std::map<const RankRecord*, std::optional<std::int64_t>> when;  // each candidate's at(), once
+    for (const RankRecord* r : cand) when[r] = at(r);
     std::stable_sort(cand.begin(), cand.end(), [&](const RankRecord* a, const RankRecord* b) {
-      const auto ta = at(a), tb = at(b);
+      const auto &ta = when[a], &tb = when[b];
       if (ta.has_value() != tb.has_value()) return ta.has_value();
       return ta < tb;
     });
     std::vector<const RankRecord*> first;
     for (const RankRecord* r : cand)
-      if (at(r) == at(cand.front()) || !at(r)) first.push_back(r);
+      if (when[r] == when[cand.front()] || !when[r]) first.push_back(r);
     if (first.size() >= 2) drop_after_peer_loss(first, order);
     if (first.size() >= 2) drop_alive_after(first, order);
     if (first.size() >= 2) drop_outside_table(first, order);

@@ -94,18 +94,13 @@ std::size_t after_bar(std::string_view s) {
   while (i < s.size() && blank(s[i])) ++i;
   return i > 1 && i < s.size() ? i : 0;
 }
-// Both rows: "|", blanks, then the GPU index; most rows of a table have none (borders, headers,
-// the usage line) and are not split into tokens.
-bool index_after_bar(std::string_view s) {
-  const std::size_t i = after_bar(s);
-  return i != 0 && s[i] >= '0' && s[i] <= '9';
-}
+bool digit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
 bool smi_bar_line(std::string_view s) {
   const std::size_t i = after_bar(s);
-  return i != 0 && ((s[i] >= '0' && s[i] <= '9') || s.compare(i, 10, "NVIDIA-SMI") == 0);
+  return i != 0 && (digit(s[i]) || s.compare(i, 10, "NVIDIA-SMI") == 0);
 }
 
 bool parse_nvidia_smi(std::string_view s, model::Event& e) {
@@ -137,7 +132,10 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
     return false;
   }
   if (!smi_bar_line(s)) return false;
-  if (!index_after_bar(s) && rx(re_nvsmi_header(), s, m, RE2::UNANCHORED)) {
+  // Both rows: "|", blanks, then the GPU index; most rows of a table have none (borders, headers,
+  // the usage line) and are not split into tokens. The header: "|", blanks, "NVIDIA-SMI".
+  if (!digit(s[after_bar(s)])) {
+    if (!rx(re_nvsmi_header(), s, m, RE2::UNANCHORED)) return false;
     e.kind = model::Kind::NvidiaSmi;
     e.level = model::Level::Info;
     e.code = "versions";
@@ -146,7 +144,6 @@ bool parse_nvidia_smi(std::string_view s, model::Event& e) {
     if (!m[3].empty()) e.set("cuda_version", std::string(m[3]));
     return true;
   }
-  if (!index_after_bar(s)) return false;
   Tokens k;
   tokens(s, k);
   std::string_view index, name, bus, pid, process, mib;
