@@ -1412,8 +1412,8 @@ TEST(Culprit, C10dNumbersTheNodesByTheirSortedHostNames) {
   EXPECT_EQ(v["rank"], 2) << v.dump(1);
   EXPECT_NE(v["why"].dump().find("gpu-a4 0-1, gpu-b10 2, gpu-b9 3-5"), std::string::npos) << v.dump(1);
   const json c = job(true);
-  EXPECT_EQ(c["why"].dump().find("by their host names"), std::string::npos) << c.dump(1);
-  EXPECT_NE(c["rank"], 2) << c.dump(1);
+  EXPECT_EQ(c.value("why", json()).dump().find("by their host names"), std::string::npos) << c.dump(1);
+  EXPECT_NE(c.value("rank", json()), 2) << c.dump(1);
 }
 
 // Static rendezvous, plain output: every process of one node reported a timeout; on the other,
