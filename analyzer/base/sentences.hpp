@@ -468,6 +468,13 @@ enum class Say : std::uint16_t {
   WhyOutsideTable,           // {late} {latewhat} {node} {first} {what}
   WhyOwnReportBefore,        // {late} {latewhat} {node} {first} {what}
   WhyC10dOrder,              // {order} {node} {rank}
+  WhyRootLineRank,           // {where} {rank}
+  WhyOnlyMissingTimeout,     // {count} {rank}
+  WhyRootCauseRowOnly,       // {node} {rank}
+  WhyRootCauseRowFirst,      // {node} {rank}
+  WhyRuleRank,               // {rank} {title}
+  WhyLeadLineRank,           // {where} {rank}
+  WhyC10dOrderLocal,         // {order} {node} {rank} {local}
   CliNotACommand,            // {word} {commands}
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}

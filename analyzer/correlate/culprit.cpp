@@ -1411,12 +1411,12 @@ void choose(Facts& f, const std::vector<model::Event>& events, const std::vector
   }
 }
 
-// A culprit no line names, placed on its node by c10d's order of host names (Node::rank_base_by_name):
-// the why says how its rank was told.
+// A culprit no line names, or whose lines name only its local rank, placed on its node by c10d's
+// order of host names (Node::rank_base_by_name): the why says how its rank was told.
 void note_rank_by_name(Facts& f) {
   if (!f.culprit) return;
   const auto r = std::find_if(f.rank_table.begin(), f.rank_table.end(), [&](const RankRecord& x) { return x.rank == f.culprit->rank; });
-  if (r == f.rank_table.end() || r->ending != Ending::NeverHeardFrom) return;
+  if (r == f.rank_table.end() || (r->ending != Ending::NeverHeardFrom && f.ranks_by_name.count(r->rank) == 0)) return;
   const auto here = std::find_if(f.nodes.begin(), f.nodes.end(), [&](const Node& n) { return n.name == f.culprit->node; });
   if (here == f.nodes.end() || !here->rank_base_by_name) return;
   std::string order;
@@ -1430,7 +1430,11 @@ void note_rank_by_name(Facts& f) {
     const std::int64_t first = *n.rank_base, last = *n.rank_base + *n.nproc_per_node - 1;
     order += (shown > 1 ? ", " : "") + n.name + " " + std::to_string(first) + (last > first ? "-" + std::to_string(last) : "");
   }
-  f.culprit->why.push_back(base::say(base::Say::WhyC10dOrder, {{"order", order}, {"node", here->name}, {"rank", std::to_string(f.culprit->rank)}}));
+  const std::string rank = std::to_string(f.culprit->rank);
+  f.culprit->why.push_back(r->ending == Ending::NeverHeardFrom || !r->local_rank
+                               ? base::say(base::Say::WhyC10dOrder, {{"order", order}, {"node", here->name}, {"rank", rank}})
+                               : base::say(base::Say::WhyC10dOrderLocal,
+                                           {{"order", order}, {"node", here->name}, {"rank", rank}, {"local", std::to_string(*r->local_rank)}}));
 }
 
 }  // namespace

@@ -384,31 +384,53 @@ std::map<std::string, std::int64_t> rank_bases(const std::map<std::string, std::
 // pid breaking a tie (torchelastic's dynamic_rendezvous.py: enumerate(sorted(participants)) when a
 // round completes, in every version to date), and each node's workers take the next block of
 // global ranks (agent/server/api.py: the local world sizes of the nodes before it). With every node
-// of --nnodes here under c10d, each with its --nproc_per_node, none started with --local_addr
-// (which replaces the address), and no rank a line states outside its node's block: those blocks
-// (the rank table takes their sum as the world, for the ranks no line names).
+// of --nnodes (more than one) here under c10d, each with its --nproc_per_node, none started with
+// --local_addr (which replaces the address) or a --node_rank, and no rank a line states outside its
+// node's block: those blocks, node -> (first rank, count). Read from the launchers' lines before
+// the nodes are built, so that lines knowing only their local rank get their global one.
 // (A node named otherwise than its agent's address may sort elsewhere: a stated rank outside its
 // block then leaves every node without one.)
-void c10d_bases(std::map<std::string, Node>& nodes, const std::vector<model::Event>& events, std::int64_t expected) {
-  std::map<std::string, std::pair<std::int64_t, std::int64_t>> block;  // node -> (first rank, count), by name
-  std::int64_t world = 0;
-  for (auto& [name, n] : nodes) {
-    if (name.empty() || !n.nproc_per_node) continue;
-    if (n.rdzv_backend != "c10d" || n.local_addr || n.node_rank || *n.nproc_per_node <= 0 || *n.nproc_per_node >= 4096) return;
-    block[name] = {world, *n.nproc_per_node};
-    world += *n.nproc_per_node;
+std::map<std::string, std::pair<std::int64_t, std::int64_t>> c10d_blocks(const std::vector<model::Event>& events) {
+  struct Launch {
+    std::optional<std::int64_t> nproc;
+    bool node_rank = false, local_addr = false;
+    std::string backend;
+  };
+  std::map<std::string, Launch> at;  // node -> what its lines say of its launch (the last word wins, as for Node)
+  std::optional<std::int64_t> expected;
+  for (const model::Event& e : events) {
+    const bool launch_line = e.code == "launch-command" || e.code == "launch-config";
+    const auto np = e.get_int("nproc_per_node");
+    if (np) {
+      if (auto nn = e.get_int("nnodes")) expected = *nn;
+      if (auto mx = e.get_int("max_nodes")) expected = *mx;
+    }
+    if (e.node.empty()) continue;
+    Launch& l = at[e.node];
+    if (np) l.nproc = *np;
+    if (auto nr = e.get_int("node_rank"); nr && *nr >= 0 && *nr < (1 << 20)) l.node_rank = true;
+    if (launch_line) {
+      if (std::string b = e.get_str("rdzv_backend"); !b.empty()) l.backend = std::move(b);
+      if (e.get("local_addr") != nullptr) l.local_addr = true;
+    }
   }
-  if (block.size() != static_cast<std::size_t>(expected)) return;
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> block;
+  if (!expected || *expected <= 1 || *expected >= (1 << 20)) return {};
+  std::int64_t world = 0;
+  for (const auto& [name, l] : at) {
+    if (!l.nproc) continue;
+    if (l.backend != "c10d" || l.local_addr || l.node_rank || *l.nproc <= 0 || *l.nproc >= 4096) return {};
+    block[name] = {world, *l.nproc};
+    world += *l.nproc;
+  }
+  if (block.size() != static_cast<std::size_t>(*expected)) return {};
   for (const model::Event& e : events) {
     if (!e.rank) continue;
-    if (*e.rank < 0 || *e.rank >= world) return;
+    if (*e.rank < 0 || *e.rank >= world) return {};
     const auto it = block.find(e.node);
-    if (it != block.end() && (*e.rank < it->second.first || *e.rank >= it->second.first + it->second.second)) return;
+    if (it != block.end() && (*e.rank < it->second.first || *e.rank >= it->second.first + it->second.second)) return {};
   }
-  for (const auto& [name, b] : block) {
-    nodes[name].rank_base = b.first;
-    nodes[name].rank_base_by_name = true;
-  }
+  return block;
 }
 
 }  // namespace
@@ -436,7 +458,9 @@ namespace {
 // the same node state (failure-table rows: rank, local rank and pid; a process's statement of its
 // global and local rank), else the node's rank range
 // (--node_rank x --nproc_per_node).
-void lend_global_ranks(std::vector<model::Event>& events) {
+// Returns the ranks lent by c10d's order of host names (c10d_blocks), which the why then states.
+std::set<std::int64_t> lend_global_ranks(std::vector<model::Event>& events, const std::map<std::string, std::pair<std::int64_t, std::int64_t>>& c10d) {
+  std::set<std::int64_t> by_name;
   std::map<std::string, std::map<std::int64_t, std::int64_t>> by_local, by_pid, stated;  // node -> key -> rank
   std::map<std::string, std::map<std::int64_t, std::int64_t>> rendezvous;  // node -> local rank -> rank (the agent's last)
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> range;            // node -> (node_rank, nproc)
@@ -504,6 +528,11 @@ void lend_global_ranks(std::vector<model::Event>& events) {
                                           o->second.offset + *e.local_rank >= 0 &&
                                           ((pairs != by_local.end() && pairs->second.size() >= 2) || o->second.table))
         e.rank = o->second.offset + *e.local_rank;
+      // Else c10d's order of host names: the node's block.
+      else if (auto b = c10d.find(e.node); b != c10d.end() && *e.local_rank >= 0 && *e.local_rank < b->second.second) {
+        e.rank = b->second.first + *e.local_rank;
+        by_name.insert(*e.rank);
+      }
     } else if (e.pid) {
       if (auto n = by_pid.find(where(e)); n != by_pid.end())
         if (auto it = n->second.find(*e.pid); it != n->second.end()) e.rank = it->second;
@@ -522,6 +551,7 @@ void lend_global_ranks(std::vector<model::Event>& events) {
     if (!e.rank && !e.local_rank && e.pid)
       if (auto n = pid_rank.find(where(e)); n != pid_rank.end())
         if (auto it = n->second.find(*e.pid); it != n->second.end() && it->second >= 0) e.rank = it->second;
+  return by_name;
 }
 
 // The one process left over: every node's --nproc_per_node known for all --nnodes nodes, every
@@ -1172,13 +1202,15 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
   lend_hosts(events);
   lend_ranks(events);
   lend_declared_ranks(events);
-  lend_global_ranks(events);
-  if (lend_worker_ranks(events)) lend_global_ranks(events);
+  const auto c10d = c10d_blocks(events);
+  std::set<std::int64_t> by_name = lend_global_ranks(events, c10d);
+  if (lend_worker_ranks(events)) by_name.merge(lend_global_ranks(events, c10d));
   lend_last_rank(events);
   infer_years(events);
   const PeerMaps peers = peer_maps(events);
 
   Facts f;
+  f.ranks_by_name = std::move(by_name);
   f.job.worker_lines = inputs.unparsed_lines;  // training scripts' own prints: the workers ran
   std::map<std::string, Node> nodes;
   Builder b{f, events, peers};
@@ -1220,7 +1252,11 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
         if (!name.empty() && n.nproc_per_node && *n.nproc_per_node > 0) launching.push_back(&n);
       if (launching.size() == 1) launching.front()->rank_base = 0;
     }
-    if (range.empty() && f.job.expected_nodes && *f.job.expected_nodes > 1) c10d_bases(nodes, events, *f.job.expected_nodes);
+    if (range.empty())
+      for (const auto& [name, block] : c10d) {
+        nodes[name].rank_base = block.first;
+        nodes[name].rank_base_by_name = true;
+      }
     // Uneven --nproc_per_node: the world is their sum, when every --node_rank of --nnodes is known.
     if (!f.job.world_size && f.job.expected_nodes && *f.job.expected_nodes > 0 && *f.job.expected_nodes < 4096) {
       std::map<std::int64_t, std::int64_t> at;  // node_rank -> nproc

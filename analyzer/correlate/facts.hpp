@@ -216,6 +216,7 @@ struct Facts {
   Job job;
   std::vector<RankRecord> rank_table;  // one record per global rank, ascending (build_rank_table)
   std::optional<Culprit> culprit;      // the rank the job's failure started from (choose_culprit)
+  std::set<std::int64_t> ranks_by_name;  // ranks lent to lines of a local rank by c10d's order of host names
   std::string culprit_node;            // its node; also set when the rank is ambiguous but the node is not
   std::vector<std::int64_t> culprit_tie;  // no culprit: the ranks the policy could not tell apart
   std::string culprit_tie_why;            // why they tie, when not the plain "same time, same way"

@@ -1194,7 +1194,25 @@ void decide_unknown(const std::vector<model::Event>& events, const std::vector<c
   }
   v.node = e.node;
   v.rank = e.rank;
+  if (v.rank) v.why.push_back(base::say(base::Say::WhyLeadLineRank, {{"where", where}, {"rank", std::to_string(*v.rank)}}));
   v.lead = lead;
+}
+
+// Why the verdict names the rank the root finding gave it, where the culprit policy's reasons
+// (correlate/culprit.cpp) are not for that rank: the one rank that never reported a timeout, the
+// rank the job's facts point at, or the rank the root's own line names.
+std::string finding_rank_why(const Finding& f, const std::vector<model::Event>& events, const correlate::Facts& facts, std::int64_t rank) {
+  const std::string r = std::to_string(rank);
+  const auto& named = f.rule->facts_named;
+  if (f.rank == rank && f.rule->rank_field.empty() && std::find(named.begin(), named.end(), "job.missing_ranks") != named.end()) {
+    const correlate::Fact* reported = facts.get(nullptr, "job.timeout_ranks");
+    return base::say(base::Say::WhyOnlyMissingTimeout, {{"count", reported != nullptr ? reported->text() : "?"}, {"rank", r}});
+  }
+  const auto line = std::find_if(f.events.begin(), f.events.end(), [&](auto i) { return events[i].rank && *events[i].rank == rank; });
+  if (line == f.events.end() || f.rule->rank_field.rfind("job.", 0) == 0)
+    return base::say(base::Say::WhyRuleRank, {{"rank", r}, {"title", f.rule->title_in(base::language())}});
+  const model::Event& e = events[*line];
+  return base::say(base::Say::WhyRootLineRank, {{"where", e.path + ":" + std::to_string(e.line)}, {"rank", r}});
 }
 
 // A failed job whose first finding is a root cause: its sentence, the other nodes with the same
@@ -1310,8 +1328,13 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
       }
     }
     const bool before_others = std::all_of(others.begin(), others.end(), [&](const auto& t) { return first_at && t && *first_at < *t; });
-    if (rows == 1 && before_others) v.rank = first;
+    if (rows == 1 && before_others) {
+      v.rank = first;
+      v.why.push_back(base::say(others.empty() ? base::Say::WhyRootCauseRowOnly : base::Say::WhyRootCauseRowFirst,
+                                {{"node", v.node}, {"rank", std::to_string(*first)}}));
+    }
   }
+  if (v.rank && v.why.empty()) v.why.push_back(finding_rank_why(f, events, facts, *v.rank));
   v.rule = f.rule->id;
   v.root = 0;
 }

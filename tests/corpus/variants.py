@@ -152,11 +152,13 @@ def v_hosts(logs, dest, verdict):
     # (ingest/node_hint.cpp) that a renamed folder may rightly fall outside of.
     if not any(is_text(f) and short.encode() in open(f, "rb").read() for f in files_of(logs)):
         return None
-    new = "zq" + str(sum(map(ord, node)) % 97) + "-cn" + str(len(node))
+    # The new name keeps the old one's place among the job's hosts sorted as strings (under c10d
+    # the rendezvous numbers the nodes in that order): the old short name, then letters.
+    new = short + "zq" + str(sum(map(ord, node)) % 97)
     pat = re.compile(re.escape(short).encode() + rb"(?![\w-])")
     copy_with(logs, dest, lambda l: pat.sub(new.encode(), l),
               lambda rel: re.sub(re.escape(short) + r"(?![\w-])", new, rel))
-    # The logs' "gpu011.hpc.example.com" becomes "zq58-cn22.hpc.example.com": a verdict that named the
+    # The logs' "gpu011.hpc.example.com" becomes "gpu011zq58.hpc.example.com": a verdict that named the
     # FQDN names the renamed FQDN.
     return {node: new + node[len(short):], short: new}
 
@@ -267,33 +269,25 @@ def same(base, got, renamed):
 KNOWN_MISSES = {
     # A hosts rename of the verdict's node that the verdict does not follow: with a tar.gz per node
     # the rename reaches the archive's name (and a Ray driver's log) but not the lines inside it
-    # (6034, 8038, 20001, 22020, 23027, 54038, 13041; 11040, whose folder inside the archive, 10-0-1-30, is
+    # (6034, 8038, 20001, 22020, 23027, 54038, 42006, 55034; 11040, whose folder inside the archive, 10-0-1-30, is
     # a node's name since dashed addresses are; 42003, whose NCCL lines inside name it); the others (FQDN, rack and IP-style names in
     # folders) move to another node or lose their rank for reasons not analysed one by one yet.
+    # (The new name is the old short name with letters after it, which keeps its place among the
+    # job's hosts sorted as strings: under c10d that order numbers the nodes' ranks.)
     ("lab-6034-exception", "hosts"),
-    ("lab-13041-slow", "hosts"),
     ("lab-51003-slow", "hosts"),
     ("lab-8038-exception", "hosts"),
+    ("lab-42006-exception", "hosts"),
+    ("lab-55034-two-faults", "hosts"),
     ("lab-20001-sigbus", "hosts"),
     ("lab-22020-oom", "hosts"),
     ("lab-23027-oom", "hosts"),
     ("lab-11040-oom", "hosts"),
-    ("lab-7040-exception", "hosts"),
-    ("lab-11015-hang", "hosts"),
-    ("lab-12015-hang", "hosts"),
-    ("lab-12034-exit", "hosts"),
-    ("lab-12036-exit", "hosts"),
     ("lab-14044-hang", "hosts"),
-    ("lab-17007-hang", "hosts"),
     ("lab-38012-hang", "hosts"),
     ("lab-42003-two-faults", "hosts"),
     ("lab-54038-two-faults", "hosts"),  # a tar.gz per node and a Ray driver's log, as 6034
     ("lab-58013-exit", "hosts"),  # the same
-    # 47008: pod names (zq77-cn21-...): renamed, the port-in-use line's pod is no longer a node the
-    # verdict names (the truth names no node). 56033: one pod's kubectl --prefix output, the verdict
-    # names the launcher by its pod label (pod/compute02, as lab 53038); renamed, none.
-    ("lab-47008-port-busy", "hosts"),
-    ("lab-56033-port-busy", "hosts"),
     # (The journal's one host no longer merges what tells launchers apart: a host before an srun
     # task label, a kubectl pod prefix or a Ray worker's "(.. pid=N, ip=..)" is where the lines
     # were gathered, not the process's.)

@@ -1416,6 +1416,27 @@ TEST(Culprit, C10dNumbersTheNodesByTheirSortedHostNames) {
   EXPECT_NE(c.value("rank", json()), 2) << c.dump(1);
 }
 
+// c10d, plain output, no failure table: a launcher's "failed (exitcode: -9) local_rank: 1" is the
+// only line of the kill, and no line states a global rank. The nodes' blocks follow their sorted
+// host names (ml-a7 0-1, ml-c10 2, ml-c2 3-5: ml-c10 is listed last but sorts second), so the
+// killed worker is rank 3 + 1.
+TEST(Culprit, ALaunchersLocalRankTakesItsNodesC10dBlock) {
+  analysis::Inputs in;
+  const std::string lost = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.1.0.4]:50412";
+  const std::string head = "+ torchrun --nnodes 3 --rdzv_backend c10d --rdzv_endpoint ml-a7:29500 --rdzv_id r9 --max_restarts 0 --nproc_per_node ";
+  in.texts.emplace_back("ml-c2/stdout", head + "3 train.py\n" + traceback("", lost) + traceback("", lost) +
+                                            "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 4411) of "
+                                            "binary: /usr/bin/python3\n");
+  in.texts.emplace_back("ml-a7/stdout", head + "2 train.py\n" + traceback("", lost) + traceback("", lost) + launcher_failed(0, 3301));
+  in.texts.emplace_back("ml-c10/stdout", head + "1 train.py\n" + traceback("", lost) + launcher_failed(0, 5501));
+  const json v = report_of(std::move(in))["verdict"];
+  EXPECT_EQ(v["category"], "worker-signal") << v.dump(1);
+  EXPECT_EQ(v["node"], "ml-c2") << v.dump(1);
+  EXPECT_EQ(v["rank"], 4) << v.dump(1);
+  EXPECT_NE(v.value("why", json()).dump().find("only its local rank 1"), std::string::npos) << v.dump(1);
+  EXPECT_NE(v.value("why", json()).dump().find("ml-a7 0-1, ml-c10 2, ml-c2 3-5"), std::string::npos) << v.dump(1);
+}
+
 // Static rendezvous, plain output: every process of one node reported a timeout; on the other,
 // two of three did, and its failure table names those two. The third rank of that node, which no
 // line shows ending, is the one they waited for.

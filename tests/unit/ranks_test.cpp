@@ -59,8 +59,11 @@ TEST(RankTable, EveryLabJobHasEveryRankAndTheCulpritIsNoVictim) {
     // Restarted jobs whose attempts share one stream: the ending read is an earlier attempt's
     // (lab_test.cpp lists them as known misses).
     // 11021: the hung rank's stream shows nothing of the attempt it hung in, so its row keeps the
-    // exit of the attempt before (the verdict names it from the other nodes' reports).
-    static const std::set<std::string> attempts_in_one_stream = {"lab-5015-hang", "lab-9097-sigbus", "lab-8034-two-faults", "lab-11021-hang"};
+    // exit of the attempt before (the verdict names it from the other nodes' reports). So does
+    // 16011's (c10d, launcher output only: its launcher's line of that exit is its rank's by the
+    // order of host names).
+    static const std::set<std::string> attempts_in_one_stream = {"lab-5015-hang", "lab-9097-sigbus", "lab-8034-two-faults", "lab-11021-hang",
+                                                                 "lab-16011-hang"};
     if (attempts_in_one_stream.count(c.path().filename().string()) != 0) continue;
     // Known misses (lab_test.cpp) whose culprit is in the table only by its own statement of its rank
     // (c10d, launcher output only; 6005 is named now, by its local rank stated beside its rank, but its
@@ -69,11 +72,8 @@ TEST(RankTable, EveryLabJobHasEveryRankAndTheCulpritIsNoVictim) {
     // running; 6005: the peer loss of the attempt it was restarted into), or the OOM killer's pid is
     // on no launcher line (13001: the launcher logged another local rank's pid).
     // 55007: as 6030, its SIGSEGV recurring in the attempt the time limit stopped before its launcher said so.
-    // 56023: c10d's order of host names puts its rank 0 on its node, but its SIGKILL is on a launcher
-    // line of local rank 0 that no global rank is lent to (that order is used for the rank table only).
     static const std::set<std::string> ending_not_tied = {"lab-12034-exit",     "lab-12036-exit", "lab-8032-exit", "lab-6030-exception",
-                                                          "lab-7040-exception", "lab-6005-exit",  "lab-13001-oom", "lab-55007-sigsegv",
-                                                          "lab-56023-sigkill"};
+                                                          "lab-7040-exception", "lab-6005-exit",  "lab-13001-oom", "lab-55007-sigsegv"};
     if (ending_not_tied.count(c.path().filename().string()) != 0) continue;
     const std::string ending = (*culprit)["ending"];
     const std::string fault = truth["fault"];
