@@ -475,6 +475,7 @@ enum class Say : std::uint16_t {
   WhyRuleRank,               // {rank} {title}
   WhyLeadLineRank,           // {where} {rank}
   WhyC10dOrderLocal,         // {order} {node} {rank} {local}
+  VerdictOtherFailuresOn,    // {count} {nodes}  (appended to a verdict)
   CliNotACommand,            // {word} {commands}
   CliNotACommandNear,        // {word} {near} {commands}
   CliNoSuchOption,           // {command} {option} {near}

@@ -405,10 +405,11 @@ std::map<std::string, std::pair<std::int64_t, std::int64_t>> c10d_blocks(const s
       if (auto nn = e.get_int("nnodes")) expected = *nn;
       if (auto mx = e.get_int("max_nodes")) expected = *mx;
     }
-    if (e.node.empty()) continue;
+    const auto nr = e.get_int("node_rank");
+    if (e.node.empty() || (!np && !nr && !launch_line)) continue;
     Launch& l = at[e.node];
     if (np) l.nproc = *np;
-    if (auto nr = e.get_int("node_rank"); nr && *nr >= 0 && *nr < (1 << 20)) l.node_rank = true;
+    if (nr && *nr >= 0 && *nr < (1 << 20)) l.node_rank = true;
     if (launch_line) {
       if (std::string b = e.get_str("rdzv_backend"); !b.empty()) l.backend = std::move(b);
       if (e.get("local_addr") != nullptr) l.local_addr = true;
@@ -424,11 +425,22 @@ std::map<std::string, std::pair<std::int64_t, std::int64_t>> c10d_blocks(const s
     world += *l.nproc;
   }
   if (block.size() != static_cast<std::size_t>(*expected)) return {};
+  // What the lines state must agree: a rank inside its node's block, at its local rank's place
+  // when both are stated, and an agent's rendezvous result's pairs likewise.
+  const auto agrees = [&](const std::string& node, std::int64_t rank, std::optional<std::int64_t> local) {
+    if (rank < 0 || rank >= world) return false;
+    const auto it = block.find(node);
+    if (it == block.end()) return true;
+    const auto [first, count] = it->second;
+    return rank >= first && rank < first + count && (!local || rank - *local == first);
+  };
   for (const model::Event& e : events) {
-    if (!e.rank) continue;
-    if (*e.rank < 0 || *e.rank >= world) return {};
-    const auto it = block.find(e.node);
-    if (it != block.end() && (*e.rank < it->second.first || *e.rank >= it->second.first + it->second.second)) return {};
+    if (e.rank && !agrees(e.node, *e.rank, e.local_rank)) return {};
+    if (e.code == "rendezvous-result") {
+      const auto locals = int_list(e.get_str("local_ranks")), globals = int_list(e.get_str("global_ranks"));
+      for (std::size_t k = 0; k < locals.size() && k < globals.size(); ++k)
+        if (!agrees(e.node, globals[k], locals[k])) return {};
+    }
   }
   return block;
 }
@@ -1202,9 +1214,11 @@ Facts correlate(std::vector<model::Event>& events, Inputs inputs) {
   lend_hosts(events);
   lend_ranks(events);
   lend_declared_ranks(events);
+  lend_global_ranks(events, {});
+  if (lend_worker_ranks(events)) lend_global_ranks(events, {});
+  // Last, for the lines no surer source ranked: c10d's order of host names.
   const auto c10d = c10d_blocks(events);
-  std::set<std::int64_t> by_name = lend_global_ranks(events, c10d);
-  if (lend_worker_ranks(events)) by_name.merge(lend_global_ranks(events, c10d));
+  std::set<std::int64_t> by_name = c10d.empty() ? std::set<std::int64_t>{} : lend_global_ranks(events, c10d);
   lend_last_rank(events);
   infer_years(events);
   const PeerMaps peers = peer_maps(events);

@@ -1205,8 +1205,7 @@ std::string finding_rank_why(const Finding& f, const std::vector<model::Event>& 
   const std::string r = std::to_string(rank);
   const auto& named = f.rule->facts_named;
   if (f.rank == rank && f.rule->rank_field.empty() && std::find(named.begin(), named.end(), "job.missing_ranks") != named.end()) {
-    const correlate::Fact* reported = facts.get(nullptr, "job.timeout_ranks");
-    return base::say(base::Say::WhyOnlyMissingTimeout, {{"count", reported != nullptr ? reported->text() : "?"}, {"rank", r}});
+    return base::say(base::Say::WhyOnlyMissingTimeout, {{"count", std::to_string(facts.job.ranks_with_timeout.size())}, {"rank", r}});
   }
   const auto line = std::find_if(f.events.begin(), f.events.end(), [&](auto i) { return events[i].rank && *events[i].rank == rank; });
   if (line == f.events.end() || f.rule->rank_field.rfind("job.", 0) == 0)
@@ -1223,17 +1222,36 @@ void decide_failed(const std::vector<model::Event>& events, const correlate::Fac
   v.status = Status::Failed;
   v.category = f.rule->category;
   v.summary = f.summary;
-  std::vector<std::string> also;
+  // The other nodes with a root-cause finding: "the same" where its words are the root's but for
+  // the node (one rule can match different failures: a ZeroDivisionError here, the peers' store
+  // timeouts there; numbers aside: each process has its own pid, rank, device), else other failures.
+  const auto words = [](const Finding& x) {
+    static const re2::RE2 number(R"(\d+)");
+    std::string s = x.summary;
+    if (!x.node.empty())
+      for (std::size_t at = s.find(x.node); at != std::string::npos; at = s.find(x.node, at + 1)) s.replace(at, x.node.size(), "\x01");
+    re2::RE2::GlobalReplace(&s, number, "N");
+    return s;
+  };
+  const std::string root_words = words(f);
+  std::vector<std::string> same, other;
   for (std::size_t i = 1; i < a.findings.size(); ++i)
-    if (a.findings[i].role == FindingRole::RootCause && !a.findings[i].node.empty() && a.findings[i].node != f.node)
-      also.push_back(a.findings[i].node);
-  if (!also.empty()) {
-    std::string nodes;
-    for (std::size_t k = 0; k < also.size() && k < 3; ++k) nodes += (k ? ", " : "") + also[k];
-    if (also.size() > 3) nodes += ", ...";
-    v.summary += also.size() <= 3 ? base::say(base::Say::VerdictSameOn, {{"nodes", nodes}})
-                                  : base::say(base::Say::VerdictSameOnMany, {{"count", std::to_string(also.size())}, {"nodes", nodes}});
-  }
+    if (a.findings[i].role == FindingRole::RootCause && !a.findings[i].node.empty() && a.findings[i].node != f.node) {
+      std::vector<std::string>& to = a.findings[i].rule == f.rule && words(a.findings[i]) == root_words ? same : other;
+      if (std::find(to.begin(), to.end(), a.findings[i].node) == to.end()) to.push_back(a.findings[i].node);
+    }
+  other.erase(std::remove_if(other.begin(), other.end(), [&](const std::string& n) { return std::find(same.begin(), same.end(), n) != same.end(); }),
+              other.end());
+  const auto listed = [](const std::vector<std::string>& nodes) {
+    std::string out;
+    for (std::size_t k = 0; k < nodes.size() && k < 3; ++k) out += (k ? ", " : "") + nodes[k];
+    if (nodes.size() > 3) out += ", ...";
+    return out;
+  };
+  if (!same.empty())
+    v.summary += same.size() <= 3 ? base::say(base::Say::VerdictSameOn, {{"nodes", listed(same)}})
+                                  : base::say(base::Say::VerdictSameOnMany, {{"count", std::to_string(same.size())}, {"nodes", listed(same)}});
+  if (!other.empty()) v.summary += base::say(base::Say::VerdictOtherFailuresOn, {{"count", std::to_string(other.size())}, {"nodes", listed(other)}});
   v.remedy = f.remedy;
   v.node = f.node;
   v.rank = f.rank;

@@ -1437,6 +1437,26 @@ TEST(Culprit, ALaunchersLocalRankTakesItsNodesC10dBlock) {
   EXPECT_NE(v.value("why", json()).dump().find("ml-a7 0-1, ml-c10 2, ml-c2 3-5"), std::string::npos) << v.dump(1);
 }
 
+// One rule's root-cause findings on several nodes: "the same on" lists only the nodes whose
+// finding says the same words (numbers aside: each has its own pids, ranks, shard numbers); the
+// others are other failures, not said to be the same.
+TEST(Culprit, OnlyTheSameWordsOnOtherNodesAreTheSame) {
+  analysis::Inputs in;
+  in.texts.emplace_back("hq-1/out.log", traceback("", "ValueError: bad shard 3"));
+  in.texts.emplace_back("hq-2/out.log", traceback("", "ValueError: bad shard 17"));
+  in.texts.emplace_back("hq-3/out.log", traceback("", "KeyError: 'tokens'"));
+  const json v = report_of(std::move(in))["verdict"];
+  const std::string summary = v["summary"];
+  ASSERT_TRUE(v["node"] == "hq-1" || v["node"] == "hq-2" || v["node"] == "hq-3") << v.dump(1);
+  if (v["node"] == "hq-3") {
+    EXPECT_EQ(summary.find("the same on"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("other failures on 2 more node(s): hq-1, hq-2"), std::string::npos) << summary;
+  } else {
+    EXPECT_NE(summary.find(v["node"] == "hq-1" ? "(the same on hq-2)" : "(the same on hq-1)"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("other failures on 1 more node(s): hq-3"), std::string::npos) << summary;
+  }
+}
+
 // Static rendezvous, plain output: every process of one node reported a timeout; on the other,
 // two of three did, and its failure table names those two. The third rank of that node, which no
 // line shows ending, is the one they waited for.
