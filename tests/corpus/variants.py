@@ -269,7 +269,7 @@ def same(base, got, renamed):
 KNOWN_MISSES = {
     # A hosts rename of the verdict's node that the verdict does not follow: with a tar.gz per node
     # the rename reaches the archive's name (and a Ray driver's log) but not the lines inside it
-    # (6034, 8038, 20001, 22020, 23027, 54038, 42006, 55034; 11040, whose folder inside the archive, 10-0-1-30, is
+    # (6034, 8038, 20001, 22020, 23027, 54038, 42006, 55034, 64009, 64015, 65012; 11040, whose folder inside the archive, 10-0-1-30, is
     # a node's name since dashed addresses are; 42003, whose NCCL lines inside name it); the others (FQDN, rack and IP-style names in
     # folders) move to another node or lose their rank for reasons not analysed one by one yet.
     # (The new name is the old short name with letters after it, which keeps its place among the
@@ -279,6 +279,9 @@ KNOWN_MISSES = {
     ("lab-8038-exception", "hosts"),
     ("lab-42006-exception", "hosts"),
     ("lab-55034-two-faults", "hosts"),
+    ("lab-64009-two-faults", "hosts"),
+    ("lab-64015-exit", "hosts"),
+    ("lab-65012-memoryerror", "hosts"),
     ("lab-20001-sigbus", "hosts"),
     ("lab-22020-oom", "hosts"),
     ("lab-23027-oom", "hosts"),
@@ -328,6 +331,10 @@ KNOWN_MISSES = {
     # in one instant the traceback is taken over the launcher's note of the kill.
     ("lab-57040-two-faults", "docker-json"),
     ("lab-57040-two-faults", "kubectl"),
+    # 64027: rank 0's SIGABRT, 3.3 s later rank 2's ValueError on another node (srun, one file):
+    # in one instant the traceback is taken over the launcher's note of the abort.
+    ("lab-64027-two-faults", "docker-json"),
+    ("lab-64027-two-faults", "kubectl"),
     # 52014: rank 0's FileNotFoundError before init_process_group, 20 s before the other nodes'
     # store timeouts; in one instant a peer's store error is taken as the first failure.
     ("lab-52014-before-init", "docker-json"),

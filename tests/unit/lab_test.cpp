@@ -231,6 +231,9 @@ const std::map<std::string, std::string> kKnownMisses = {
     // The batch of seeds 63001-63010 (9 jobs; seed 63004 gave none), drawn after all of that
     // session's changes (17:20): 9/9 categories, 8/8 culprits, with the final tree and the session's
     // start binary alike. No miss.
+    // The fresh batch of seeds 64001-64040 (40 jobs), drawn at the start of the session of
+    // 2026-12-07 (18:19) and scored before any change: 40/40 categories, 30/30 culprits; and
+    // 65001-65012 (12 jobs), drawn after that session's changes (20:05): 12/12, 7/7. No miss.
     {"lab-15011-two-faults", "rank 9's SIGKILL at 7.7 s, rank 1's SIGSEGV on another node at 11.0 s, both failure rows in "
                              "one second: the crash is named (a crash beside a kill in one second is taken as first)"},
     // Moved by the writer's bracketed rank (2026-12-07, 09:00): rank 6's "[rank 6] error: loss became
