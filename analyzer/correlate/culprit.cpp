@@ -419,21 +419,38 @@ struct Chooser {
   // Exits with code 1 on nodes whose timeout / lost-peer reports name no rank, when they are no more
   // than those reports: each is taken as a reporter's exit, not a failure of its own. A report with a local
   // rank (its per-rank file, its [defaultN]: prefix) is that rank's, not one of these.
+  // A report more than kLauncherLag after every such exit of its node (all timed) was printed by a
+  // process still running after they had ended (their launcher tearing down, a restarted worker):
+  // it is none of theirs.
   std::set<std::int64_t> plain_victims(std::vector<std::string>& why) {
-    std::map<std::string, std::size_t> unranked;  // node -> reports no rank is known for
-    for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i)
-      if (reports[i] != 0 && !ev[i].rank && !ev[i].local_rank && !f.is_replaced(i)) unranked[ev[i].node] += interleaved(ev[i]);
     std::map<std::string, std::vector<std::int64_t>> exits;  // node -> ranks that only exited
+    std::map<std::string, std::optional<std::int64_t>> last_exit;  // node -> the second of its last such exit, when all are timed
     // A process that printed an uncaught traceback exits with code 1: another code (3, 255) is not
     // a reporter's exit.
     for (const RankRecord& r : f.rank_table)
-      if (r.ending == Ending::Exited && r.exit_code.value_or(1) == 1) exits[r.node].push_back(r.rank);
+      if (r.ending == Ending::Exited && r.exit_code.value_or(1) == 1) {
+        const std::optional<std::int64_t> at = r.own_failure ? second_of(ev[*r.own_failure]) : std::nullopt;
+        auto [it, fresh] = last_exit.try_emplace(r.node, at);
+        if (!at || !it->second) it->second.reset();
+        else if (!fresh) it->second = std::max(*it->second, *at);
+        exits[r.node].push_back(r.rank);
+      }
+    std::map<std::string, std::size_t> unranked, before;  // node -> reports no rank is known for (all; not after its exits)
+    for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i) {
+      if (reports[i] == 0 || ev[i].rank || ev[i].local_rank || f.is_replaced(i)) continue;
+      unranked[ev[i].node] += interleaved(ev[i]);
+      if (const auto it = last_exit.find(ev[i].node); it != last_exit.end() && it->second) {
+        const std::optional<std::int64_t> at = second_of(ev[i]);
+        if (at && *at > *it->second + kLauncherLag) continue;
+      }
+      before[ev[i].node] += interleaved(ev[i]);
+    }
     for (const auto& [node, n] : unranked)
       if (const auto it = exits.find(node); n > (it == exits.end() ? 0 : it->second.size())) over_reported.insert(node);
     std::set<std::int64_t> out;
     for (const auto& [node, ranks] : exits) {
-      const auto it = unranked.find(node);
-      if (it == unranked.end() || ranks.size() > it->second) continue;
+      const auto it = before.find(node);
+      if (it == before.end() || ranks.size() > it->second) continue;
       out.insert(ranks.begin(), ranks.end());
       why.push_back(base::say(base::Say::WhyPlainVictims,
                               {{"count", std::to_string(ranks.size())}, {"node", node.empty() ? base::say(base::Say::WhyUnnamedNode) : node}}));

@@ -2455,4 +2455,37 @@ TEST(Culprit, TheFailureARestartDidNotCureWinsATieInOneSecond) {
   EXPECT_NE(v["why"][0].get<std::string>().find("the restart did not cure it"), std::string::npos) << v["why"].dump();
 }
 
+// A node's lost-peer report that no line ties to a rank makes an exit of that node a reporter's,
+// but not when it was printed long after every such exit there (here the launcher's store barrier
+// 34 s after its worker's ZeroDivisionError): then the worker's exit is its own failure, first in
+// time, and the other node's later store timeout does not take its place.
+TEST(Culprit, AReportPrintedLongAfterANodesExitsIsNotTheirs) {
+  analysis::Inputs in;
+  in.texts.emplace_back("cx-1/out.log",
+      "2026-05-04T08:00:00.000Z + torchrun --nnodes 2 --nproc_per_node 1 --node_rank 0 --master_addr cx-1 --master_port 29500 train.py\n"
+      "2026-05-04T08:00:05.100Z Traceback (most recent call last):\n"
+      "2026-05-04T08:00:05.100Z   File \"/srv/train.py\", line 9, in <module>\n"
+      "2026-05-04T08:00:05.100Z     ratio = hits / seen\n"
+      "2026-05-04T08:00:05.101Z ZeroDivisionError: division by zero\n"
+      "2026-05-04T08:00:06.200Z ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 5100) of binary: /usr/bin/python3\n"
+      "2026-05-04T08:00:40.000Z Traceback (most recent call last):\n"
+      "2026-05-04T08:00:40.000Z   File \"/usr/lib/python3/dist-packages/torch/distributed/elastic/utils/store.py\", line 34, in get_all\n"
+      "2026-05-04T08:00:40.000Z     data = store.get(f\"{prefix}{idx}\")\n"
+      "2026-05-04T08:00:40.001Z RuntimeError: Connection reset by peer\n");
+  in.texts.emplace_back("cx-2/out.log",
+      "2026-05-04T08:00:00.300Z + torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 --master_addr cx-1 --master_port 29500 train.py\n"
+      "2026-05-04T08:00:21.000Z Traceback (most recent call last):\n"
+      "2026-05-04T08:00:21.000Z   File \"/usr/lib/python3/dist-packages/torch/distributed/rendezvous.py\", line 177, in _create_c10d_store\n"
+      "2026-05-04T08:00:21.000Z     return TCPStore(\n"
+      "2026-05-04T08:00:21.001Z TimeoutError: The client socket has timed out after 15s while trying to connect to (cx-1, 29500).\n"
+      "2026-05-04T08:00:22.500Z ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 7300) of binary: /usr/bin/python3\n");
+  const json rep = report_of(std::move(in));
+  const json& v = rep["verdict"];
+  EXPECT_EQ(v["category"], "worker-exception") << v.dump(1);
+  EXPECT_EQ(v["node"], "cx-1");
+  EXPECT_EQ(v.value("rank", json()), 0) << v.dump(1);
+  ASSERT_TRUE(v.contains("why")) << v.dump(1);
+  EXPECT_NE(v["why"][0].get<std::string>().find("Rank 0 failed on its own first"), std::string::npos) << v["why"].dump();
+}
+
 }  // namespace dtriage::test

@@ -26,9 +26,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     // The trial cases of the new generator (seeds 9001-9241) the fixes were made on.
     // The fresh batch of seeds 6001-6048, drawn after the restart / srun / c10d work of 2026-12-01:
     // what it still gets wrong after the fixes it led to.
-    {"lab-6016-before-init", "failure before init_process_group with c10d restarts: category and node right since the "
-                             "launchers' lines take c10d's blocks of ranks, but the four nodes' exit-1 rows are not ordered "
-                             "by their docker times, so no rank is named"},
     {"lab-6029-wrong-port", "c10d, one node against one with different ports: neither holds the majority and no node rank 0 "
                             "defines the job, so the odd node is not named"},
     {"lab-6036-slow", "slow rank alone on its node, c10d, launcher output, the restart stopped by the time limit: the "
@@ -250,7 +247,6 @@ const std::map<std::string, std::string> kKnownMisses = {
 // worker-exception to collective-timeout and no test said so). Update the entry when the move is right.
 const std::map<std::string, std::string> kKnownMissVerdicts = {
     {"lab-5043-hang", "collective-timeout bert-ft-4d80a-worker-3 -"},
-    {"lab-6016-before-init", "worker-exception 10-0-7-17 -"},
     {"lab-6029-wrong-port", "rendezvous-failure - -"},
     {"lab-6036-slow", "worker-exception r38-c05-n04 0"},
     {"lab-7012-slow", "external-termination r38-c04-n16 -"},
