@@ -16,9 +16,7 @@ DT_RE(re_cann_start2,
 bool has_code_shape(std::string_view s) {
   const std::size_t n = std::min<std::size_t>(s.size(), 160);
   for (std::size_t i = 0; i + 6 <= n; ++i) {
-    if ((s[i] == 'E' || s[i] == 'W') && std::isalnum(static_cast<unsigned char>(s[i + 1])) &&
-        std::isdigit(static_cast<unsigned char>(s[i + 2])) && std::isdigit(static_cast<unsigned char>(s[i + 3])) &&
-        std::isdigit(static_cast<unsigned char>(s[i + 4])) && std::isdigit(static_cast<unsigned char>(s[i + 5])))
+    if ((s[i] == 'E' || s[i] == 'W') && ascii_alnum(s[i + 1]) && digits(s.substr(i + 2, 4)))
       return true;
   }
   return false;

@@ -30,7 +30,7 @@ DT_RE(re_frame, R"(File "[^"\n]*", line \d+(?:, in [^\s]+)?)")
 DT_RE(re_stamp_start, R"(^\d{4}-\d{2}-\d{2}[ T_-]\d{2}:\d{2})")
 DT_RE(re_nccl_start, R"(^[A-Za-z0-9][\w.-]*:\d+:\d+ \[\d+\] NCCL )")
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool word_char(char c) { return ascii_alnum(c) || c == '_'; }
 
 // The length of the exception type at the start of `s` when `s` reads as an exception line (the type,
 // then ':' or the end), else 0.
@@ -221,17 +221,22 @@ bool may_be_glued(std::string_view s) {
         return false;
     }
   };
-  // Sixteen bytes at a time (base/bytes.hpp): only a block that holds one of the six bytes is
-  // looked at byte by byte.
+  // Sixteen bytes at a time (base/bytes.hpp): only the places of the six bytes are looked at.
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const base::Bytes16 w = base::load16(s.data() + i);
-    if (!base::any_set((w == '\\') | (w == ']') | (w == '[') | (w == 'T') | (w == 'v') | (w == 'N'))) continue;
-    for (std::size_t j = i; j < i + 16; ++j)
-      if (at(j)) return true;
+    if (base::each_set((w == '\\') | (w == ']') | (w == '[') | (w == 'T') | (w == 'v') | (w == 'N'),
+                       [&](int k) { return at(i + static_cast<std::size_t>(k)); }))
+      return true;
   }
-  for (; i < n; ++i)
-    if (at(i)) return true;
+  if (i < n) {  // the last sixteen bytes, those not looked at yet
+    const base::Bytes16 w = base::load16(s.data() + n - 16);
+    const std::size_t seen = i - (n - 16);
+    if (base::each_set((w == '\\') | (w == ']') | (w == '[') | (w == 'T') | (w == 'v') | (w == 'N'), [&](int k) {
+          return static_cast<std::size_t>(k) >= seen && at(n - 16 + static_cast<std::size_t>(k));
+        }))
+      return true;
+  }
   return false;
 }
 

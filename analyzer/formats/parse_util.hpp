@@ -54,6 +54,11 @@ inline bool set_int(model::Event& e, std::string key, std::string_view text) {
   return false;
 }
 
+// ASCII classes, inline: std::isalnum is a call into the C library per byte, on paths that look at
+// every byte of a line's prefix; dtriage never sets a locale, so the two agree.
+inline bool ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool ascii_alnum(char c) { return ascii_alpha(c) || (c >= '0' && c <= '9'); }
+
 inline bool digits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)

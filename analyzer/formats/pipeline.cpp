@@ -9,6 +9,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "base/bytes.hpp"
 #include "base/text.hpp"
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
@@ -721,7 +722,7 @@ struct SourceParser::Impl {
   std::vector<lines::Line> batch_lines;
   std::deque<std::string> batch_decoded;  // stable addresses: lines point into them
   // Whether every byte of the batch is ASCII, and whether some byte is an ESC, in one pass over the
-  // one buffer the lines lie in, eight bytes at a time (each line alone when they do not lie back
+  // one buffer the lines lie in, sixteen bytes at a time (each line alone when they do not lie back
   // to back).
   struct BatchBytes {
     bool ascii = true;
@@ -743,21 +744,19 @@ struct SourceParser::Impl {
     }
     const char* p = lines.front().text.data();
     const char* end = lines.back().text.data() + lines.back().text.size();
-    constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull, kEsc = 0x1b * kOnes;
-    std::uint64_t acc = 0, esc = 0;
-    for (; p + 8 <= end; p += 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p, 8);
+    base::Bytes16 acc{}, esc{};
+    for (; p + 16 <= end; p += 16) {
+      const base::Bytes16 w = base::load16(p);
       acc |= w;
-      const std::uint64_t x = w ^ kEsc;  // a zero byte where an ESC was
-      esc |= (x - kOnes) & ~x & kHigh;
+      esc |= (w == 0x1b);
     }
+    bool high = base::any_set(acc & 0x80), escaped = base::any_set(esc);
     for (; p < end; ++p) {
-      acc |= static_cast<unsigned char>(*p);
-      esc |= *p == '\x1b';
+      high = high || (static_cast<unsigned char>(*p) & 0x80) != 0;
+      escaped = escaped || *p == '\x1b';
     }
-    out.ascii = (acc & kHigh) == 0;
-    out.escape = esc != 0;
+    out.ascii = !high;
+    out.escape = escaped;
     if (!out.ascii) {
       const char* begin = lines.front().text.data();
       out.utf8 = simdjson::validate_utf8(begin, static_cast<std::size_t>(end - begin));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/bytes.hpp"
 #include "formats/families.hpp"
 #include "formats/parse_util.hpp"
 
@@ -63,7 +64,7 @@ enum class Peel { Peeled, Stop };
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 // A character of a host or service name: letters, digits, '-', '.', '_'.
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_'; }
+bool name_char(char c) { return ascii_alnum(c) || c == '-' || c == '.' || c == '_'; }
 bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }  // RE2's \s
 std::size_t spaces_from(std::string_view s, std::size_t k) {
   while (k < s.size() && space(s[k])) ++k;
@@ -117,7 +118,7 @@ bool peel_ucx(std::string_view& s, Prefix& p) {
   std::size_t i = 1;
   while (i < s.size() && i < 130 && name_char(s[i])) ++i;
   const std::string_view host = s.substr(1, i - 1);
-  if (host.empty() || i >= s.size() || s[i] != ':' || !std::any_of(host.begin(), host.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+  if (host.empty() || i >= s.size() || s[i] != ':' || !std::any_of(host.begin(), host.end(), [](char c) { return ascii_alpha(c); }))
     return false;
   std::size_t k = ++i;
   while (k < s.size() && digit(s[k])) ++k;
@@ -144,7 +145,9 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
   if (peel_ucx(s, p)) return Peel::Peeled;
   // "[rank3]:" / "[default3]:" (role name, then the number), split by hand: it starts most
   // lines of torchrun output.
-  if (const std::size_t close = s.find("]:"); close != std::string_view::npos && close < 40) {
+  // ("]:" is looked for where both uses below may take it: before byte 48.)
+  const std::size_t close_colon = s.substr(0, 49).find("]:");
+  if (const std::size_t close = close_colon; close != std::string_view::npos && close < 40) {
     std::size_t d = close;
     while (d > 1 && s[d - 1] >= '0' && s[d - 1] <= '9') --d;
     bool name_ok = d > 1 && d < close;
@@ -165,7 +168,7 @@ Peel peel_bracket(std::string_view& s, Prefix& p) {
   // log_line_prefix_template, from ${role_name}, ${rank}, ${local_rank}: "[trainer0|0]:", "[3]:",
   // "[worker-1/2]:"). One bracketed word without blanks, with a digit, right before ':' is a stream's prefix; which
   // number is which is the template's, so none is taken. Not a date ("[2024-06-04T10:00:00]:").
-  if (const std::size_t close = s.find("]:"); close != std::string_view::npos && close > 1 && close < 48) {
+  if (const std::size_t close = close_colon; close != std::string_view::npos && close > 1 && close < 48) {
     const std::string_view inner = s.substr(1, close - 1);
     const bool date = inner.size() >= 5 && digit(inner[0]) && digit(inner[1]) && digit(inner[2]) && digit(inner[3]) && inner[4] == '-';
     const bool word = std::none_of(inner.begin(), inner.end(), [](char c) { return space(c) || c == '[' || c == ']'; }) &&
@@ -300,7 +303,7 @@ bool label_shaped(std::string_view l) {
   for (const char c : l) {
     if (!name_char(c)) return false;
     digit = digit || (c >= '0' && c <= '9');
-    letter = letter || std::isalpha(static_cast<unsigned char>(c));
+    letter = letter || ascii_alpha(c);
   }
   if (!digit || (!letter && l.find('.') == std::string_view::npos && !dashed_quad(l))) return false;
   // Capitals then digits is an error code's shape (CANN's "EJ0001: 2024-05-21-11:57:54.167.645 ..."),
@@ -355,7 +358,8 @@ bool peel_compose(std::string_view& s, Prefix& p) {
 Peel peel_plain(std::string_view& s, Prefix& p, char c, HostLabels* labels) {
   if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && peel_compose(s, p)) return Peel::Peeled;
   // pdsh / clush: "host: host:pid:tid [0] ...": the first ':' is followed by a space.
-  const std::size_t colon = s.find(':');
+  // (A label is at most 63 bytes: a ':' further on is none.)
+  const std::size_t colon = s.substr(0, 65).find(':');
   const bool pdsh = colon != std::string_view::npos && colon + 1 < s.size() && s[colon + 1] == ' ';
   const bool bar = s.size() > 8 && contains(s.substr(0, 60), "%|");
   if (!(c >= '0' && c <= '9') && c != ' ' && !bar && !pdsh) return Peel::Stop;
@@ -481,8 +485,9 @@ std::size_t bracket_stamp(std::string_view s, Stamp& st) {
 
 std::size_t progress_bar(std::string_view s) {
   // Up to 40 bytes with no '|' or newline, 1-3 digits, "%|": the line's first '|' is the bar's.
-  const std::size_t open = s.find_first_of("|\n");
-  if (open == std::string_view::npos || s[open] != '|' || open < 2 || s[open - 1] != '%') return 0;
+  std::size_t open = 0;  // (a loop: find_first_of calls memchr once per byte)
+  while (open < s.size() && s[open] != '|' && s[open] != '\n') ++open;
+  if (open == s.size() || s[open] != '|' || open < 2 || s[open - 1] != '%') return 0;
   std::size_t run = 0;
   while (run < 3 && run + 2 <= open && digit(s[open - 2 - run])) ++run;
   if (run == 0) return 0;
@@ -494,7 +499,9 @@ std::size_t progress_bar(std::string_view s) {
   if (close == std::string_view::npos) return 0;
   std::size_t end = close + 1;
   // Then, when there is one, the counts' bracket: " 10/10 [00:01<00:00, 9.51it/s]".
-  if (const std::size_t lb = s.find_first_of("[]|", end); lb != std::string_view::npos && s[lb] == '[') {
+  std::size_t lb = end;
+  while (lb < s.size() && s[lb] != '[' && s[lb] != ']' && s[lb] != '|') ++lb;
+  if (lb < s.size() && s[lb] == '[') {
     if (const std::size_t rb = s.find(']', lb + 1); rb != std::string_view::npos) end = rb + 1;
   }
   if (end < s.size() && s[end] == ' ') ++end;
@@ -503,16 +510,18 @@ std::size_t progress_bar(std::string_view s) {
 
 std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& storage, HostLabels* labels) {
   std::string_view s = peel_container_json(line, p, storage);
+  // ESC, '#' and '\r' looked for in one pass (most lines hold none of them).
+  const unsigned rare = base::which_of(s.data(), s.size(), '\x1b', '#', '\r');
   // Terminal escapes (colours, cursor moves) in output captured from a terminal or a TTY container:
   // read without them. The line's text, as evidence, keeps them (shown as ^[ by the reports).
-  if (std::memchr(s.data(), '\x1b', s.size()) != nullptr) {
+  if ((rare & 1u) != 0) {
     std::string clean = without_terminal_escapes(s);
     storage = std::move(clean);
     s = storage;
   }
   // rsyslog writes a control character it receives as '#' and three octal digits: ESC is "#033",
   // so colours reach /var/log/messages as "#033[33m".
-  if (std::memchr(s.data(), '#', s.size()) != nullptr && s.find("#033[") != std::string_view::npos) {
+  if ((rare & 2u) != 0 && s.find("#033[") != std::string_view::npos) {
     std::string esc;
     esc.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
@@ -528,7 +537,8 @@ std::string_view strip_prefixes(std::string_view line, Prefix& p, std::string& s
   }
   // Carriage returns (progress bars redrawn in place): what a terminal shows is the last part.
   while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-  if (std::memchr(s.data(), '\r', s.size()) != nullptr) s.remove_prefix(s.rfind('\r') + 1);  // memchr: rarely any
+  if ((rare & 4u) != 0)  // (removing escapes removes no '\r')
+    if (const std::size_t cr = s.rfind('\r'); cr != std::string_view::npos) s.remove_prefix(cr + 1);
   peel_outer(s, p, labels);
   // A container's JSON line under colours, a collector's prefix or another container's JSON (a
   // json-file log gathered again through a terminal, srun, kubectl, the journal or a container):

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "base/bytes.hpp"
 #include "base/literals.hpp"
 #include "formats/pipeline.hpp"
 #include "ingest/byte_reader.hpp"
@@ -107,6 +108,41 @@ void expect_plain_search_results(LiteralMatcher::Engine engine, std::vector<Lite
     EXPECT_EQ(m.search(texts[t], 0xff, &ids), want_groups) << texts[t];
     EXPECT_EQ(std::set<int>(ids.begin(), ids.end()), want) << texts[t];
     EXPECT_EQ(by_line[t], want) << texts[t];
+  }
+}
+
+// The sixteen-byte scans the gate's hot path is made of (base/bytes.hpp) against plain loops: every
+// length from 0 to 70 at every alignment, bytes drawn from a small alphabet so that hits are dense,
+// sparse and absent.
+TEST(Bytes, SixteenByteScansAgreeWithPlainLoops) {
+  std::uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  const std::string alphabet = "ab#\r\x1b[] T";
+  std::string buf(96, ' ');
+  for (int round = 0; round < 400; ++round) {
+    for (char& c : buf) c = alphabet[next() % (round % 3 == 0 ? 3 : alphabet.size())];
+    for (std::size_t at = 0; at < 16; ++at)
+      for (std::size_t n = 0; at + n <= 86 && n <= 70; ++n) {
+        const char* p = buf.data() + at;
+        unsigned want = 0;
+        for (std::size_t i = 0; i < n; ++i) want |= (p[i] == '\x1b' ? 1u : 0u) | (p[i] == '#' ? 2u : 0u) | (p[i] == '\r' ? 4u : 0u);
+        ASSERT_EQ(base::which_of(p, n, '\x1b', '#', '\r'), want) << round << " " << at << " " << n;
+      }
+    // each_set visits exactly the set bytes, lowest address first, and stops when asked.
+    const base::Bytes16 w = base::load16(buf.data() + round % 16);
+    std::vector<int> seen, want;
+    base::each_set(w == static_cast<unsigned char>('['), [&](int k) {
+      seen.push_back(k);
+      return false;
+    });
+    for (int k = 0; k < 16; ++k)
+      if (buf[static_cast<std::size_t>(round % 16 + k)] == '[') want.push_back(k);
+    ASSERT_EQ(seen, want) << round;
+    if (!want.empty()) {
+      int calls = 0;
+      EXPECT_TRUE(base::each_set(w == static_cast<unsigned char>('['), [&](int) { return ++calls == 1; }));
+      EXPECT_EQ(calls, 1);
+    }
   }
 }
 
