@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -2486,6 +2487,31 @@ TEST(Culprit, AReportPrintedLongAfterANodesExitsIsNotTheirs) {
   EXPECT_EQ(v.value("rank", json()), 0) << v.dump(1);
   ASSERT_TRUE(v.contains("why")) << v.dump(1);
   EXPECT_NE(v["why"][0].get<std::string>().find("Rank 0 failed on its own first"), std::string::npos) << v["why"].dump();
+}
+
+// slurmstepd's "*** STEP N ON host CANCELLED AT time ***" is a stop from outside: after the ranks'
+// timeouts in the same stream it is how the job ended (the rank that never reported is named);
+// before the workers' errors it is why they failed.
+TEST(Culprit, ASlurmCancelAfterTheTimeoutsIsHowTheJobEnded) {
+  const std::string wait =
+      "[E ProcessGroupNCCL.cpp:475] [Rank R] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=BROADCAST, "
+      "NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600231 milliseconds before timing out.\n";
+  auto of = [&](int r) { return std::regex_replace(wait, std::regex("Rank R"), "Rank " + std::to_string(r)); };
+  const std::string cancel = "slurmstepd: error: *** STEP 918.0 ON hpc-g12 CANCELLED AT 2025-03-14T09:41:55 ***\n";
+  const std::string bar = "Tokenizing shards: 41%|####      | 82/200 [10:02<14:26, 7.34s/it]\n";
+  {
+    analysis::Inputs in;
+    in.texts.emplace_back("slurm-918.out", bar + of(1) + of(3) + of(2) + bar + cancel + "srun: error: hpc-g12: task 0: Terminated\n");
+    const json v = report_of(std::move(in))["verdict"];
+    EXPECT_EQ(v["category"], "collective-timeout") << v.dump(1);
+    EXPECT_EQ(v.value("rank", json()), 0) << v.dump(1);
+  }
+  {
+    analysis::Inputs in;
+    in.texts.emplace_back("slurm-918.out", bar + cancel + of(1) + of(3) + of(2));
+    const json v = report_of(std::move(in))["verdict"];
+    EXPECT_EQ(v["category"], "external-termination") << v.dump(1);
+  }
 }
 
 }  // namespace dtriage::test
