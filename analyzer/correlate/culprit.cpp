@@ -18,6 +18,7 @@
 // Several ranks left at any step: no culprit rank; their node when they share one.
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -424,25 +425,27 @@ struct Chooser {
   // it is none of theirs.
   std::set<std::int64_t> plain_victims(std::vector<std::string>& why) {
     std::map<std::string, std::vector<std::int64_t>> exits;  // node -> ranks that only exited
-    std::map<std::string, std::optional<std::int64_t>> last_exit;  // node -> the second of its last such exit, when all are timed
+    struct LastExit {
+      std::int64_t second = std::numeric_limits<std::int64_t>::min();
+      bool timed = true;  // every such exit of the node has a time
+    };
+    std::map<std::string, LastExit> last_exit;
     // A process that printed an uncaught traceback exits with code 1: another code (3, 255) is not
     // a reporter's exit.
     for (const RankRecord& r : f.rank_table)
       if (r.ending == Ending::Exited && r.exit_code.value_or(1) == 1) {
-        const std::optional<std::int64_t> at = r.own_failure ? second_of(ev[*r.own_failure]) : std::nullopt;
-        auto [it, fresh] = last_exit.try_emplace(r.node, at);
-        if (!at || !it->second) it->second.reset();
-        else if (!fresh) it->second = std::max(*it->second, *at);
         exits[r.node].push_back(r.rank);
+        LastExit& last = last_exit[r.node];
+        if (const auto at = r.own_failure ? second_of(ev[*r.own_failure]) : std::nullopt) last.second = std::max(last.second, *at);
+        else last.timed = false;
       }
     std::map<std::string, std::size_t> unranked, before;  // node -> reports no rank is known for (all; not after its exits)
     for (EventIndex i = 0; i < ev.size() && i < reports.size(); ++i) {
       if (reports[i] == 0 || ev[i].rank || ev[i].local_rank || f.is_replaced(i)) continue;
       unranked[ev[i].node] += interleaved(ev[i]);
-      if (const auto it = last_exit.find(ev[i].node); it != last_exit.end() && it->second) {
-        const std::optional<std::int64_t> at = second_of(ev[i]);
-        if (at && *at > *it->second + kLauncherLag) continue;
-      }
+      const auto last = last_exit.find(ev[i].node);
+      const auto at = second_of(ev[i]);
+      if (last != last_exit.end() && last->second.timed && at && *at > last->second.second + kLauncherLag) continue;
       before[ev[i].node] += interleaved(ev[i]);
     }
     for (const auto& [node, n] : unranked)

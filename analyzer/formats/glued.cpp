@@ -222,22 +222,15 @@ bool may_be_glued(std::string_view s) {
     }
   };
   // Sixteen bytes at a time (base/bytes.hpp): only the places of the six bytes are looked at.
+  const auto marks = [](base::Bytes16 w) { return (w == '\\') | (w == ']') | (w == '[') | (w == 'T') | (w == 'v') | (w == 'N'); };
   std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const base::Bytes16 w = base::load16(s.data() + i);
-    if (base::each_set((w == '\\') | (w == ']') | (w == '[') | (w == 'T') | (w == 'v') | (w == 'N'),
-                       [&](int k) { return at(i + static_cast<std::size_t>(k)); }))
-      return true;
-  }
-  if (i < n) {  // the last sixteen bytes, those not looked at yet
-    const base::Bytes16 w = base::load16(s.data() + n - 16);
-    const std::size_t seen = i - (n - 16);
-    if (base::each_set((w == '\\') | (w == ']') | (w == '[') | (w == 'T') | (w == 'v') | (w == 'N'), [&](int k) {
-          return static_cast<std::size_t>(k) >= seen && at(n - 16 + static_cast<std::size_t>(k));
-        }))
-      return true;
-  }
-  return false;
+  for (; i + 16 <= n; i += 16)
+    if (base::each_set(marks(base::load16(s.data() + i)), [&](int k) { return at(i + static_cast<std::size_t>(k)); })) return true;
+  // The last sixteen bytes, read again where they overlap: those not looked at yet.
+  const std::size_t from = n - 16, seen = i - from;
+  return i < n && base::each_set(marks(base::load16(s.data() + from)), [&](int k) {
+           return static_cast<std::size_t>(k) >= seen && at(from + static_cast<std::size_t>(k));
+         });
 }
 
 bool split_glued(std::string_view s, std::vector<std::string>& pieces) {
